@@ -1,0 +1,147 @@
+//! The data-flow graph: instructions, values and their types, independent of placement.
+//!
+//! Cranelift's `ir/dfg.rs` is the model: instructions and values live in `PrimaryMap`s and
+//! refer to each other by entity index. Every value is either a function parameter or the
+//! single result of an instruction; its type is stored with it, so the text format prints
+//! it once (`v4: i32 = add v1, v3`) and the verifier checks operands against it.
+
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
+
+use crate::entities::{Block, Inst, Value};
+use crate::instructions::InstData;
+use crate::types::Type;
+
+/// Where a value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueDef {
+    /// The `n`-th function parameter.
+    Param(usize),
+    /// The result of an instruction.
+    Result(Inst),
+}
+
+/// A value's type and definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValueData {
+    pub ty: Type,
+    pub def: ValueDef,
+}
+
+/// Per-block data. Blocks carry no parameters: lanes uses φ instructions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BlockData {}
+
+/// Instructions, values and blocks of one function.
+#[derive(Clone, Debug, Default)]
+pub struct DataFlowGraph {
+    insts: PrimaryMap<Inst, InstData>,
+    results: SecondaryMap<Inst, PackedOption<Value>>,
+    values: PrimaryMap<Value, ValueData>,
+    blocks: PrimaryMap<Block, BlockData>,
+}
+
+impl DataFlowGraph {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Creates a block (not yet in the layout).
+    pub fn make_block(&mut self) -> Block {
+        self.blocks.push(BlockData::default())
+    }
+
+    /// Number of blocks ever created (an upper bound of the block indices).
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// Creates an instruction with a result of type `result` (or none).
+    pub fn make_inst(&mut self, data: InstData, result: Option<Type>) -> Inst {
+        let inst = self.insts.push(data);
+        if let Some(ty) = result {
+            let v = self.values.push(ValueData { ty, def: ValueDef::Result(inst) });
+            self.results[inst] = v.into();
+        }
+        inst
+    }
+
+    /// Creates the value of the `index`-th function parameter.
+    pub fn make_param(&mut self, index: usize, ty: Type) -> Value {
+        self.values.push(ValueData { ty, def: ValueDef::Param(index) })
+    }
+
+    /// Creates a value with an explicit definition; used by the parser, which must honor
+    /// the value numbers written in the text.
+    pub fn make_value(&mut self, data: ValueData) -> Value {
+        self.values.push(data)
+    }
+
+    /// Sets the result of an instruction (parser and rewrites).
+    pub fn set_result(&mut self, inst: Inst, value: Option<Value>) {
+        self.results[inst] = value.into();
+    }
+
+    pub fn inst(&self, inst: Inst) -> &InstData {
+        &self.insts[inst]
+    }
+
+    pub fn inst_mut(&mut self, inst: Inst) -> &mut InstData {
+        &mut self.insts[inst]
+    }
+
+    pub fn inst_result(&self, inst: Inst) -> Option<Value> {
+        self.results[inst].expand()
+    }
+
+    pub fn value_type(&self, v: Value) -> Type {
+        self.values[v].ty
+    }
+
+    pub fn value_def(&self, v: Value) -> ValueDef {
+        self.values[v].def
+    }
+
+    pub fn value_data_mut(&mut self, v: Value) -> &mut ValueData {
+        &mut self.values[v]
+    }
+
+    pub fn is_valid_value(&self, v: Value) -> bool {
+        self.values.is_valid(v)
+    }
+
+    pub fn is_valid_inst(&self, inst: Inst) -> bool {
+        self.insts.is_valid(inst)
+    }
+
+    pub fn is_valid_block(&self, block: Block) -> bool {
+        self.blocks.is_valid(block)
+    }
+
+    pub fn num_values(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn num_insts(&self) -> usize {
+        self.insts.len()
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = Value> + '_ {
+        self.values.keys()
+    }
+
+    pub fn insts(&self) -> impl Iterator<Item = Inst> + '_ {
+        self.insts.keys()
+    }
+
+    /// Replaces every use of `old` by `new` in every instruction (placed or not).
+    pub fn replace_uses(&mut self, old: Value, new: Value) {
+        for data in self.insts.values_mut() {
+            data.for_each_arg_mut(|v| {
+                if *v == old {
+                    *v = new
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! The lanes IR: a typed SSA IR for SIMD vectorization of divergent code.
+//!
+//! lanes implements partial control-flow linearization (PLDI'18), reconverging CFGs,
+//! SuperVectorization (PLDI'22), OpenCL on CPUs (CC'12) and divergence analysis (PACT'11)
+//! over one IR, designed after Cranelift's (`cranelift/codegen/src/ir`): typed entity
+//! indices, a data-flow graph (what) separate from the layout (where), φ as instructions,
+//! masks as `<N x i1>`, byte-addressed pointers with address spaces and `ptradd`, and no
+//! aggregates. See `ARCHITECTURE.md` of the project for the whole design.
+//!
+//! - [`types`], [`entities`], [`opcodes`], [`instructions`]: the vocabulary;
+//! - [`dfg`], [`layout`], [`function`], [`module`]: containers;
+//! - [`builder`]: appending instructions;
+//! - [`write`] and [`parser`]: the `.lir` text format;
+//! - [`verifier`]: SSA dominance, types, φ/predecessor agreement, terminators;
+//! - [`generator`] (feature `fuzzing`): random well-formed functions for differential tests.
+
+pub mod builder;
+pub mod dfg;
+pub mod entities;
+pub mod function;
+pub mod instructions;
+pub mod layout;
+pub mod module;
+pub mod opcodes;
+pub mod types;
+pub mod write;
+
+pub use builder::FuncBuilder;
+pub use dfg::{DataFlowGraph, ValueDef};
+pub use entities::{Block, FuncId, GlobalId, Inst, Value};
+pub use function::{FuncAttrs, Function, Param, ParamAttrs, Shape, Signature};
+pub use instructions::InstData;
+pub use layout::Layout;
+pub use module::{ExternFunc, FuncEntry, GlobalData, Module};
+pub use opcodes::{
+    AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, IntrinsicClass, UnaryOp,
+    WorkItemQuery,
+};
+pub use types::{AddrSpace, ScalarType, Type};
+
+/// Re-exported so that users need not depend on `cranelift-entity` to index entities.
+pub use cranelift_entity::EntityRef;

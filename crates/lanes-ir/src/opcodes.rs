@@ -1,0 +1,344 @@
+//! The operation enumerations of the lanes IR and their text-format names.
+//!
+//! Operations are grouped the way ARCHITECTURE.md lists them: arithmetic and bitwise
+//! binary operations, unary operations, integer and float comparisons, casts, atomics,
+//! work-item queries and the enumerated intrinsics (math, lane and mask queries,
+//! reductions, vector element operations, barrier). Every enum has one table mapping each
+//! variant to its name, from which both `Display` and `FromStr` are derived, so the printer
+//! and the parser cannot disagree.
+
+use core::fmt;
+use core::str::FromStr;
+
+/// Declares a fieldless enum with its text name per variant, `ALL`, `name()`, `Display`
+/// and `FromStr`.
+macro_rules! named_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vmeta])* $variant,)* }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The spelling in the text format.
+            pub fn name(self) -> &'static str {
+                match self { $($name::$variant => $text,)* }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = ();
+            fn from_str(s: &str) -> Result<Self, ()> {
+                match s { $($text => Ok($name::$variant),)* _ => Err(()) }
+            }
+        }
+    };
+}
+
+named_enum!(
+    /// Two-operand arithmetic and bitwise operations. Both operands and the result have the
+    /// same type. Integer division and remainder trap on a zero divisor (and `sdiv`/`srem`
+    /// on `MIN / -1`); shifts take the amount modulo the bit width.
+    BinaryOp {
+        Add = "add",
+        Sub = "sub",
+        Mul = "mul",
+        SDiv = "sdiv",
+        UDiv = "udiv",
+        SRem = "srem",
+        URem = "urem",
+        And = "and",
+        Or = "or",
+        Xor = "xor",
+        Shl = "shl",
+        LShr = "lshr",
+        AShr = "ashr",
+        SMin = "smin",
+        SMax = "smax",
+        UMin = "umin",
+        UMax = "umax",
+        FAdd = "fadd",
+        FSub = "fsub",
+        FMul = "fmul",
+        FDiv = "fdiv",
+        FRem = "frem",
+        /// IEEE minNum: a NaN operand yields the other operand.
+        FMin = "fmin",
+        /// IEEE maxNum: a NaN operand yields the other operand.
+        FMax = "fmax",
+    }
+);
+
+impl BinaryOp {
+    /// Does the operation work on floats (else integers; `and`/`or`/`xor` also on `i1`)?
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::FAdd
+                | BinaryOp::FSub
+                | BinaryOp::FMul
+                | BinaryOp::FDiv
+                | BinaryOp::FRem
+                | BinaryOp::FMin
+                | BinaryOp::FMax
+        )
+    }
+
+    /// Can the operation trap (integer division and remainder)?
+    pub fn can_trap(self) -> bool {
+        matches!(self, BinaryOp::SDiv | BinaryOp::UDiv | BinaryOp::SRem | BinaryOp::URem)
+    }
+}
+
+named_enum!(
+    /// One-operand operations whose result has the operand's type.
+    UnaryOp {
+        /// Two's complement negation.
+        Ineg = "ineg",
+        /// Bitwise complement (logical not on `i1`).
+        Not = "not",
+        /// Float negation (flips the sign bit, also of NaN and zero).
+        Fneg = "fneg",
+        /// Identity; what LLVM's `freeze` becomes, since lanes IR has no poison.
+        Copy = "copy",
+    }
+);
+
+named_enum!(
+    /// Integer (and pointer) comparison conditions.
+    IntCC {
+        Eq = "eq",
+        Ne = "ne",
+        Slt = "slt",
+        Sle = "sle",
+        Sgt = "sgt",
+        Sge = "sge",
+        Ult = "ult",
+        Ule = "ule",
+        Ugt = "ugt",
+        Uge = "uge",
+    }
+);
+
+named_enum!(
+    /// Float comparison conditions: ordered (false if either is NaN) and unordered (true
+    /// if either is NaN), as in LLVM.
+    FloatCC {
+        Oeq = "oeq",
+        One = "one",
+        Olt = "olt",
+        Ole = "ole",
+        Ogt = "ogt",
+        Oge = "oge",
+        Ord = "ord",
+        Uno = "uno",
+        Ueq = "ueq",
+        Une = "une",
+        Ult = "ult",
+        Ule = "ule",
+        Ugt = "ugt",
+        Uge = "uge",
+    }
+);
+
+named_enum!(
+    /// Conversions. The result type is the instruction's result type; vectors convert lane
+    /// by lane and keep their length (except `bitcast`, which keeps the total size).
+    CastOp {
+        Trunc = "trunc",
+        Zext = "zext",
+        Sext = "sext",
+        FpTrunc = "fptrunc",
+        FpExt = "fpext",
+        /// Float to signed int, saturating; NaN gives 0 (LLVM's `fptosi.sat`).
+        FpToSi = "fptosi",
+        /// Float to unsigned int, saturating; NaN gives 0 (LLVM's `fptoui.sat`).
+        FpToUi = "fptoui",
+        SiToFp = "sitofp",
+        UiToFp = "uitofp",
+        Bitcast = "bitcast",
+        PtrToInt = "ptrtoint",
+        IntToPtr = "inttoptr",
+        AddrSpaceCast = "addrspacecast",
+    }
+);
+
+named_enum!(
+    /// Read-modify-write atomic operations; the instruction returns the old value.
+    AtomicOp {
+        Xchg = "xchg",
+        Add = "add",
+        Sub = "sub",
+        And = "and",
+        Or = "or",
+        Xor = "xor",
+        SMin = "smin",
+        SMax = "smax",
+        UMin = "umin",
+        UMax = "umax",
+    }
+);
+
+named_enum!(
+    /// OpenCL work-item queries (`get_global_id(d)` and friends), with the dimension as an
+    /// immediate. PLDI'18 §2.3 and CC'12 §3.2 seed shape analysis from these: dimension 0
+    /// of the global and local id is contiguous, everything else uniform.
+    WorkItemQuery {
+        GlobalId = "global_id",
+        LocalId = "local_id",
+        GroupId = "group_id",
+        GlobalSize = "global_size",
+        LocalSize = "local_size",
+        NumGroups = "num_groups",
+        GlobalOffset = "global_offset",
+    }
+);
+
+named_enum!(
+    /// The enumerated intrinsics. Their operand and result types are checked by the
+    /// verifier (`Intrinsic::signature_class`) and their semantics defined by the
+    /// interpreter.
+    Intrinsic {
+        // Math, lane-wise on scalars or vectors of floats.
+        Sqrt = "sqrt",
+        Fabs = "fabs",
+        Floor = "floor",
+        Ceil = "ceil",
+        Trunc = "ftrunc",
+        Round = "round",
+        Rint = "rint",
+        Exp = "exp",
+        Exp2 = "exp2",
+        Log = "log",
+        Log2 = "log2",
+        Log10 = "log10",
+        Sin = "sin",
+        Cos = "cos",
+        Tan = "tan",
+        Asin = "asin",
+        Acos = "acos",
+        Atan = "atan",
+        Sinh = "sinh",
+        Cosh = "cosh",
+        Tanh = "tanh",
+        Pow = "pow",
+        Atan2 = "atan2",
+        Fmod = "fmod",
+        Copysign = "copysign",
+        Fma = "fma",
+        // Integer math.
+        Abs = "abs",
+        Ctpop = "ctpop",
+        Ctlz = "ctlz",
+        Cttz = "cttz",
+        // Lane queries (RV's rv_lane_id / rv_num_lanes): scalar at width 1.
+        LaneId = "lane_id",
+        NumLanes = "num_lanes",
+        // Mask queries over `<N x i1>` (or `i1` at width 1).
+        Any = "any",
+        All = "all",
+        Popcount = "popcount",
+        Ballot = "ballot",
+        // Reductions of a vector to its element type.
+        ReduceAdd = "reduce_add",
+        ReduceMul = "reduce_mul",
+        ReduceAnd = "reduce_and",
+        ReduceOr = "reduce_or",
+        ReduceXor = "reduce_xor",
+        ReduceSMin = "reduce_smin",
+        ReduceSMax = "reduce_smax",
+        ReduceUMin = "reduce_umin",
+        ReduceUMax = "reduce_umax",
+        ReduceFAdd = "reduce_fadd",
+        ReduceFMul = "reduce_fmul",
+        ReduceFMin = "reduce_fmin",
+        ReduceFMax = "reduce_fmax",
+        // Vector element operations.
+        Broadcast = "broadcast",
+        Extract = "extract",
+        Insert = "insert",
+        // Work-group barrier (OpenCL `barrier`), CC'12 §2.3.
+        Barrier = "barrier",
+    }
+);
+
+/// How an intrinsic's operands and result relate; the verifier checks each class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntrinsicClass {
+    /// `n` float operands of the result type (scalar or vector).
+    FloatMath(usize),
+    /// `n` integer operands of the result type.
+    IntMath(usize),
+    /// No operands; an integer scalar or vector result.
+    LaneQuery,
+    /// One mask operand (`i1` or `<N x i1>`); result `i1` (any/all) or integer.
+    MaskQuery,
+    /// One vector operand; the result is its element type.
+    Reduction { float: bool },
+    /// One scalar operand; a vector result of that element type.
+    Broadcast,
+    /// A vector and an integer lane index; the element type.
+    Extract,
+    /// A vector, an element and an integer lane index; the vector type.
+    Insert,
+    /// No operands and no result.
+    Barrier,
+}
+
+impl Intrinsic {
+    pub fn class(self) -> IntrinsicClass {
+        use Intrinsic::*;
+        match self {
+            Sqrt | Fabs | Floor | Ceil | Trunc | Round | Rint | Exp | Exp2 | Log | Log2
+            | Log10 | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh => {
+                IntrinsicClass::FloatMath(1)
+            }
+            Pow | Atan2 | Fmod | Copysign => IntrinsicClass::FloatMath(2),
+            Fma => IntrinsicClass::FloatMath(3),
+            Abs | Ctpop | Ctlz | Cttz => IntrinsicClass::IntMath(1),
+            LaneId | NumLanes => IntrinsicClass::LaneQuery,
+            Any | All | Popcount | Ballot => IntrinsicClass::MaskQuery,
+            ReduceAdd | ReduceMul | ReduceAnd | ReduceOr | ReduceXor | ReduceSMin
+            | ReduceSMax | ReduceUMin | ReduceUMax => IntrinsicClass::Reduction { float: false },
+            ReduceFAdd | ReduceFMul | ReduceFMin | ReduceFMax => {
+                IntrinsicClass::Reduction { float: true }
+            }
+            Broadcast => IntrinsicClass::Broadcast,
+            Extract => IntrinsicClass::Extract,
+            Insert => IntrinsicClass::Insert,
+            Barrier => IntrinsicClass::Barrier,
+        }
+    }
+
+    /// Does the intrinsic have an effect beyond its result (and so must not be removed,
+    /// duplicated or executed for inactive lanes)?
+    pub fn has_side_effects(self) -> bool {
+        matches!(self, Intrinsic::Barrier)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_parse_back() {
+        let mut seen = std::collections::HashSet::new();
+        for op in Intrinsic::ALL {
+            assert!(seen.insert(op.name()), "duplicate intrinsic name {op}");
+            assert_eq!(op.name().parse::<Intrinsic>(), Ok(*op));
+        }
+        for op in BinaryOp::ALL {
+            assert_eq!(op.name().parse::<BinaryOp>(), Ok(*op));
+        }
+        assert!("frobnicate".parse::<CastOp>().is_err());
+    }
+}
