@@ -17,6 +17,7 @@
 pub mod builder;
 pub mod dfg;
 pub mod entities;
+pub mod filetest;
 pub mod function;
 pub mod instructions;
 pub mod layout;
