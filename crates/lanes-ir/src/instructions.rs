@@ -157,6 +157,24 @@ impl InstData {
         }
     }
 
+    /// Does the instruction produce a result? `None` for calls, where the callee's
+    /// signature decides.
+    pub fn has_result(&self) -> Option<bool> {
+        match self {
+            InstData::Call { .. } => None,
+            InstData::Store { .. }
+            | InstData::MaskedStore { .. }
+            | InstData::Scatter { .. }
+            | InstData::Jump { .. }
+            | InstData::Brif { .. }
+            | InstData::Switch { .. }
+            | InstData::Return { .. }
+            | InstData::Unreachable => Some(false),
+            InstData::Intrinsic { id, .. } => Some(*id != crate::opcodes::Intrinsic::Barrier),
+            _ => Some(true),
+        }
+    }
+
     /// Is this a block terminator?
     pub fn is_terminator(&self) -> bool {
         matches!(
