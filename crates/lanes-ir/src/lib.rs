@@ -24,6 +24,7 @@ pub mod layout;
 pub mod module;
 pub mod opcodes;
 pub mod types;
+pub mod verifier;
 pub mod write;
 
 pub use builder::FuncBuilder;
