@@ -45,7 +45,10 @@ impl<'f> FuncBuilder<'f> {
     /// Appends an instruction with a result and returns the result value.
     pub fn value(&mut self, data: InstData, ty: Type) -> Value {
         let inst = self.inst(data, Some(ty));
-        self.func.dfg.inst_result(inst).expect("instruction was given a result")
+        self.func
+            .dfg
+            .inst_result(inst)
+            .expect("instruction was given a result")
     }
 
     fn ty(&self, v: Value) -> Type {
@@ -57,7 +60,12 @@ impl<'f> FuncBuilder<'f> {
     }
 
     pub fn f32const(&mut self, x: f32) -> Value {
-        self.value(InstData::Fconst { bits: u64::from(x.to_bits()) }, Type::F32)
+        self.value(
+            InstData::Fconst {
+                bits: u64::from(x.to_bits()),
+            },
+            Type::F32,
+        )
     }
 
     pub fn f64const(&mut self, x: f64) -> Value {
@@ -104,7 +112,12 @@ impl<'f> FuncBuilder<'f> {
             (Type::Scalar(p), Some(n)) => Type::Vector(n, p),
             _ => bt,
         };
-        self.value(InstData::PtrAdd { args: [base, offset] }, ty)
+        self.value(
+            InstData::PtrAdd {
+                args: [base, offset],
+            },
+            ty,
+        )
     }
 
     pub fn alloca(&mut self, size: u32, align: u32) -> Value {
@@ -132,11 +145,25 @@ impl<'f> FuncBuilder<'f> {
     }
 
     pub fn brif(&mut self, cond: Value, then_dest: Block, else_dest: Block) -> Inst {
-        self.inst(InstData::Brif { cond, then_dest, else_dest }, None)
+        self.inst(
+            InstData::Brif {
+                cond,
+                then_dest,
+                else_dest,
+            },
+            None,
+        )
     }
 
     pub fn switch(&mut self, arg: Value, cases: Vec<(i64, Block)>, default: Block) -> Inst {
-        self.inst(InstData::Switch { arg, cases, default }, None)
+        self.inst(
+            InstData::Switch {
+                arg,
+                cases,
+                default,
+            },
+            None,
+        )
     }
 
     pub fn ret(&mut self, value: Option<Value>) -> Inst {

@@ -60,7 +60,10 @@ impl DataFlowGraph {
     pub fn make_inst(&mut self, data: InstData, result: Option<Type>) -> Inst {
         let inst = self.insts.push(data);
         if let Some(ty) = result {
-            let v = self.values.push(ValueData { ty, def: ValueDef::Result(inst) });
+            let v = self.values.push(ValueData {
+                ty,
+                def: ValueDef::Result(inst),
+            });
             self.results[inst] = v.into();
         }
         inst
@@ -68,7 +71,10 @@ impl DataFlowGraph {
 
     /// Creates the value of the `index`-th function parameter.
     pub fn make_param(&mut self, index: usize, ty: Type) -> Value {
-        self.values.push(ValueData { ty, def: ValueDef::Param(index) })
+        self.values.push(ValueData {
+            ty,
+            def: ValueDef::Param(index),
+        })
     }
 
     /// Creates a value with an explicit definition; used by the parser, which must honor

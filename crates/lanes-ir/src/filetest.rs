@@ -56,7 +56,11 @@ impl FileTest {
                 lines.pop();
             }
         }
-        FileTest { path: path.into(), source, expected }
+        FileTest {
+            path: path.into(),
+            source,
+            expected,
+        }
     }
 
     /// The lines of the source holding directive `name` (`; name: rest`), with their
@@ -94,7 +98,9 @@ impl FileTest {
 /// All `.lir` files below `dir`, sorted, recursively.
 pub fn collect_files(dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         for entry in entries.flatten() {
             let path = entry.path();
             if path.is_dir() {
@@ -144,7 +150,9 @@ pub fn run_golden(dir: &Path, produce: impl Fn(&FileTest) -> Result<String, Stri
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) => {
-                report.failures.push(format!("{}: cannot read: {e}", path.display()));
+                report
+                    .failures
+                    .push(format!("{}: cannot read: {e}", path.display()));
                 continue;
             }
         };
@@ -162,7 +170,9 @@ pub fn run_golden(dir: &Path, produce: impl Fn(&FileTest) -> Result<String, Stri
         }
         if bless {
             if let Err(e) = std::fs::write(&path, test.blessed_text(&actual)) {
-                report.failures.push(format!("{}: cannot bless: {e}", path.display()));
+                report
+                    .failures
+                    .push(format!("{}: cannot bless: {e}", path.display()));
             }
             continue;
         }
@@ -191,7 +201,10 @@ mod tests {
         let text = "; run: @f(1) == 2\nfunction @f() {\n}\n; expect:\n; a b\n;\n; c\n\n";
         let t = FileTest::parse("x.lir", text);
         assert_eq!(t.source, "; run: @f(1) == 2\nfunction @f() {\n}\n");
-        assert_eq!(t.expected, Some(vec!["a b".to_string(), String::new(), "c".to_string()]));
+        assert_eq!(
+            t.expected,
+            Some(vec!["a b".to_string(), String::new(), "c".to_string()])
+        );
         assert_eq!(t.directives("run"), vec![(1, "@f(1) == 2".to_string())]);
         assert!(t.directives("test").is_empty());
         let blessed = t.blessed_text("a b\n\nc\n");

@@ -82,17 +82,28 @@ pub struct Function {
 impl Function {
     /// An empty function with the given name and signature; parameter values are created.
     pub fn new(name: impl Into<String>, params: &[Type], ret: Option<Type>) -> Self {
-        let mut func = Function { name: name.into(), ret, ..Default::default() };
+        let mut func = Function {
+            name: name.into(),
+            ret,
+            ..Default::default()
+        };
         for (i, &ty) in params.iter().enumerate() {
             let value = func.dfg.make_param(i, ty);
-            func.params.push(Param { value, attrs: ParamAttrs::default() });
+            func.params.push(Param {
+                value,
+                attrs: ParamAttrs::default(),
+            });
         }
         func
     }
 
     pub fn signature(&self) -> Signature {
         Signature {
-            params: self.params.iter().map(|p| self.dfg.value_type(p.value)).collect(),
+            params: self
+                .params
+                .iter()
+                .map(|p| self.dfg.value_type(p.value))
+                .collect(),
             ret: self.ret,
         }
     }
@@ -122,16 +133,22 @@ impl Function {
 
     /// The terminator of `block`: its last instruction if that is a terminator.
     pub fn terminator(&self, block: Block) -> Option<Inst> {
-        self.layout.last_inst(block).filter(|&i| self.dfg.inst(i).is_terminator())
+        self.layout
+            .last_inst(block)
+            .filter(|&i| self.dfg.inst(i).is_terminator())
     }
 
     /// Successors of `block` in branch order, duplicates kept.
     pub fn successors(&self, block: Block) -> Vec<Block> {
-        self.terminator(block).map_or_else(Vec::new, |t| self.dfg.inst(t).branch_targets())
+        self.terminator(block)
+            .map_or_else(Vec::new, |t| self.dfg.inst(t).branch_targets())
     }
 
     /// Number of placed instructions.
     pub fn num_placed_insts(&self) -> usize {
-        self.layout.blocks().map(|b| self.layout.block_insts(b).len()).sum()
+        self.layout
+            .blocks()
+            .map(|b| self.layout.block_insts(b).len())
+            .sum()
     }
 }

@@ -36,14 +36,31 @@ macro_rules! visit_operands {
                 $f(value);
                 $f(ptr);
             }
-            InstData::MaskedLoad { ptr, mask, passthru, .. }
-            | InstData::Gather { ptrs: ptr, mask, passthru, .. } => {
+            InstData::MaskedLoad {
+                ptr,
+                mask,
+                passthru,
+                ..
+            }
+            | InstData::Gather {
+                ptrs: ptr,
+                mask,
+                passthru,
+                ..
+            } => {
                 $f(ptr);
                 $f(mask);
                 $f(passthru);
             }
-            InstData::MaskedStore { value, ptr, mask, .. }
-            | InstData::Scatter { value, ptrs: ptr, mask, .. } => {
+            InstData::MaskedStore {
+                value, ptr, mask, ..
+            }
+            | InstData::Scatter {
+                value,
+                ptrs: ptr,
+                mask,
+                ..
+            } => {
                 $f(value);
                 $f(ptr);
                 $f(mask);
@@ -52,7 +69,11 @@ macro_rules! visit_operands {
                 $f(ptr);
                 $f(value);
             }
-            InstData::AtomicCas { ptr, expected, replacement } => {
+            InstData::AtomicCas {
+                ptr,
+                expected,
+                replacement,
+            } => {
                 $f(ptr);
                 $f(expected);
                 $f(replacement);
@@ -75,49 +96,138 @@ macro_rules! visit_operands {
 #[derive(Clone, Debug, PartialEq)]
 pub enum InstData {
     /// Integer constant; splatted if the result is a vector. Stored sign-extended.
-    Iconst { imm: i64 },
+    Iconst {
+        imm: i64,
+    },
     /// Float constant as the raw IEEE bits of the result's element type; splatted.
-    Fconst { bits: u64 },
-    Unary { op: UnaryOp, arg: Value },
-    Binary { op: BinaryOp, args: [Value; 2] },
-    Icmp { cond: IntCC, args: [Value; 2] },
-    Fcmp { cond: FloatCC, args: [Value; 2] },
+    Fconst {
+        bits: u64,
+    },
+    Unary {
+        op: UnaryOp,
+        arg: Value,
+    },
+    Binary {
+        op: BinaryOp,
+        args: [Value; 2],
+    },
+    Icmp {
+        cond: IntCC,
+        args: [Value; 2],
+    },
+    Fcmp {
+        cond: FloatCC,
+        args: [Value; 2],
+    },
     /// `select cond, if_true, if_false`; with a mask condition, a lane-wise blend.
-    Select { args: [Value; 3] },
-    Cast { op: CastOp, arg: Value },
+    Select {
+        args: [Value; 3],
+    },
+    Cast {
+        op: CastOp,
+        arg: Value,
+    },
     /// φ: the value flowing in from each predecessor.
-    Phi { incoming: Vec<(Block, Value)> },
+    Phi {
+        incoming: Vec<(Block, Value)>,
+    },
     /// Pointer plus a signed byte offset (any integer type, sign-extended). With a vector
     /// operand, a vector of pointers.
-    PtrAdd { args: [Value; 2] },
+    PtrAdd {
+        args: [Value; 2],
+    },
     /// Stack memory of `size` bytes in the private address space.
-    Alloca { size: u32, align: u32 },
+    Alloca {
+        size: u32,
+        align: u32,
+    },
     /// The address of a module global.
-    GlobalAddr { global: GlobalId },
+    GlobalAddr {
+        global: GlobalId,
+    },
     /// Load of the result type from one address; a vector result is a contiguous load.
-    Load { ptr: Value, align: u32 },
-    Store { value: Value, ptr: Value, align: u32 },
+    Load {
+        ptr: Value,
+        align: u32,
+    },
+    Store {
+        value: Value,
+        ptr: Value,
+        align: u32,
+    },
     /// Contiguous vector load of the lanes whose mask bit is set; others from `passthru`.
-    MaskedLoad { ptr: Value, mask: Value, passthru: Value, align: u32 },
-    MaskedStore { value: Value, ptr: Value, mask: Value, align: u32 },
+    MaskedLoad {
+        ptr: Value,
+        mask: Value,
+        passthru: Value,
+        align: u32,
+    },
+    MaskedStore {
+        value: Value,
+        ptr: Value,
+        mask: Value,
+        align: u32,
+    },
     /// Load each active lane from its own address (`ptrs` is a vector of pointers).
-    Gather { ptrs: Value, mask: Value, passthru: Value, align: u32 },
-    Scatter { value: Value, ptrs: Value, mask: Value, align: u32 },
-    AtomicRmw { op: AtomicOp, ptr: Value, value: Value },
+    Gather {
+        ptrs: Value,
+        mask: Value,
+        passthru: Value,
+        align: u32,
+    },
+    Scatter {
+        value: Value,
+        ptrs: Value,
+        mask: Value,
+        align: u32,
+    },
+    AtomicRmw {
+        op: AtomicOp,
+        ptr: Value,
+        value: Value,
+    },
     /// Compare-and-swap; returns the old value.
-    AtomicCas { ptr: Value, expected: Value, replacement: Value },
-    Call { func: FuncId, args: Vec<Value> },
-    Intrinsic { id: Intrinsic, args: Vec<Value> },
-    WorkItem { query: WorkItemQuery, dim: u8 },
+    AtomicCas {
+        ptr: Value,
+        expected: Value,
+        replacement: Value,
+    },
+    Call {
+        func: FuncId,
+        args: Vec<Value>,
+    },
+    Intrinsic {
+        id: Intrinsic,
+        args: Vec<Value>,
+    },
+    WorkItem {
+        query: WorkItemQuery,
+        dim: u8,
+    },
     /// Lanes of the concatenation `a ++ b` picked by `mask` (indices below `2 * lanes`).
-    Shuffle { args: [Value; 2], mask: Vec<u32> },
+    Shuffle {
+        args: [Value; 2],
+        mask: Vec<u32>,
+    },
     /// Unconditional branch (`br`).
-    Jump { dest: Block },
+    Jump {
+        dest: Block,
+    },
     /// Two-way branch on an `i1`.
-    Brif { cond: Value, then_dest: Block, else_dest: Block },
+    Brif {
+        cond: Value,
+        then_dest: Block,
+        else_dest: Block,
+    },
     /// Multi-way branch on an integer scalar.
-    Switch { arg: Value, cases: Vec<(i64, Block)>, default: Block },
-    Return { value: Option<Value> },
+    Switch {
+        arg: Value,
+        cases: Vec<(i64, Block)>,
+        default: Block,
+    },
+    Return {
+        value: Option<Value>,
+    },
     Unreachable,
 }
 
@@ -242,10 +352,16 @@ impl InstData {
     pub fn branch_targets(&self) -> Vec<Block> {
         match self {
             InstData::Jump { dest } => vec![*dest],
-            InstData::Brif { then_dest, else_dest, .. } => vec![*then_dest, *else_dest],
-            InstData::Switch { cases, default, .. } => {
-                cases.iter().map(|&(_, b)| b).chain(core::iter::once(*default)).collect()
-            }
+            InstData::Brif {
+                then_dest,
+                else_dest,
+                ..
+            } => vec![*then_dest, *else_dest],
+            InstData::Switch { cases, default, .. } => cases
+                .iter()
+                .map(|&(_, b)| b)
+                .chain(core::iter::once(*default))
+                .collect(),
             _ => Vec::new(),
         }
     }
@@ -254,7 +370,11 @@ impl InstData {
     pub fn for_each_target_mut(&mut self, mut f: impl FnMut(&mut Block)) {
         match self {
             InstData::Jump { dest } => f(dest),
-            InstData::Brif { then_dest, else_dest, .. } => {
+            InstData::Brif {
+                then_dest,
+                else_dest,
+                ..
+            } => {
                 f(then_dest);
                 f(else_dest);
             }
@@ -276,13 +396,24 @@ mod tests {
     fn operands_and_targets_are_listed_in_text_order() {
         let v = Value::new;
         let b = Block::new;
-        let store = InstData::Scatter { value: v(1), ptrs: v(2), mask: v(3), align: 4 };
+        let store = InstData::Scatter {
+            value: v(1),
+            ptrs: v(2),
+            mask: v(3),
+            align: 4,
+        };
         assert_eq!(store.args(), vec![v(1), v(2), v(3)]);
         assert!(store.has_side_effects());
-        let sw = InstData::Switch { arg: v(0), cases: vec![(1, b(2)), (5, b(3))], default: b(4) };
+        let sw = InstData::Switch {
+            arg: v(0),
+            cases: vec![(1, b(2)), (5, b(3))],
+            default: b(4),
+        };
         assert_eq!(sw.branch_targets(), vec![b(2), b(3), b(4)]);
         assert!(sw.is_terminator());
-        let mut phi = InstData::Phi { incoming: vec![(b(0), v(1)), (b(1), v(2))] };
+        let mut phi = InstData::Phi {
+            incoming: vec![(b(0), v(1)), (b(1), v(2))],
+        };
         phi.for_each_arg_mut(|x| *x = v(x.index() + 10));
         assert_eq!(phi.args(), vec![v(11), v(12)]);
     }

@@ -69,8 +69,15 @@ impl Layout {
 
     /// Reorders the blocks; `order` must be a permutation of the current blocks.
     pub fn set_block_order(&mut self, order: Vec<Block>) {
-        assert_eq!(order.len(), self.order.len(), "block order must be a permutation");
-        assert!(order.iter().all(|&b| self.in_layout[b]), "block order must be a permutation");
+        assert_eq!(
+            order.len(),
+            self.order.len(),
+            "block order must be a permutation"
+        );
+        assert!(
+            order.iter().all(|&b| self.in_layout[b]),
+            "block order must be a permutation"
+        );
         self.order = order;
     }
 
@@ -118,7 +125,9 @@ impl Layout {
 
     /// Inserts `inst` right before the placed instruction `before`.
     pub fn insert_inst_before(&mut self, inst: Inst, before: Inst) {
-        let block = self.inst_block(before).expect("insertion point is not placed");
+        let block = self
+            .inst_block(before)
+            .expect("insertion point is not placed");
         let index = self.inst_index(before);
         self.insert_inst_at(inst, block, index);
     }

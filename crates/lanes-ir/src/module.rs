@@ -20,7 +20,7 @@ pub struct ExternFunc {
 /// A module-level function.
 #[derive(Clone, Debug)]
 pub enum FuncEntry {
-    Defined(Function),
+    Defined(Box<Function>),
     Declared(ExternFunc),
 }
 
@@ -73,11 +73,14 @@ impl Module {
     }
 
     pub fn define(&mut self, func: Function) -> FuncId {
-        self.funcs.push(FuncEntry::Defined(func))
+        self.funcs.push(FuncEntry::Defined(Box::new(func)))
     }
 
     pub fn declare(&mut self, name: impl Into<String>, sig: Signature) -> FuncId {
-        self.funcs.push(FuncEntry::Declared(ExternFunc { name: name.into(), sig }))
+        self.funcs.push(FuncEntry::Declared(ExternFunc {
+            name: name.into(),
+            sig,
+        }))
     }
 
     pub fn add_global(&mut self, global: GlobalData) -> GlobalId {
@@ -86,11 +89,17 @@ impl Module {
 
     /// Finds a function by name.
     pub fn func_by_name(&self, name: &str) -> Option<FuncId> {
-        self.funcs.iter().find(|(_, f)| f.name() == name).map(|(id, _)| id)
+        self.funcs
+            .iter()
+            .find(|(_, f)| f.name() == name)
+            .map(|(id, _)| id)
     }
 
     pub fn global_by_name(&self, name: &str) -> Option<GlobalId> {
-        self.globals.iter().find(|(_, g)| g.name == name).map(|(id, _)| id)
+        self.globals
+            .iter()
+            .find(|(_, g)| g.name == name)
+            .map(|(id, _)| id)
     }
 
     /// The defined function `id`, if it has a body.
@@ -107,6 +116,8 @@ impl Module {
 
     /// Defined functions in order.
     pub fn functions(&self) -> impl Iterator<Item = (FuncId, &Function)> {
-        self.funcs.iter().filter_map(|(id, f)| f.body().map(|b| (id, b)))
+        self.funcs
+            .iter()
+            .filter_map(|(id, f)| f.body().map(|b| (id, b)))
     }
 }

@@ -94,7 +94,10 @@ impl BinaryOp {
 
     /// Can the operation trap (integer division and remainder)?
     pub fn can_trap(self) -> bool {
-        matches!(self, BinaryOp::SDiv | BinaryOp::UDiv | BinaryOp::SRem | BinaryOp::URem)
+        matches!(
+            self,
+            BinaryOp::SDiv | BinaryOp::UDiv | BinaryOp::SRem | BinaryOp::URem
+        )
     }
 }
 
@@ -297,8 +300,8 @@ impl Intrinsic {
     pub fn class(self) -> IntrinsicClass {
         use Intrinsic::*;
         match self {
-            Sqrt | Fabs | Floor | Ceil | Trunc | Round | Rint | Exp | Exp2 | Log | Log2
-            | Log10 | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh => {
+            Sqrt | Fabs | Floor | Ceil | Trunc | Round | Rint | Exp | Exp2 | Log | Log2 | Log10
+            | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh => {
                 IntrinsicClass::FloatMath(1)
             }
             Pow | Atan2 | Fmod | Copysign => IntrinsicClass::FloatMath(2),
@@ -306,8 +309,8 @@ impl Intrinsic {
             Abs | Ctpop | Ctlz | Cttz => IntrinsicClass::IntMath(1),
             LaneId | NumLanes => IntrinsicClass::LaneQuery,
             Any | All | Popcount | Ballot => IntrinsicClass::MaskQuery,
-            ReduceAdd | ReduceMul | ReduceAnd | ReduceOr | ReduceXor | ReduceSMin
-            | ReduceSMax | ReduceUMin | ReduceUMax => IntrinsicClass::Reduction { float: false },
+            ReduceAdd | ReduceMul | ReduceAnd | ReduceOr | ReduceXor | ReduceSMin | ReduceSMax
+            | ReduceUMin | ReduceUMax => IntrinsicClass::Reduction { float: false },
             ReduceFAdd | ReduceFMul | ReduceFMin | ReduceFMax => {
                 IntrinsicClass::Reduction { float: true }
             }

@@ -239,10 +239,15 @@ mod tests {
 
     #[test]
     fn scalar_names_round_trip() {
-        for s in ScalarType::ALL
-            .into_iter()
-            .chain([AddrSpace::GLOBAL, AddrSpace::LOCAL, AddrSpace::CONSTANT, AddrSpace(9)].map(ScalarType::Ptr))
-        {
+        for s in ScalarType::ALL.into_iter().chain(
+            [
+                AddrSpace::GLOBAL,
+                AddrSpace::LOCAL,
+                AddrSpace::CONSTANT,
+                AddrSpace(9),
+            ]
+            .map(ScalarType::Ptr),
+        ) {
             assert_eq!(parse_scalar_type(&s.to_string()), Some(s), "{s}");
         }
         assert_eq!(parse_scalar_type("i33"), None);

@@ -35,7 +35,9 @@ use crate::types::{ScalarType, Type};
 /// Is `name` printable without quotes after `@`?
 pub fn is_plain_name(name: &str) -> bool {
     !name.is_empty()
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$'))
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$'))
 }
 
 /// Writes `@name`, quoted and escaped if needed.
@@ -241,18 +243,42 @@ pub fn write_inst(w: &mut dyn Write, module: &Module, func: &Function, inst: Ins
             write!(w, " {value}, {ptr}")?;
             write_align(w, *align)
         }
-        InstData::MaskedLoad { ptr, mask, passthru, align }
-        | InstData::Gather { ptrs: ptr, mask, passthru, align } => {
+        InstData::MaskedLoad {
+            ptr,
+            mask,
+            passthru,
+            align,
+        }
+        | InstData::Gather {
+            ptrs: ptr,
+            mask,
+            passthru,
+            align,
+        } => {
             write!(w, " {ptr}, {mask}, {passthru}")?;
             write_align(w, *align)
         }
-        InstData::MaskedStore { value, ptr, mask, align }
-        | InstData::Scatter { value, ptrs: ptr, mask, align } => {
+        InstData::MaskedStore {
+            value,
+            ptr,
+            mask,
+            align,
+        }
+        | InstData::Scatter {
+            value,
+            ptrs: ptr,
+            mask,
+            align,
+        } => {
             write!(w, " {value}, {ptr}, {mask}")?;
             write_align(w, *align)
         }
         InstData::AtomicRmw { op, ptr, value } => write!(w, " {op} {ptr}, {value}"),
-        InstData::AtomicCas { ptr, expected, replacement } => {
+        InstData::AtomicCas {
+            ptr,
+            expected,
+            replacement,
+        } => {
             write!(w, " {ptr}, {expected}, {replacement}")
         }
         InstData::Call { func: callee, args } => {
@@ -279,10 +305,18 @@ pub fn write_inst(w: &mut dyn Write, module: &Module, func: &Function, inst: Ins
             w.write_char(']')
         }
         InstData::Jump { dest } => write!(w, " {dest}"),
-        InstData::Brif { cond, then_dest, else_dest } => {
+        InstData::Brif {
+            cond,
+            then_dest,
+            else_dest,
+        } => {
             write!(w, " {cond}, {then_dest}, {else_dest}")
         }
-        InstData::Switch { arg, cases, default } => {
+        InstData::Switch {
+            arg,
+            cases,
+            default,
+        } => {
             write!(w, " {arg}, [")?;
             for (i, (k, b)) in cases.iter().enumerate() {
                 if i > 0 {

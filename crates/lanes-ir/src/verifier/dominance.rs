@@ -20,7 +20,9 @@ impl BlockDominance {
     pub(super) fn compute(func: &Function) -> Self {
         let mut rpo_number = SecondaryMap::with_default(u32::MAX);
         let mut idom: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
-        let Some(entry) = func.entry_block() else { return BlockDominance { rpo_number, idom } };
+        let Some(entry) = func.entry_block() else {
+            return BlockDominance { rpo_number, idom };
+        };
         // Iterative DFS postorder (no recursion: functions can be very large).
         let mut post = Vec::new();
         let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();

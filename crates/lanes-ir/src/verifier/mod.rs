@@ -39,7 +39,11 @@ pub enum Location {
     Function,
     Block(Block),
     /// An instruction, its block (if placed) and its printed text.
-    Inst { inst: Inst, block: Option<Block>, text: String },
+    Inst {
+        inst: Inst,
+        block: Option<Block>,
+        text: String,
+    },
     Value(Value),
     Global(GlobalId),
 }
@@ -95,13 +99,28 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierErrors> {
     let mut errors = Vec::new();
     for (id, g) in module.globals.iter() {
         let mut err = |message: String| {
-            errors.push(VerifierError { function: String::new(), location: Location::Global(id), message })
+            errors.push(VerifierError {
+                function: String::new(),
+                location: Location::Global(id),
+                message,
+            })
         };
-        if g.init.as_ref().is_some_and(|init| init.len() as u64 != g.size) {
-            err(format!("@{} has {} initializer bytes for size {}", g.name, g.init.as_ref().map_or(0, Vec::len), g.size));
+        if g.init
+            .as_ref()
+            .is_some_and(|init| init.len() as u64 != g.size)
+        {
+            err(format!(
+                "@{} has {} initializer bytes for size {}",
+                g.name,
+                g.init.as_ref().map_or(0, Vec::len),
+                g.size
+            ));
         }
         if g.align != 0 && !g.align.is_power_of_two() {
-            err(format!("@{} has alignment {}, not a power of two", g.name, g.align));
+            err(format!(
+                "@{} has alignment {}, not a power of two",
+                g.name, g.align
+            ));
         }
     }
     for (_, func) in module.functions() {
@@ -109,14 +128,26 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierErrors> {
             errors.append(&mut errs);
         }
     }
-    if errors.is_empty() { Ok(()) } else { Err(VerifierErrors(errors)) }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(VerifierErrors(errors))
+    }
 }
 
 /// Verifies one function of `module`.
 pub fn verify_function(module: &Module, func: &Function) -> Result<(), VerifierErrors> {
-    let mut v = Verifier { module, func, errors: Vec::new() };
+    let mut v = Verifier {
+        module,
+        func,
+        errors: Vec::new(),
+    };
     v.run();
-    if v.errors.is_empty() { Ok(()) } else { Err(VerifierErrors(v.errors)) }
+    if v.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(VerifierErrors(v.errors))
+    }
 }
 
 struct Verifier<'a> {
@@ -127,7 +158,11 @@ struct Verifier<'a> {
 
 impl Verifier<'_> {
     fn report(&mut self, location: Location, message: String) {
-        self.errors.push(VerifierError { function: self.func.name.clone(), location, message });
+        self.errors.push(VerifierError {
+            function: self.func.name.clone(),
+            location,
+            message,
+        });
     }
 
     fn inst_location(&self, inst: Inst) -> Location {
@@ -146,11 +181,19 @@ impl Verifier<'_> {
     fn run(&mut self) {
         let func = self.func;
         for (i, p) in func.params.iter().enumerate() {
-            if !func.dfg.is_valid_value(p.value) || func.dfg.value_def(p.value) != ValueDef::Param(i) {
-                self.report(Location::Value(p.value), format!("is listed as parameter {i} but not defined as one"));
+            if !func.dfg.is_valid_value(p.value)
+                || func.dfg.value_def(p.value) != ValueDef::Param(i)
+            {
+                self.report(
+                    Location::Value(p.value),
+                    format!("is listed as parameter {i} but not defined as one"),
+                );
             }
             if p.attrs.align != 0 && !p.attrs.align.is_power_of_two() {
-                self.report(Location::Value(p.value), format!("alignment {} is not a power of two", p.attrs.align));
+                self.report(
+                    Location::Value(p.value),
+                    format!("alignment {} is not a power of two", p.attrs.align),
+                );
             }
         }
         let Some(entry) = func.entry_block() else {
@@ -162,7 +205,10 @@ impl Verifier<'_> {
         }
         let preds = self.predecessors();
         if !preds[entry].is_empty() {
-            self.report(Location::Block(entry), "the entry block must not have predecessors".to_string());
+            self.report(
+                Location::Block(entry),
+                "the entry block must not have predecessors".to_string(),
+            );
         }
         let dom = BlockDominance::compute(func);
         for block in func.layout.blocks() {
@@ -179,7 +225,10 @@ impl Verifier<'_> {
         for block in func.layout.blocks() {
             let insts = func.layout.block_insts(block);
             if insts.is_empty() {
-                self.report(Location::Block(block), "is empty; every block needs a terminator".to_string());
+                self.report(
+                    Location::Block(block),
+                    "is empty; every block needs a terminator".to_string(),
+                );
                 ok = false;
                 continue;
             }
@@ -197,7 +246,11 @@ impl Verifier<'_> {
                 }
                 if data.is_phi() {
                     if seen_non_phi {
-                        self.report_inst(inst, "φ after a non-φ instruction; φs must stand at the top of the block".to_string());
+                        self.report_inst(
+                            inst,
+                            "φ after a non-φ instruction; φs must stand at the top of the block"
+                                .to_string(),
+                        );
                     }
                     if block == entry {
                         self.report_inst(inst, "φ in the entry block".to_string());
@@ -207,14 +260,20 @@ impl Verifier<'_> {
                 }
                 for target in data.branch_targets() {
                     if !func.dfg.is_valid_block(target) || !func.layout.is_block_inserted(target) {
-                        self.report_inst(inst, format!("branches to {target}, which is not in the layout"));
+                        self.report_inst(
+                            inst,
+                            format!("branches to {target}, which is not in the layout"),
+                        );
                         ok = false;
                     }
                 }
                 if let InstData::Phi { incoming } = data {
                     for (b, _) in incoming {
                         if !func.dfg.is_valid_block(*b) || !func.layout.is_block_inserted(*b) {
-                            self.report_inst(inst, format!("φ names {b}, which is not in the layout"));
+                            self.report_inst(
+                                inst,
+                                format!("φ names {b}, which is not in the layout"),
+                            );
                             ok = false;
                         }
                     }
@@ -251,15 +310,21 @@ impl Verifier<'_> {
         let wants = match data.has_result() {
             Some(w) => Some(w),
             None => match data {
-                InstData::Call { func: callee, .. } => {
-                    self.module.funcs.get(*callee).map(|f| f.signature().ret.is_some())
-                }
+                InstData::Call { func: callee, .. } => self
+                    .module
+                    .funcs
+                    .get(*callee)
+                    .map(|f| f.signature().ret.is_some()),
                 _ => None,
             },
         };
         match (wants, result) {
-            (Some(true), None) => self.report_inst(inst, "produces a value but has no result".to_string()),
-            (Some(false), Some(r)) => self.report_inst(inst, format!("has result {r} but produces no value")),
+            (Some(true), None) => {
+                self.report_inst(inst, "produces a value but has no result".to_string())
+            }
+            (Some(false), Some(r)) => {
+                self.report_inst(inst, format!("has result {r} but produces no value"))
+            }
             _ => {}
         }
         // Operands exist and are defined by placed instructions or parameters.
@@ -274,7 +339,13 @@ impl Verifier<'_> {
             return;
         }
         let mut type_errors = Vec::new();
-        typing::check_inst(self.module, func, data, result.map(|r| func.dfg.value_type(r)), &mut type_errors);
+        typing::check_inst(
+            self.module,
+            func,
+            data,
+            result.map(|r| func.dfg.value_type(r)),
+            &mut type_errors,
+        );
         for msg in type_errors {
             self.report_inst(inst, msg);
         }
@@ -287,7 +358,10 @@ impl Verifier<'_> {
                 }
                 listed.push(pred);
                 if !preds[block].contains(&pred) {
-                    self.report_inst(inst, format!("lists {pred}, which is not a predecessor of {block}"));
+                    self.report_inst(
+                        inst,
+                        format!("lists {pred}, which is not a predecessor of {block}"),
+                    );
                 }
             }
             for &pred in &preds[block] {
@@ -304,7 +378,10 @@ impl Verifier<'_> {
             let index = func.layout.inst_index(inst);
             for arg in data.args() {
                 if !self.def_dominates_use(arg, block, index, dom) {
-                    self.report_inst(inst, format!("use of {arg} is not dominated by its definition"));
+                    self.report_inst(
+                        inst,
+                        format!("use of {arg} is not dominated by its definition"),
+                    );
                 }
             }
         }
@@ -333,7 +410,13 @@ impl Verifier<'_> {
         }
     }
 
-    fn def_dominates_use(&self, v: Value, block: Block, index: usize, dom: &BlockDominance) -> bool {
+    fn def_dominates_use(
+        &self,
+        v: Value,
+        block: Block,
+        index: usize,
+        dom: &BlockDominance,
+    ) -> bool {
         match self.def_block(v) {
             None => true,
             Some((db, di)) if db == block => di < index,

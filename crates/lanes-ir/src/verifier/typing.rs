@@ -34,7 +34,9 @@ pub(super) fn check_inst(
     match data {
         InstData::Iconst { imm } => {
             if !(res.is_int() || res.is_ptr()) {
-                err(format!("iconst produces {res}, expected an integer or pointer type"));
+                err(format!(
+                    "iconst produces {res}, expected an integer or pointer type"
+                ));
             } else if res.elem().bits() < 64 {
                 let bits = res.elem().bits();
                 let (lo, hi) = (-(1i128 << (bits - 1)), (1i128 << bits) - 1);
@@ -65,7 +67,11 @@ pub(super) fn check_inst(
             let (a, b) = (ty(args[0]), ty(args[1]));
             same(&mut err, "first operand", a, "second operand", b);
             same(&mut err, "result", res, "operand", a);
-            let ok = if op.is_float() { a.is_float() } else { a.is_int() };
+            let ok = if op.is_float() {
+                a.is_float()
+            } else {
+                a.is_int()
+            };
             if !ok {
                 err(format!("{op} does not apply to {a}"));
             }
@@ -88,14 +94,20 @@ pub(super) fn check_inst(
             same(&mut err, "result", res, "value", a);
             let cond_ok = c == Type::I1 || (c.is_bool() && c.lanes() == a.lanes());
             if !cond_ok {
-                err(format!("select condition is {c}, expected i1 or {}", a.as_bool()));
+                err(format!(
+                    "select condition is {c}, expected i1 or {}",
+                    a.as_bool()
+                ));
             }
         }
         InstData::Cast { op, arg } => check_cast(*op, ty(*arg), res, &mut err),
         InstData::Phi { incoming } => {
             for (block, v) in incoming {
                 if ty(*v) != res {
-                    err(format!("φ operand {v} from {block} has type {}, expected {res}", ty(*v)));
+                    err(format!(
+                        "φ operand {v} from {block} has type {}, expected {res}",
+                        ty(*v)
+                    ));
                 }
             }
         }
@@ -135,24 +147,44 @@ pub(super) fn check_inst(
             scalar_ptr(&mut err, "store address", ty(*ptr));
             check_align(*align, &mut err);
         }
-        InstData::MaskedLoad { ptr, mask, passthru, align } => {
+        InstData::MaskedLoad {
+            ptr,
+            mask,
+            passthru,
+            align,
+        } => {
             scalar_ptr(&mut err, "masked_load address", ty(*ptr));
             check_align(*align, &mut err);
             mask_for(&mut err, ty(*mask), res);
             same(&mut err, "passthru", ty(*passthru), "result", res);
         }
-        InstData::MaskedStore { value, ptr, mask, align } => {
+        InstData::MaskedStore {
+            value,
+            ptr,
+            mask,
+            align,
+        } => {
             scalar_ptr(&mut err, "masked_store address", ty(*ptr));
             check_align(*align, &mut err);
             mask_for(&mut err, ty(*mask), ty(*value));
         }
-        InstData::Gather { ptrs, mask, passthru, align } => {
+        InstData::Gather {
+            ptrs,
+            mask,
+            passthru,
+            align,
+        } => {
             check_align(*align, &mut err);
             ptr_vector_for(&mut err, ty(*ptrs), res);
             mask_for(&mut err, ty(*mask), res);
             same(&mut err, "passthru", ty(*passthru), "result", res);
         }
-        InstData::Scatter { value, ptrs, mask, align } => {
+        InstData::Scatter {
+            value,
+            ptrs,
+            mask,
+            align,
+        } => {
             check_align(*align, &mut err);
             ptr_vector_for(&mut err, ty(*ptrs), ty(*value));
             mask_for(&mut err, ty(*mask), ty(*value));
@@ -165,12 +197,24 @@ pub(super) fn check_inst(
             }
             same(&mut err, "result", res, "operand", v);
         }
-        InstData::AtomicCas { ptr, expected, replacement } => {
+        InstData::AtomicCas {
+            ptr,
+            expected,
+            replacement,
+        } => {
             scalar_ptr(&mut err, "atomic address", ty(*ptr));
             let e = ty(*expected);
-            same(&mut err, "expected value", e, "replacement", ty(*replacement));
+            same(
+                &mut err,
+                "expected value",
+                e,
+                "replacement",
+                ty(*replacement),
+            );
             if !(e.is_int() && !e.is_vector() && e != Type::I1) {
-                err(format!("atomic_cas operand is {e}, expected a scalar integer"));
+                err(format!(
+                    "atomic_cas operand is {e}, expected a scalar integer"
+                ));
             }
             same(&mut err, "result", res, "operand", e);
         }
@@ -188,7 +232,11 @@ pub(super) fn check_inst(
                 }
                 for (i, (&a, &p)) in args.iter().zip(&sig.params).enumerate() {
                     if ty(a) != p {
-                        err(format!("argument {i} ({a}) has type {}, @{} expects {p}", ty(a), entry.name()));
+                        err(format!(
+                            "argument {i} ({a}) has type {}, @{} expects {p}",
+                            ty(a),
+                            entry.name()
+                        ));
                     }
                 }
                 if let (Some(r), Some(t)) = (sig.ret, result) {
@@ -205,7 +253,9 @@ pub(super) fn check_inst(
                 err(format!("work-item dimension {dim} is out of range 0..=2"));
             }
             if !(res == Type::I32 || res == Type::I64) {
-                err(format!("work-item query produces {res}, expected i32 or i64"));
+                err(format!(
+                    "work-item query produces {res}, expected i32 or i64"
+                ));
             }
         }
         InstData::Shuffle { args, mask } => {
@@ -215,7 +265,9 @@ pub(super) fn check_inst(
                 None => err(format!("shuffle operand is {a}, expected a vector")),
                 Some(n) => {
                     if let Some(&bad) = mask.iter().find(|&&i| i >= 2 * u32::from(n)) {
-                        err(format!("shuffle index {bad} is out of range for 2 x {n} lanes"));
+                        err(format!(
+                            "shuffle index {bad} is out of range for 2 x {n} lanes"
+                        ));
                     }
                     let expect = u16::try_from(mask.len())
                         .ok()
@@ -268,14 +320,16 @@ fn check_align(align: u32, err: &mut impl FnMut(String)) {
 }
 
 fn scalar_ptr(err: &mut impl FnMut(String), what: &str, t: Type) {
-    if !(t.is_ptr() && !t.is_vector()) {
+    if !t.is_ptr() || t.is_vector() {
         err(format!("{what} is {t}, expected a scalar pointer"));
     }
 }
 
 fn mask_for(err: &mut impl FnMut(String), mask: Type, value: Type) {
     match value.lanes() {
-        None => err(format!("masked operation on scalar {value}, expected a vector")),
+        None => err(format!(
+            "masked operation on scalar {value}, expected a vector"
+        )),
         Some(n) if mask != Type::mask(n) => err(format!("mask is {mask}, expected <{n} x i1>")),
         Some(_) => {}
     }
@@ -283,7 +337,9 @@ fn mask_for(err: &mut impl FnMut(String), mask: Type, value: Type) {
 
 fn ptr_vector_for(err: &mut impl FnMut(String), ptrs: Type, value: Type) {
     if !(ptrs.is_ptr() && ptrs.lanes().is_some() && ptrs.lanes() == value.lanes()) {
-        err(format!("addresses are {ptrs}, expected a vector of pointers as long as {value}"));
+        err(format!(
+            "addresses are {ptrs}, expected a vector of pointers as long as {value}"
+        ));
     }
 }
 
@@ -312,7 +368,12 @@ fn check_cast(op: CastOp, from: Type, to: Type, err: &mut impl FnMut(String)) {
     }
 }
 
-fn check_intrinsic(id: Intrinsic, args: &[Type], result: Option<Type>, err: &mut impl FnMut(String)) {
+fn check_intrinsic(
+    id: Intrinsic,
+    args: &[Type],
+    result: Option<Type>,
+    err: &mut impl FnMut(String),
+) {
     let arity = |n: usize, err: &mut dyn FnMut(String)| {
         if args.len() != n {
             err(format!("{id} takes {n} operands, found {}", args.len()));
@@ -338,18 +399,26 @@ fn check_intrinsic(id: Intrinsic, args: &[Type], result: Option<Type>, err: &mut
             }
             let ok = if float { res.is_float() } else { res.is_int() };
             if !ok {
-                err(format!("{id} produces {res}, expected {}", if float { "floats" } else { "integers" }));
+                err(format!(
+                    "{id} produces {res}, expected {}",
+                    if float { "floats" } else { "integers" }
+                ));
             }
         }
         IntrinsicClass::LaneQuery => {
             arity(0, err);
             if !res.is_int() || res.elem() == ScalarType::I1 {
-                err(format!("{id} produces {res}, expected an integer scalar or vector"));
+                err(format!(
+                    "{id} produces {res}, expected an integer scalar or vector"
+                ));
             }
         }
         IntrinsicClass::MaskQuery => {
             if arity(1, err) && !args[0].is_bool() {
-                err(format!("{id} operand is {}, expected i1 or a mask", args[0]));
+                err(format!(
+                    "{id} operand is {}, expected i1 or a mask",
+                    args[0]
+                ));
             }
             let ok = match id {
                 Intrinsic::Any | Intrinsic::All => res == Type::I1,
@@ -358,8 +427,14 @@ fn check_intrinsic(id: Intrinsic, args: &[Type], result: Option<Type>, err: &mut
             if !ok {
                 err(format!("{id} produces {res}"));
             }
-            if id == Intrinsic::Ballot && args.len() == 1 && args[0].lane_count() > res.elem().bits() {
-                err(format!("ballot of {} lanes does not fit in {res}", args[0].lane_count()));
+            if id == Intrinsic::Ballot
+                && args.len() == 1
+                && args[0].lane_count() > res.elem().bits()
+            {
+                err(format!(
+                    "ballot of {} lanes does not fit in {res}",
+                    args[0].lane_count()
+                ));
             }
         }
         IntrinsicClass::Reduction { float } => {
@@ -378,7 +453,11 @@ fn check_intrinsic(id: Intrinsic, args: &[Type], result: Option<Type>, err: &mut
             }
         }
         IntrinsicClass::Broadcast => {
-            if arity(1, err) && (args[0].is_vector() || res != Type::Vector(res.lane_count() as u16, args[0].elem()) || !res.is_vector()) {
+            if arity(1, err)
+                && (args[0].is_vector()
+                    || res != Type::Vector(res.lane_count() as u16, args[0].elem())
+                    || !res.is_vector())
+            {
                 err(format!("broadcast of {} cannot produce {res}", args[0]));
             }
         }
@@ -388,17 +467,27 @@ fn check_intrinsic(id: Intrinsic, args: &[Type], result: Option<Type>, err: &mut
                     err(format!("extract from {} cannot produce {res}", args[0]));
                 }
                 if !args[1].is_int() || args[1].is_vector() {
-                    err(format!("extract index is {}, expected a scalar integer", args[1]));
+                    err(format!(
+                        "extract index is {}, expected a scalar integer",
+                        args[1]
+                    ));
                 }
             }
         }
         IntrinsicClass::Insert => {
             if arity(3, err) {
-                if !args[0].is_vector() || args[1] != Type::Scalar(args[0].elem()) || res != args[0] {
-                    err(format!("insert of {} into {} cannot produce {res}", args[1], args[0]));
+                if !args[0].is_vector() || args[1] != Type::Scalar(args[0].elem()) || res != args[0]
+                {
+                    err(format!(
+                        "insert of {} into {} cannot produce {res}",
+                        args[1], args[0]
+                    ));
                 }
                 if !args[2].is_int() || args[2].is_vector() {
-                    err(format!("insert index is {}, expected a scalar integer", args[2]));
+                    err(format!(
+                        "insert index is {}, expected a scalar integer",
+                        args[2]
+                    ));
                 }
             }
         }
