@@ -23,11 +23,13 @@ pub mod instructions;
 pub mod layout;
 pub mod module;
 pub mod opcodes;
+pub mod parser;
 pub mod types;
 pub mod verifier;
 pub mod write;
 
 pub use builder::FuncBuilder;
+pub use parser::{parse_function, parse_module, ParseError};
 pub use dfg::{DataFlowGraph, ValueDef};
 pub use entities::{Block, FuncId, GlobalId, Inst, Value};
 pub use function::{FuncAttrs, Function, Param, ParamAttrs, Shape, Signature};
