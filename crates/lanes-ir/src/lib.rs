@@ -29,7 +29,6 @@ pub mod verifier;
 pub mod write;
 
 pub use builder::FuncBuilder;
-pub use parser::{parse_function, parse_module, ParseError};
 pub use dfg::{DataFlowGraph, ValueDef};
 pub use entities::{Block, FuncId, GlobalId, Inst, Value};
 pub use function::{FuncAttrs, Function, Param, ParamAttrs, Shape, Signature};
@@ -40,6 +39,7 @@ pub use opcodes::{
     AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, IntrinsicClass, UnaryOp,
     WorkItemQuery,
 };
+pub use parser::{parse_function, parse_module, ParseError};
 pub use types::{AddrSpace, ScalarType, Type};
 
 /// Re-exported so that users need not depend on `cranelift-entity` to index entities.
