@@ -338,7 +338,10 @@ pub fn parse_inst(
             dim: p.cur.int::<u8>("a dimension (0 to 255)")?.0,
         },
         Op::Shuffle => {
-            let args = p.values()?;
+            let a = p.value()?;
+            p.cur.expect_punct(',', "',' after operand")?;
+            let b = p.value()?;
+            let args = [a, b];
             p.cur.expect_punct(',', "',' before the shuffle mask")?;
             p.cur.expect_punct('[', "'[' to start the shuffle mask")?;
             let mut mask = Vec::new();
