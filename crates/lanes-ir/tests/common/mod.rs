@@ -11,6 +11,8 @@
 
 #![allow(dead_code)]
 
+pub mod everything;
+
 use arbitrary::{Result, Unstructured};
 use lanes_ir::dfg::ValueDef;
 use lanes_ir::{
