@@ -1,0 +1,317 @@
+//! Memory accesses that stay inside the declared buffers.
+//!
+//! lanes IR has no aggregates (ARCHITECTURE.md, "The IR"): an access is `ptradd base,
+//! offset` followed by a load or store. The generator computes the offset from data, as
+//! real kernels do with indices, and then forces it into range, the way a bounds-checked
+//! language would: for an access of `n` bytes with alignment `a` into a buffer of `size`
+//! bytes, an index in `0..slots` with `slots = (size - n) / a + 1` is obtained by `urem`,
+//! `and` (power-of-two slot counts), `umin`, or a `select` on an unsigned comparison, and
+//! scaled by `a` (`mul` or `shl`). Since buffer bases are [`super::BUFFER_ALIGN`]-aligned and
+//! `a` divides it, every access is naturally aligned and in bounds. Vector accesses
+//! (contiguous, masked, gather/scatter) keep even inactive lanes in bounds, so a run never
+//! depends on how masking is implemented. Stack arrays (`alloca`) are zeroed in the entry
+//! block before any use, so no run reads uninitialized memory.
+
+use arbitrary::Result;
+
+use super::emit::{Buffer, Gen};
+use super::pool::Slot;
+use super::{chance, range};
+use crate::entities::Value;
+use crate::instructions::InstData;
+use crate::opcodes::{AtomicOp, BinaryOp, IntCC};
+use crate::types::Type;
+
+impl Gen<'_, '_> {
+    /// Adds zeroed stack arrays to the buffers (entry block only).
+    pub(super) fn seed_memory(&mut self) -> Result<()> {
+        if !self.cfg.memory || !chance(self.u, 1, 3)? {
+            return Ok(());
+        }
+        let bytes = (16 * u32::from(self.width)).max(64);
+        let base = self.ins(
+            InstData::Alloca {
+                size: bytes,
+                align: super::BUFFER_ALIGN,
+            },
+            Type::PTR,
+        );
+        let zero = self.constant(Slot::I64, 0);
+        for k in 0..bytes / 8 {
+            let off = self.constant(Slot::I64, i64::from(k * 8));
+            let ptr = self.ins(InstData::PtrAdd { args: [base, off] }, Type::PTR);
+            self.ins_void(InstData::Store {
+                value: zero,
+                ptr,
+                align: 8,
+            });
+        }
+        self.buffers.push(Buffer {
+            base,
+            bytes: u64::from(bytes),
+        });
+        Ok(())
+    }
+
+    fn pick_buffer(&mut self) -> Result<Option<Buffer>> {
+        if self.buffers.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(
+            self.buffers[range(self.u, 0, self.buffers.len() - 1)?],
+        ))
+    }
+
+    /// An in-bounds address in `buf` for `access` bytes aligned to `align` (a power of two).
+    pub(super) fn address(&mut self, buf: Buffer, access: u64, align: u64) -> Result<Value> {
+        let ptr_ty = self.func.dfg.value_type(buf.base);
+        let slots = buf.bytes.saturating_sub(access) / align + 1;
+        let offset = if slots == 1 || chance(self.u, 1, 8)? {
+            let k = range(self.u, 0, (slots - 1) as usize)? as u64;
+            self.constant(Slot::I64, (k * align) as i64)
+        } else {
+            let islot = if chance(self.u, 1, 2)? {
+                Slot::I32
+            } else {
+                Slot::I64
+            };
+            let idx = self.clamp_index(islot, slots)?;
+            self.scale(idx, islot, align)?
+        };
+        Ok(self.ins(
+            InstData::PtrAdd {
+                args: [buf.base, offset],
+            },
+            ptr_ty,
+        ))
+    }
+
+    /// A vector of in-bounds addresses in `buf`, each for one `elem`-byte, aligned element.
+    fn addresses(&mut self, buf: Buffer, elem: u64) -> Result<Value> {
+        let base_ty = self.func.dfg.value_type(buf.base);
+        let slots = buf.bytes.saturating_sub(elem) / elem + 1;
+        let islot = if chance(self.u, 1, 2)? {
+            Slot::VI32
+        } else {
+            Slot::VI64
+        };
+        let idx = self.clamp_index(islot, slots)?;
+        let offset = self.scale(idx, islot, elem)?;
+        let ty = Type::Vector(self.width, base_ty.elem());
+        Ok(self.ins(
+            InstData::PtrAdd {
+                args: [buf.base, offset],
+            },
+            ty,
+        ))
+    }
+
+    /// A usable integer (or integer vector) of `slot` forced into `0..slots` (unsigned).
+    fn clamp_index(&mut self, slot: Slot, slots: u64) -> Result<Value> {
+        let x = self.pick(slot)?;
+        let ty = slot.ty(self.width);
+        let n = slots as i64;
+        let bin = |g: &mut Self, op, a, b| g.ins(InstData::Binary { op, args: [a, b] }, ty);
+        Ok(match range(self.u, 0, 3)? {
+            0 => {
+                let m = self.constant(slot, n);
+                bin(self, BinaryOp::URem, x, m)
+            }
+            1 if slots.is_power_of_two() => {
+                let m = self.constant(slot, n - 1);
+                bin(self, BinaryOp::And, x, m)
+            }
+            2 => {
+                let limit = self.constant(slot, n);
+                let in_range = self.ins(
+                    InstData::Icmp {
+                        cond: IntCC::Ult,
+                        args: [x, limit],
+                    },
+                    ty.as_bool(),
+                );
+                let k = range(self.u, 0, (slots - 1) as usize)? as i64;
+                let fallback = self.constant(slot, k);
+                self.ins(
+                    InstData::Select {
+                        args: [in_range, x, fallback],
+                    },
+                    ty,
+                )
+            }
+            _ => {
+                let m = self.constant(slot, n - 1);
+                bin(self, BinaryOp::UMin, x, m)
+            }
+        })
+    }
+
+    /// `idx * align`, as a multiplication or a shift.
+    fn scale(&mut self, idx: Value, slot: Slot, align: u64) -> Result<Value> {
+        if align == 1 {
+            return Ok(idx);
+        }
+        let ty = slot.ty(self.width);
+        let (op, k) = if chance(self.u, 1, 2)? {
+            (BinaryOp::Shl, i64::from(align.trailing_zeros()))
+        } else {
+            (BinaryOp::Mul, align as i64)
+        };
+        let c = self.constant(slot, k);
+        Ok(self.ins(InstData::Binary { op, args: [idx, c] }, ty))
+    }
+
+    /// A scalar slot for memory, with its size in bytes.
+    fn mem_slot(&mut self) -> Result<Slot> {
+        let mut cands = vec![
+            Slot::I32,
+            Slot::I64,
+            Slot::I32,
+            Slot::I64,
+            Slot::I8,
+            Slot::I16,
+        ];
+        if self.cfg.floats {
+            cands.extend([Slot::F32, Slot::F64, Slot::F32, Slot::F64]);
+        }
+        Ok(cands[range(self.u, 0, cands.len() - 1)?])
+    }
+
+    pub(super) fn gen_load(&mut self) -> Result<()> {
+        let Some(buf) = self.pick_buffer()? else {
+            return Ok(());
+        };
+        let slot = self.mem_slot()?;
+        let bytes = u64::from(slot.ty(1).bytes());
+        let ptr = self.address(buf, bytes, bytes)?;
+        self.def(
+            InstData::Load {
+                ptr,
+                align: bytes as u32,
+            },
+            slot,
+        );
+        Ok(())
+    }
+
+    pub(super) fn gen_store(&mut self) -> Result<()> {
+        let Some(buf) = self.pick_buffer()? else {
+            return Ok(());
+        };
+        let slot = self.mem_slot()?;
+        let bytes = u64::from(slot.ty(1).bytes());
+        let value = self.pick(slot)?;
+        let ptr = self.address(buf, bytes, bytes)?;
+        self.ins_void(InstData::Store {
+            value,
+            ptr,
+            align: bytes as u32,
+        });
+        Ok(())
+    }
+
+    /// An atomic read-modify-write or compare-and-swap on an `i32`/`i64` cell.
+    pub(super) fn gen_atomic(&mut self) -> Result<()> {
+        let Some(buf) = self.pick_buffer()? else {
+            return Ok(());
+        };
+        let slot = if chance(self.u, 1, 2)? {
+            Slot::I32
+        } else {
+            Slot::I64
+        };
+        let bytes = u64::from(slot.ty(1).bytes());
+        let ptr = self.address(buf, bytes, bytes)?;
+        if chance(self.u, 1, 4)? {
+            let (expected, replacement) = (self.pick(slot)?, self.pick(slot)?);
+            self.def(
+                InstData::AtomicCas {
+                    ptr,
+                    expected,
+                    replacement,
+                },
+                slot,
+            );
+        } else {
+            let op = *self.u.choose(AtomicOp::ALL)?;
+            let value = self.pick(slot)?;
+            self.def(InstData::AtomicRmw { op, ptr, value }, slot);
+        }
+        Ok(())
+    }
+
+    /// A vector memory access: contiguous, masked, gather or scatter.
+    pub(super) fn gen_vector_mem(&mut self) -> Result<()> {
+        let Some(buf) = self.pick_buffer()? else {
+            return Ok(());
+        };
+        let mut cands = vec![Slot::VI32, Slot::VI64];
+        if self.cfg.floats {
+            cands.extend([Slot::VF32, Slot::VF64]);
+        }
+        let slot = cands[range(self.u, 0, cands.len() - 1)?];
+        let elem = u64::from(slot.elem().ty(1).bytes());
+        let align = elem as u32;
+        let total = elem * u64::from(self.width);
+        match range(self.u, 0, 5)? {
+            0 => {
+                let ptr = self.address(buf, total, elem)?;
+                self.def(InstData::Load { ptr, align }, slot);
+            }
+            1 => {
+                let value = self.pick(slot)?;
+                let ptr = self.address(buf, total, elem)?;
+                self.ins_void(InstData::Store { value, ptr, align });
+            }
+            2 => {
+                let ptr = self.address(buf, total, elem)?;
+                let (mask, passthru) = (self.pick(Slot::Mask)?, self.pick(slot)?);
+                self.def(
+                    InstData::MaskedLoad {
+                        ptr,
+                        mask,
+                        passthru,
+                        align,
+                    },
+                    slot,
+                );
+            }
+            3 => {
+                let value = self.pick(slot)?;
+                let ptr = self.address(buf, total, elem)?;
+                let mask = self.pick(Slot::Mask)?;
+                self.ins_void(InstData::MaskedStore {
+                    value,
+                    ptr,
+                    mask,
+                    align,
+                });
+            }
+            4 => {
+                let ptrs = self.addresses(buf, elem)?;
+                let (mask, passthru) = (self.pick(Slot::Mask)?, self.pick(slot)?);
+                self.def(
+                    InstData::Gather {
+                        ptrs,
+                        mask,
+                        passthru,
+                        align,
+                    },
+                    slot,
+                );
+            }
+            _ => {
+                let value = self.pick(slot)?;
+                let ptrs = self.addresses(buf, elem)?;
+                let mask = self.pick(Slot::Mask)?;
+                self.ins_void(InstData::Scatter {
+                    value,
+                    ptrs,
+                    mask,
+                    align,
+                });
+            }
+        }
+        Ok(())
+    }
+}
