@@ -19,6 +19,8 @@ pub mod dfg;
 pub mod entities;
 pub mod filetest;
 pub mod function;
+#[cfg(feature = "fuzzing")]
+pub mod generator;
 pub mod instructions;
 pub mod layout;
 pub mod module;
