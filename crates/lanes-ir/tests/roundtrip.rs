@@ -297,3 +297,66 @@ fn assert_same_structure_modulo_ids(a: &Module, b: &Module) {
         assert!(va >= vb && ba >= bb, "parsed function has more entities");
     }
 }
+
+/// The fuzzer's seed corpus (`fuzz/seeds/*.lir`) is valid text: each file parses, and its
+/// printed form is a fixed point.
+#[test]
+fn fuzz_seeds_parse() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).expect("fuzz/seeds exists") {
+        let path = entry.expect("readable directory").path();
+        if path.extension().is_some_and(|e| e == "lir") {
+            let src = std::fs::read_to_string(&path).expect("readable seed");
+            let m =
+                parse_module(&src).unwrap_or_else(|e| panic!("{}", e.with_file(path.display())));
+            round_trip(&m);
+            count += 1;
+        }
+    }
+    assert!(count >= 5, "only {count} seeds");
+}
+
+/// Generated functions round-trip, keep their structure, and still verify after parsing:
+/// `count` deterministic seeds.
+#[cfg(feature = "fuzzing")]
+fn generated_functions_round_trip(cfg: &lanes_ir::generator::GenConfig, count: u64) -> usize {
+    let mut irreducible = 0;
+    for seed in 0..count {
+        let bytes = common::seeded_bytes(seed, 8192);
+        let mut u = arbitrary::Unstructured::new(&bytes);
+        let g = lanes_ir::generator::generate(&mut u, cfg).expect("generator succeeds");
+        let parsed = round_trip(&g.module);
+        assert_same_structure(&g.module, &parsed);
+        if let Err(e) = lanes_ir::verifier::verify_module(&parsed) {
+            panic!(
+                "seed {seed}: parsed module does not verify: {e}\n{}",
+                module_to_string(&parsed)
+            );
+        }
+        irreducible += usize::from(g.info.irreducible);
+    }
+    irreducible
+}
+
+#[cfg(feature = "fuzzing")]
+#[test]
+fn generated_functions_round_trip_default_config() {
+    generated_functions_round_trip(&lanes_ir::generator::GenConfig::default(), 1000);
+}
+
+#[cfg(feature = "fuzzing")]
+#[test]
+fn generated_functions_round_trip_irreducible_vector() {
+    let cfg = lanes_ir::generator::GenConfig {
+        irreducible: true,
+        vector_width: Some(4),
+        transcendental: true,
+        ..Default::default()
+    };
+    let irreducible = generated_functions_round_trip(&cfg, 1000);
+    assert!(
+        irreducible > 100,
+        "only {irreducible} irreducible functions"
+    );
+}
