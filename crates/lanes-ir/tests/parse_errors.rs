@@ -329,6 +329,15 @@ fn malformed_inputs_report_position_and_expectation() {
             "3:22",
             "unexpected character '#'",
         ),
+        // The entity budget: two functions numbered up to the largest index exceed it.
+        (
+            "function @a() {\nblock0:\n    v1048576: i32 = iconst 0\n}\n\
+             function @b() {\nblock0:\n    v1048576: i32 = iconst 0\n}\n"
+                .into(),
+            "5:10",
+            "function '@b' numbers its values and blocks up to 1048578 entities, more than the \
+             1048574 left",
+        ),
         // Names and values resolved after the whole text is read.
         (body("    ret v7"), "3:9", "use of undefined value 'v7'"),
         (body("    call @nope()"), "3:10", "unknown function '@nope'"),

@@ -238,12 +238,14 @@ fn build(
     let num_blocks = body.labels.keys().max().map_or(0, |&m| m as usize + 1);
     let needed = num_values + num_blocks;
     if needed > *budget {
+        let mut shown = String::new();
+        // Writing to a String cannot fail.
+        let _ = crate::write::write_name(&mut shown, &func.name);
         return Err(ParseError::new(
             name_pos,
             format!(
-                "function '{}' numbers its values and blocks up to {needed} entities, more than \
-                 the {budget} left of the parser's limit for one module",
-                func.name
+                "function '{shown}' numbers its values and blocks up to {needed} entities, more \
+                 than the {budget} left of the parser's limit for one module"
             ),
         ));
     }
