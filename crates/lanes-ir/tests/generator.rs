@@ -167,22 +167,55 @@ impl Cfg {
     }
 }
 
-/// Statistics over natural loops: deepest nesting, and the most exit edges of one loop.
-fn loop_stats(cfg: &Cfg) -> (usize, usize) {
+/// Facts about the loops of a function, from its natural loops.
+#[derive(Default)]
+struct LoopStats {
+    /// Deepest nesting.
+    depth: usize,
+    /// Most exit edges of one loop.
+    exits: usize,
+    /// An edge from an inner loop to a block outside an enclosing loop (`break outer`).
+    break_outer: bool,
+    /// An exit edge of a loop to a returning block (an early return from inside the loop;
+    /// the returning block itself is never part of the natural loop).
+    return_in_loop: bool,
+    /// A loop with several latches.
+    several_latches: bool,
+}
+
+fn loop_stats(func: &Function, cfg: &Cfg) -> LoopStats {
     let loops = cfg.natural_loops();
-    let mut deepest = 0;
-    let mut most_exits = 0;
+    let mut st = LoopStats::default();
+    let is_ret = |b: usize| {
+        matches!(
+            func.inst(func.terminator(cfg.blocks[b]).unwrap()),
+            InstData::Return { .. }
+        )
+    };
     for (h, body) in &loops {
         let depth = loops.iter().filter(|(_, other)| other.contains(h)).count();
-        deepest = deepest.max(depth);
+        st.depth = st.depth.max(depth);
         let exits = body
             .iter()
             .flat_map(|&b| cfg.succs[b].iter())
             .filter(|s| !body.contains(s))
             .count();
-        most_exits = most_exits.max(exits);
+        st.exits = st.exits.max(exits);
+        st.return_in_loop |= body.iter().any(|&b| {
+            cfg.succs[b]
+                .iter()
+                .any(|&s| !body.contains(&s) && is_ret(s))
+        });
+        st.several_latches |= cfg.preds[*h].iter().filter(|p| body.contains(p)).count() >= 2;
+        for (oh, outer) in &loops {
+            if oh != h && outer.contains(h) {
+                st.break_outer |= body
+                    .iter()
+                    .any(|&b| cfg.succs[b].iter().any(|s| !outer.contains(s)));
+            }
+        }
     }
-    (deepest, most_exits)
+    st
 }
 
 /// Every block ends in exactly one terminator, φs stand at the top and list exactly the
@@ -274,9 +307,20 @@ fn generated_functions_verify() {
 #[test]
 fn control_flow_is_varied() {
     let cfg = GenConfig::default();
-    let (mut nested, mut multi_exit, mut switches, mut multi_ret, mut blocks, mut insts) =
-        (0, 0, 0, 0, 0, 0);
     let n = 1000;
+    let mut counts: [(&str, usize, usize); 10] = [
+        ("loops nested >= 2 deep", 0, 20),
+        ("a loop with >= 2 exit edges", 0, 25),
+        ("a break out of an outer loop", 0, 5),
+        ("a return from inside a loop", 0, 10),
+        ("a loop with several latches", 0, 10),
+        ("a switch", 0, 25),
+        ("a switch with cases sharing a target", 0, 10),
+        ("several returns", 0, 25),
+        ("a join of >= 3 predecessors", 0, 25),
+        ("a φ", 0, 50),
+    ];
+    let (mut blocks, mut insts) = (0, 0);
     for seed in 0..n {
         let g = gen(seed, &cfg);
         let func = g.function();
@@ -286,43 +330,57 @@ fn control_flow_is_varied() {
             "seed {seed}: irreducible without the flag"
         );
         assert!(!g.info.irreducible && g.info.side_entries.is_empty());
-        let (depth, exits) = loop_stats(&c);
-        nested += usize::from(depth >= 2);
-        multi_exit += usize::from(exits >= 2);
+        let st = loop_stats(func, &c);
         let terms: Vec<&InstData> = c
             .blocks
             .iter()
             .map(|&b| func.inst(func.terminator(b).unwrap()))
             .collect();
-        switches += usize::from(terms.iter().any(|t| matches!(t, InstData::Switch { .. })));
-        multi_ret += usize::from(
+        let shared_switch = terms.iter().any(|t| match t {
+            InstData::Switch { .. } => {
+                let targets = t.branch_targets();
+                targets.iter().collect::<BTreeSet<_>>().len() < targets.len()
+            }
+            _ => false,
+        });
+        let facts = [
+            st.depth >= 2,
+            st.exits >= 2,
+            st.break_outer,
+            st.return_in_loop,
+            st.several_latches,
+            terms.iter().any(|t| matches!(t, InstData::Switch { .. })),
+            shared_switch,
             terms
                 .iter()
                 .filter(|t| matches!(t, InstData::Return { .. }))
                 .count()
                 >= 2,
-        );
+            c.preds.iter().any(|p| p.len() >= 3),
+            func.layout.blocks().any(|b| {
+                func.layout
+                    .block_insts(b)
+                    .iter()
+                    .any(|&i| func.inst(i).is_phi())
+            }),
+        ];
+        for (count, fact) in counts.iter_mut().zip(facts) {
+            count.1 += usize::from(fact);
+        }
         blocks += c.len();
         insts += func.num_placed_insts();
     }
-    eprintln!(
-        "{n} functions: {nested} with loops nested >= 2 deep, {multi_exit} with a multi-exit loop, \
-         {switches} with a switch, {multi_ret} with several returns; {:.1} blocks and {:.1} \
-         instructions on average",
-        blocks as f64 / n as f64,
-        insts as f64 / n as f64
-    );
-    assert!(nested * 5 >= n as usize, "nested loops in fewer than 20%");
-    assert!(
-        multi_exit * 4 >= n as usize,
-        "multi-exit loops in fewer than 25%"
-    );
-    assert!(switches * 4 >= n as usize, "switches in fewer than 25%");
-    assert!(
-        multi_ret * 4 >= n as usize,
-        "several returns in fewer than 25%"
-    );
     let (avg_blocks, avg_insts) = (blocks / n as usize, insts / n as usize);
+    eprintln!("{n} functions, {avg_blocks} blocks and {avg_insts} instructions on average; with");
+    for (what, count, _) in &counts {
+        eprintln!("  {what}: {count}");
+    }
+    for (what, count, percent) in counts {
+        assert!(
+            count * 100 >= percent * n as usize,
+            "{what} in fewer than {percent}%"
+        );
+    }
     assert!(
         (5..=40).contains(&avg_blocks),
         "{avg_blocks} blocks on average"
@@ -331,6 +389,49 @@ fn control_flow_is_varied() {
         (20..=300).contains(&avg_insts),
         "{avg_insts} instructions on average"
     );
+}
+
+#[test]
+fn knobs_are_respected() {
+    let scalar = GenConfig {
+        floats: false,
+        memory: false,
+        calls: false,
+        ..GenConfig::default()
+    };
+    for seed in 0..300 {
+        let g = gen(seed, &scalar);
+        assert_eq!(g.module.functions().count(), 1, "no helper without calls");
+        let func = g.function();
+        assert!(g.params.iter().all(|p| matches!(p, GenParam::Int(_))));
+        for b in func.layout.blocks() {
+            for &i in func.layout.block_insts(b) {
+                let data = func.inst(i);
+                assert!(
+                    !data.reads_memory() && !data.has_side_effects(),
+                    "memory op without memory"
+                );
+                if let Some(v) = func.dfg.inst_result(i) {
+                    let ty = func.value_type(v);
+                    assert!(
+                        ty.is_int() && !ty.is_vector(),
+                        "{ty} in a scalar integer function"
+                    );
+                }
+            }
+        }
+    }
+    let small = GenConfig {
+        min_blocks: 3,
+        max_blocks: 6,
+        max_loop_depth: 1,
+        ..GenConfig::default()
+    };
+    for seed in 0..300 {
+        let g = gen(seed, &small);
+        assert!((3..=6).contains(&g.function().layout.num_blocks()));
+        assert!(loop_stats(g.function(), &Cfg::new(g.function())).depth <= 1);
+    }
 }
 
 #[test]

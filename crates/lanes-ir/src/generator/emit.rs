@@ -422,7 +422,7 @@ impl Gen<'_, '_> {
                     },
                     Type::I1,
                 );
-                if chance(self.u, 1, 2)? {
+                if chance(self.u, 1, 3)? {
                     // A data-dependent exit on top of the counter.
                     let extra = self.condition()?;
                     let op = if flip { BinaryOp::Or } else { BinaryOp::And };
