@@ -167,8 +167,22 @@ fn vector_programs_run_without_faults() {
         },
         300,
     );
-    run_all("vector width 3", &GenConfig { vector_width: Some(3), ..GenConfig::default() }, 200);
-    run_all("vector width 16", &GenConfig { vector_width: Some(16), ..GenConfig::default() }, 100);
+    run_all(
+        "vector width 3",
+        &GenConfig {
+            vector_width: Some(3),
+            ..GenConfig::default()
+        },
+        200,
+    );
+    run_all(
+        "vector width 16",
+        &GenConfig {
+            vector_width: Some(16),
+            ..GenConfig::default()
+        },
+        100,
+    );
 }
 
 #[test]
