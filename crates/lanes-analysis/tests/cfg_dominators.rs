@@ -15,7 +15,11 @@ fn random_functions_are_verified_ssa() {
     for seed in 0..CASES {
         let func = random_function(seed);
         let entry = func.entry_block().expect("random functions have blocks");
-        if func.layout.blocks().any(|b| func.successors(b).contains(&entry)) {
+        if func
+            .layout
+            .blocks()
+            .any(|b| func.successors(b).contains(&entry))
+        {
             continue;
         }
         let mut module = Module::new();
@@ -26,7 +30,10 @@ fn random_functions_are_verified_ssa() {
         }
         verified += 1;
     }
-    assert!(verified >= 1000, "only {verified} functions without entry predecessors");
+    assert!(
+        verified >= 1000,
+        "only {verified} functions without entry predecessors"
+    );
 }
 
 #[test]

@@ -226,7 +226,7 @@ pub fn check_post_dominators(func: &Function) -> Result<bool, String> {
     let plain = oracle::plain_post_dominance(&g);
     let infinite = !oracle::all_reach_exits(&g);
     ensure!(
-        infinite == !loop_roots.is_empty(),
+        infinite != loop_roots.is_empty(),
         "loop roots exist iff some block is doomed"
     );
     let exits: Vec<usize> = (0..n).filter(|&x| g.is_exit(x)).collect();
@@ -333,7 +333,12 @@ pub fn check_loops(func: &Function, stats: &mut LoopStats) -> Result<(), String>
             .ok_or(format!("{h} is not a header"))?;
         ensure!(forest.header(l) == h, "header of {l}");
         ensure!(set(forest.latches(l)) == nat.latches, "latches of {l}");
-        ensure!(set(forest.blocks(l)) == nat.blocks, "blocks of {l} (header {h}): {:?}, expected {:?}", set(forest.blocks(l)), nat.blocks);
+        ensure!(
+            set(forest.blocks(l)) == nat.blocks,
+            "blocks of {l} (header {h}): {:?}, expected {:?}",
+            set(forest.blocks(l)),
+            nat.blocks
+        );
         ensure!(
             forest.blocks(l).is_sorted_by_key(rpo_key),
             "blocks of {l} in RPO"
