@@ -10,7 +10,7 @@
 //! (a second run on the same inputs gives the same result and the same memory).
 
 use arbitrary::Unstructured;
-use lanes_interp::{Interpreter, Memory, RtValue};
+use lanes_interp::{Interpreter, Memory, RtValue, WorkItemContext};
 use lanes_ir::generator::{generate, GenConfig, GenParam, Generated, BUFFER_ALIGN};
 use lanes_ir::{AddrSpace, ScalarType, Type};
 use rand::rngs::SmallRng;
@@ -193,4 +193,38 @@ fn programs_with_transcendentals_run_without_faults() {
         ..GenConfig::default()
     };
     run_all("transcendental", &cfg, 200);
+}
+
+#[test]
+fn work_item_programs_run_without_faults_and_depend_on_the_instance() {
+    let cfg = GenConfig {
+        work_items: true,
+        ..GenConfig::default()
+    };
+    let (count, mut instance_dependent) = (300, 0);
+    for seed in 0..count {
+        let g = generated(seed, &cfg);
+        let mut results = vec![];
+        for local in 0..4 {
+            let interp = Interpreter::new(&g.module)
+                .fuel(FUEL)
+                .work_item(WorkItemContext::one_dim(1, local, 4, 2));
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut mem = Memory::new();
+            let args = arguments(&g, &mut rng, &mut mem);
+            let value = interp
+                .call(g.func, &args, &mut mem)
+                .unwrap_or_else(|e| panic!("work items seed {seed} item {local}: {e}"))
+                .expect("the main function returns a value");
+            results.push(value);
+        }
+        instance_dependent += usize::from(results.iter().any(|r| !r.same_as(&results[0])));
+    }
+    eprintln!(
+        "work items: {instance_dependent} of {count} programs return instance-dependent results"
+    );
+    assert!(
+        instance_dependent * 10 >= count as usize,
+        "work-item ids rarely reach the result"
+    );
 }

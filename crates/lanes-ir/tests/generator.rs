@@ -46,6 +46,13 @@ fn vector_cfg() -> GenConfig {
     }
 }
 
+fn width(w: u16) -> GenConfig {
+    GenConfig {
+        vector_width: Some(w),
+        ..GenConfig::default()
+    }
+}
+
 /// The CFG of a function, by layout position: successors (distinct) and predecessors.
 struct Cfg {
     blocks: Vec<Block>,
@@ -282,6 +289,18 @@ fn generated_functions_verify() {
             },
             200,
         ),
+        (
+            "work items",
+            GenConfig {
+                work_items: true,
+                ..GenConfig::default()
+            },
+            100,
+        ),
+        ("vector width 1", width(1), 100),
+        ("vector width 3", width(3), 100),
+        ("vector width 16", width(16), 100),
+        ("vector width 64", width(64), 30),
     ];
     for (name, cfg, count) in configs {
         for seed in 0..count {

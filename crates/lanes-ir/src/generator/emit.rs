@@ -309,17 +309,8 @@ impl Gen<'_, '_> {
                 } else if preds.len() == 1 {
                     CounterIn::Out(preds[0])
                 } else {
-                    let ty = counter_ty[lp].ty(self.width);
-                    let v = self.ins(
-                        InstData::Phi {
-                            incoming: placeholder.clone(),
-                        },
-                        ty,
-                    );
-                    let inst = self.func.dfg.value_def(v);
-                    if let crate::dfg::ValueDef::Result(inst) = inst {
-                        phis.counter_phis.push((inst, lp));
-                    }
+                    let (inst, v) = self.phi(placeholder.clone(), counter_ty[lp]);
+                    phis.counter_phis.push((inst, lp));
                     CounterIn::Phi(v)
                 };
                 phis.counters.push((lp, cin));
@@ -329,20 +320,28 @@ impl Gen<'_, '_> {
                     let Some(slot) = self.pick_slot(|_| true)? else {
                         break;
                     };
-                    let v = self.ins(
-                        InstData::Phi {
-                            incoming: placeholder.clone(),
-                        },
-                        slot.ty(self.width),
-                    );
-                    if let crate::dfg::ValueDef::Result(inst) = self.func.dfg.value_def(v) {
-                        phis.data_phis.push((inst, slot));
-                    }
+                    let (inst, _) = self.phi(placeholder.clone(), slot);
+                    phis.data_phis.push((inst, slot));
                 }
             }
             all.push(phis);
         }
         Ok(all)
+    }
+
+    /// Appends a φ of `slot` with the given incoming list to the current block.
+    fn phi(&mut self, incoming: Vec<(Block, Value)>, slot: Slot) -> (Inst, Value) {
+        let inst = self
+            .func
+            .dfg
+            .make_inst(InstData::Phi { incoming }, Some(slot.ty(self.width)));
+        self.func.layout.append_inst(inst, self.cur);
+        let v = self
+            .func
+            .dfg
+            .inst_result(inst)
+            .expect("created with a result");
+        (inst, v)
     }
 
     fn set_incoming(&mut self, phi: Inst, pred: Block, v: Value) {

@@ -79,6 +79,10 @@ pub struct GenConfig {
     pub vector_width: Option<u16>,
     /// Generate a small helper function in the module and call it.
     pub calls: bool,
+    /// Also use OpenCL work-item queries (`global_id 0`, `local_id 0`, sizes) as data, so
+    /// that instances of an SPMD run differ (CC'12 §2). Off by default: a harness then
+    /// needs no work-item context. Stores are not made race-free across work items.
+    pub work_items: bool,
     /// Largest trip count of one loop (at least 2).
     pub max_trip_count: u32,
     /// Largest product of the trip counts of a loop nest.
@@ -100,6 +104,7 @@ impl Default for GenConfig {
             memory: true,
             vector_width: None,
             calls: true,
+            work_items: false,
             max_trip_count: 6,
             max_trip_product: 64,
             max_phis: 3,

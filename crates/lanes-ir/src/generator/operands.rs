@@ -17,7 +17,7 @@ use super::pool::Slot;
 use super::{chance, range, GenParam};
 use crate::entities::Value;
 use crate::instructions::InstData;
-use crate::opcodes::{BinaryOp, CastOp, FloatCC, IntCC, Intrinsic};
+use crate::opcodes::{BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, WorkItemQuery};
 use crate::types::Type;
 
 impl Gen<'_, '_> {
@@ -43,6 +43,20 @@ impl Gen<'_, '_> {
                     base: v,
                     bytes: p.buffer_bytes(),
                 }),
+            }
+        }
+        if self.cfg.work_items {
+            // Instance-dependent values: what makes SPMD instances diverge (PLDI'18 §2.3).
+            let queries = [
+                (WorkItemQuery::GlobalId, Slot::I64),
+                (WorkItemQuery::LocalId, Slot::I32),
+                (WorkItemQuery::GlobalSize, Slot::I64),
+                (WorkItemQuery::GroupId, Slot::I32),
+            ];
+            for (query, slot) in queries {
+                if query == WorkItemQuery::GlobalId || chance(self.u, 1, 3)? {
+                    self.def(InstData::WorkItem { query, dim: 0 }, slot);
+                }
             }
         }
         let order = [
