@@ -411,6 +411,134 @@ fn control_flow_is_varied() {
 }
 
 #[test]
+fn every_instruction_group_appears() {
+    let mut seen = BTreeSet::new();
+    for seed in 0..600 {
+        let cfg = if seed % 2 == 0 {
+            GenConfig::default()
+        } else {
+            vector_cfg()
+        };
+        let g = gen(seed, &cfg);
+        for (_, func) in g.module.functions() {
+            for b in func.layout.blocks() {
+                for &i in func.layout.block_insts(b) {
+                    seen.insert(func.inst(i).opcode_name());
+                }
+            }
+        }
+    }
+    let expected = [
+        // Integer and float arithmetic, bitwise, shifts, min/max, guarded division.
+        "add",
+        "sub",
+        "mul",
+        "sdiv",
+        "udiv",
+        "srem",
+        "urem",
+        "and",
+        "or",
+        "xor",
+        "shl",
+        "lshr",
+        "ashr",
+        "smin",
+        "smax",
+        "umin",
+        "umax",
+        "fadd",
+        "fsub",
+        "fmul",
+        "fdiv",
+        "frem",
+        "fmin",
+        "fmax",
+        "ineg",
+        "not",
+        "fneg",
+        "copy",
+        "iconst",
+        "fconst",
+        // Comparisons, selects, casts.
+        "icmp",
+        "fcmp",
+        "select",
+        "trunc",
+        "zext",
+        "sext",
+        "fptrunc",
+        "fpext",
+        "fptosi",
+        "fptoui",
+        "sitofp",
+        "uitofp",
+        "bitcast",
+        // Math intrinsics.
+        "sqrt",
+        "fabs",
+        "floor",
+        "ceil",
+        "ftrunc",
+        "round",
+        "rint",
+        "copysign",
+        "fma",
+        "abs",
+        "ctpop",
+        "ctlz",
+        "cttz",
+        // Memory.
+        "ptradd",
+        "alloca",
+        "global_addr",
+        "load",
+        "store",
+        "masked_load",
+        "masked_store",
+        "gather",
+        "scatter",
+        "atomic_rmw",
+        "atomic_cas",
+        // Vectors and masks.
+        "broadcast",
+        "extract",
+        "insert",
+        "shuffle",
+        "any",
+        "all",
+        "popcount",
+        "ballot",
+        "reduce_add",
+        "reduce_mul",
+        "reduce_and",
+        "reduce_or",
+        "reduce_xor",
+        "reduce_smin",
+        "reduce_smax",
+        "reduce_umin",
+        "reduce_umax",
+        "reduce_fadd",
+        "reduce_fmul",
+        "reduce_fmin",
+        "reduce_fmax",
+        // Calls, φs and terminators.
+        "call",
+        "phi",
+        "br",
+        "brif",
+        "switch",
+        "ret",
+    ];
+    let missing: Vec<&str> = expected
+        .iter()
+        .copied()
+        .filter(|op| !seen.contains(op))
+        .collect();
+    assert!(missing.is_empty(), "never generated: {missing:?}");
+}
+
+#[test]
 fn knobs_are_respected() {
     let scalar = GenConfig {
         floats: false,

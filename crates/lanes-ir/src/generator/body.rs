@@ -143,10 +143,19 @@ pub(super) fn fit(imm: i64, bits: u32) -> i64 {
 }
 
 impl Gen<'_, '_> {
-    /// A constant of `slot` (splatted for vectors; converted for floats), not made usable.
+    /// A constant of `slot` (splatted for vectors; converted for floats), not made usable
+    /// as data but reused where it dominates.
     pub(super) fn constant(&mut self, slot: Slot, imm: i64) -> Value {
         let ty = slot.ty(self.width);
-        if slot.is_float() {
+        let imm = if slot.is_float() {
+            imm
+        } else {
+            fit(imm, ty.elem().bits())
+        };
+        if let Some(v) = self.pool.constant(slot, imm) {
+            return v;
+        }
+        let v = if slot.is_float() {
             let bits = if ty.elem() == ScalarType::F32 {
                 u64::from((imm as f32).to_bits())
             } else {
@@ -154,9 +163,10 @@ impl Gen<'_, '_> {
             };
             self.ins(InstData::Fconst { bits }, ty)
         } else {
-            let imm = fit(imm, ty.elem().bits());
             self.ins(InstData::Iconst { imm }, ty)
-        }
+        };
+        self.pool.add_constant(slot, imm, v);
+        v
     }
 
     /// A random int slot; `i1` only if `allow_i1`.
@@ -202,7 +212,7 @@ impl Gen<'_, '_> {
         if !self.buffers.is_empty() {
             menu.extend([(7, Kind::Load), (6, Kind::Store), (1, Kind::Atomic)]);
         }
-        if self.helper.is_some() {
+        if self.env.helper.is_some() {
             menu.push((2, Kind::Call));
         }
         if self.has(Slot::Mask) {
@@ -468,7 +478,9 @@ impl Gen<'_, '_> {
     }
 
     fn gen_call(&mut self) -> Result<()> {
-        let Some(h) = self.helper else { return Ok(()) };
+        let Some(h) = &self.env.helper else {
+            return Ok(());
+        };
         let mut args = Vec::with_capacity(h.params.len());
         for &ty in &h.params {
             let slot = Slot::of(ty, self.width).unwrap_or(Slot::I32);

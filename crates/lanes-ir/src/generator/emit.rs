@@ -29,11 +29,11 @@ use super::cfg_shape::{Skeleton, Term};
 use super::dom::{dominator_children, is_irreducible};
 use super::pool::{Pool, Slot};
 use super::{buffer_ptr_type, chance, range, GenConfig, GenInfo, GenParam, BUFFER_ALIGN};
-use crate::entities::{Block, FuncId, Inst, Value};
+use crate::entities::{Block, FuncId, GlobalId, Inst, Value};
 use crate::function::Function;
 use crate::instructions::InstData;
 use crate::opcodes::{BinaryOp, IntCC};
-use crate::types::Type;
+use crate::types::{AddrSpace, Type};
 
 /// The signature of the helper function the main function may call.
 #[derive(Clone, Debug)]
@@ -43,11 +43,29 @@ pub(super) struct HelperSig {
     pub ret: Type,
 }
 
+/// A module global the function may access.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct GlobalRef {
+    pub id: GlobalId,
+    pub bytes: u64,
+    pub space: AddrSpace,
+    pub writable: bool,
+}
+
+/// What the module offers a generated function besides its parameters.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Env {
+    pub helper: Option<HelperSig>,
+    pub globals: Vec<GlobalRef>,
+}
+
 /// A memory region every access must stay inside.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Buffer {
     pub base: Value,
     pub bytes: u64,
+    /// False for constant tables: only loads.
+    pub writable: bool,
 }
 
 /// The generator's state while emitting one function.
@@ -63,7 +81,7 @@ pub(super) struct Gen<'u, 'a> {
     /// Vector width (1 without vectors; vector slots are then unused).
     pub width: u16,
     pub buffers: Vec<Buffer>,
-    pub helper: Option<&'u HelperSig>,
+    pub env: &'u Env,
 }
 
 /// A loop counter's value on entry to a block.
@@ -90,7 +108,7 @@ pub(super) fn gen_function(
     name: &str,
     params: &[GenParam],
     ret: Type,
-    helper: Option<&HelperSig>,
+    env: &Env,
 ) -> Result<(Function, GenInfo)> {
     let types: Vec<Type> = params
         .iter()
@@ -128,7 +146,7 @@ pub(super) fn gen_function(
         slots,
         width: width.unwrap_or(1),
         buffers: vec![],
-        helper,
+        env,
     };
     let children = dominator_children(&sk.succs, &sk.preds);
     g.emit(&sk, &children, params)?;

@@ -23,8 +23,17 @@ use crate::opcodes::{AtomicOp, BinaryOp, IntCC};
 use crate::types::Type;
 
 impl Gen<'_, '_> {
-    /// Adds zeroed stack arrays to the buffers (entry block only).
+    /// Adds the module's globals and zeroed stack arrays to the buffers (entry block only).
     pub(super) fn seed_memory(&mut self) -> Result<()> {
+        for g in &self.env.globals {
+            let base = self.ins(InstData::GlobalAddr { global: g.id }, Type::ptr(g.space));
+            let (bytes, writable) = (g.bytes, g.writable);
+            self.buffers.push(Buffer {
+                base,
+                bytes,
+                writable,
+            });
+        }
         if !self.cfg.memory || !chance(self.u, 1, 3)? {
             return Ok(());
         }
@@ -49,17 +58,23 @@ impl Gen<'_, '_> {
         self.buffers.push(Buffer {
             base,
             bytes: u64::from(bytes),
+            writable: true,
         });
         Ok(())
     }
 
-    fn pick_buffer(&mut self) -> Result<Option<Buffer>> {
-        if self.buffers.is_empty() {
+    /// A random buffer; only writable ones if `write`.
+    fn pick_buffer(&mut self, write: bool) -> Result<Option<Buffer>> {
+        let cands: Vec<Buffer> = self
+            .buffers
+            .iter()
+            .copied()
+            .filter(|b| b.writable || !write)
+            .collect();
+        if cands.is_empty() {
             return Ok(None);
         }
-        Ok(Some(
-            self.buffers[range(self.u, 0, self.buffers.len() - 1)?],
-        ))
+        Ok(Some(cands[range(self.u, 0, cands.len() - 1)?]))
     }
 
     /// An in-bounds address in `buf` for `access` bytes aligned to `align` (a power of two).
@@ -178,7 +193,7 @@ impl Gen<'_, '_> {
     }
 
     pub(super) fn gen_load(&mut self) -> Result<()> {
-        let Some(buf) = self.pick_buffer()? else {
+        let Some(buf) = self.pick_buffer(false)? else {
             return Ok(());
         };
         let slot = self.mem_slot()?;
@@ -195,7 +210,7 @@ impl Gen<'_, '_> {
     }
 
     pub(super) fn gen_store(&mut self) -> Result<()> {
-        let Some(buf) = self.pick_buffer()? else {
+        let Some(buf) = self.pick_buffer(true)? else {
             return Ok(());
         };
         let slot = self.mem_slot()?;
@@ -212,7 +227,7 @@ impl Gen<'_, '_> {
 
     /// An atomic read-modify-write or compare-and-swap on an `i32`/`i64` cell.
     pub(super) fn gen_atomic(&mut self) -> Result<()> {
-        let Some(buf) = self.pick_buffer()? else {
+        let Some(buf) = self.pick_buffer(true)? else {
             return Ok(());
         };
         let slot = if chance(self.u, 1, 2)? {
@@ -242,7 +257,9 @@ impl Gen<'_, '_> {
 
     /// A vector memory access: contiguous, masked, gather or scatter.
     pub(super) fn gen_vector_mem(&mut self) -> Result<()> {
-        let Some(buf) = self.pick_buffer()? else {
+        // Even kinds read, odd kinds write.
+        let kind = range(self.u, 0, 5)?;
+        let Some(buf) = self.pick_buffer(kind % 2 == 1)? else {
             return Ok(());
         };
         let mut cands = vec![Slot::VI32, Slot::VI64];
@@ -253,7 +270,7 @@ impl Gen<'_, '_> {
         let elem = u64::from(slot.elem().ty(1).bytes());
         let align = elem as u32;
         let total = elem * u64::from(self.width);
-        match range(self.u, 0, 5)? {
+        match kind {
             0 => {
                 let ptr = self.address(buf, total, elem)?;
                 self.def(InstData::Load { ptr, align }, slot);

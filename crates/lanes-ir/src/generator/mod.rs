@@ -47,8 +47,8 @@ use arbitrary::{Result, Unstructured};
 
 use crate::entities::{Block, FuncId};
 use crate::function::Function;
-use crate::module::Module;
-use crate::types::Type;
+use crate::module::{GlobalData, Module};
+use crate::types::{AddrSpace, Type};
 
 /// Alignment in bytes a harness must give every buffer argument (also stated in the
 /// parameter's `align` attribute).
@@ -153,7 +153,7 @@ pub struct GenInfo {
     /// any irreducibility. A side entry makes the loop's cycle irreducible when the entered
     /// block reaches a latch without passing the header, which is the common case.
     pub side_entries: Vec<(Block, Block)>,
-    /// The helper function the main function calls, if any.
+    /// The helper function the main function may call, if the module has one.
     pub helper: Option<FuncId>,
 }
 
@@ -174,7 +174,8 @@ pub struct Generated {
 /// itself (none occur in practice: exhausted input yields the smallest choices).
 pub fn generate(u: &mut Unstructured, cfg: &GenConfig) -> Result<Generated> {
     let mut module = Module::new();
-    let helper = if cfg.calls && chance(u, 1, 2)? {
+    let mut env = emit::Env::default();
+    if cfg.calls && chance(u, 1, 2)? {
         let hcfg = GenConfig {
             min_blocks: 1,
             max_blocks: cfg.max_blocks.clamp(1, 5),
@@ -195,16 +196,18 @@ pub fn generate(u: &mut Unstructured, cfg: &GenConfig) -> Result<Generated> {
         } else {
             int_type(u)?
         };
-        let (func, _) = emit::gen_function(u, &hcfg, "helper", &kinds, ret, None)?;
+        let (func, _) = emit::gen_function(u, &hcfg, "helper", &kinds, ret, &env)?;
         let sig = func.signature();
-        Some(emit::HelperSig {
-            id: module.define(func),
+        let id = module.define(func);
+        env.helper = Some(emit::HelperSig {
+            id,
             params: sig.params,
             ret,
-        })
-    } else {
-        None
-    };
+        });
+    }
+    if cfg.memory && chance(u, 1, 3)? {
+        env.globals.push(add_global(u, cfg, &mut module)?);
+    }
 
     let mut params = vec![];
     for _ in 0..range(u, 1, 3)? {
@@ -238,12 +241,12 @@ pub fn generate(u: &mut Unstructured, cfg: &GenConfig) -> Result<Generated> {
         params.swap(i, j);
     }
     let ret = int_type(u)?;
-    let (func, mut info) = emit::gen_function(u, cfg, "gen", &params, ret, helper.as_ref())?;
+    let (func, mut info) = emit::gen_function(u, cfg, "gen", &params, ret, &env)?;
     let mut func = func;
     if info.irreducible {
         func.name = "gen_irreducible".to_string();
     }
-    info.helper = helper.map(|h| h.id);
+    info.helper = env.helper.map(|h| h.id);
     let id = module.define(func);
     Ok(Generated {
         module,
@@ -260,6 +263,48 @@ impl Generated {
             .function(self.func)
             .expect("the generator defines its main function")
     }
+}
+
+/// Adds a global with pseudo-random contents: a read-only table in the constant address
+/// space, or writable state in the global one.
+fn add_global(
+    u: &mut Unstructured,
+    cfg: &GenConfig,
+    module: &mut Module,
+) -> Result<emit::GlobalRef> {
+    let lanes = u64::from(cfg.vector_width.unwrap_or(1).max(1));
+    let bytes = (16 * lanes).max(64);
+    let writable = chance(u, 1, 2)?;
+    // SplitMix64 from one seed: cheap, and independent of how many bytes `u` has left.
+    let mut x: u64 = u.int_in_range(0..=u64::MAX)?;
+    let init = (0..bytes)
+        .map(|_| {
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (z ^ (z >> 31)) as u8
+        })
+        .collect();
+    let space = if writable {
+        AddrSpace::GLOBAL
+    } else {
+        AddrSpace::CONSTANT
+    };
+    let id = module.add_global(GlobalData {
+        name: if writable { "state" } else { "table" }.to_string(),
+        size: bytes,
+        align: BUFFER_ALIGN,
+        init: Some(init),
+        constant: !writable,
+        space,
+    });
+    Ok(emit::GlobalRef {
+        id,
+        bytes,
+        space,
+        writable,
+    })
 }
 
 /// A uniform integer in `lo..=hi`, or `lo` if the range is empty.
@@ -303,7 +348,7 @@ fn scalar_param(u: &mut Unstructured, floats: bool) -> Result<GenParam> {
     })
 }
 
-/// The element type of the memory a buffer parameter's pointer addresses.
+/// The type of a buffer parameter: a pointer into global memory.
 fn buffer_ptr_type() -> Type {
-    Type::ptr(crate::types::AddrSpace::GLOBAL)
+    Type::ptr(AddrSpace::GLOBAL)
 }

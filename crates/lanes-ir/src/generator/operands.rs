@@ -42,6 +42,7 @@ impl Gen<'_, '_> {
                 GenParam::Buffer { .. } => self.buffers.push(super::emit::Buffer {
                     base: v,
                     bytes: p.buffer_bytes(),
+                    writable: true,
                 }),
             }
         }

@@ -6,12 +6,17 @@
 //! being emitted and `d`'s subtree is still open. So the pool is a stack with one scope per
 //! open dominator-tree node; leaving a node truncates every list to its length at entry.
 //! That is SSA's dominance rule (Cytron et al. 1991, §3) enforced by construction.
+//!
+//! Constants live in a second, keyed table with the same scopes, so a constant needed
+//! again in a dominated block is reused instead of re-materialized (what GVN would do).
+
+use std::collections::hash_map::{Entry, HashMap};
 
 use crate::entities::Value;
 use crate::types::{ScalarType, Type};
 
 /// The value types the generator works with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Slot {
     I1,
     I8,
@@ -99,7 +104,12 @@ impl Slot {
 #[derive(Debug, Default)]
 pub(super) struct Pool {
     vals: [Vec<Value>; NSLOTS],
-    scopes: Vec<[usize; NSLOTS]>,
+    /// Usable constants by slot and value.
+    consts: HashMap<(Slot, i64), Value>,
+    /// Constants added, in order, to forget them when their scope closes.
+    const_log: Vec<(Slot, i64)>,
+    /// Lengths of `vals` and of `const_log` when each open scope was entered.
+    scopes: Vec<([usize; NSLOTS], usize)>,
 }
 
 impl Pool {
@@ -111,17 +121,33 @@ impl Pool {
         &self.vals[slot.index()]
     }
 
+    /// The usable constant `imm` of `slot`, if any.
+    pub(super) fn constant(&self, slot: Slot, imm: i64) -> Option<Value> {
+        self.consts.get(&(slot, imm)).copied()
+    }
+
+    /// Records a new constant (one not yet usable).
+    pub(super) fn add_constant(&mut self, slot: Slot, imm: i64, v: Value) {
+        if let Entry::Vacant(e) = self.consts.entry((slot, imm)) {
+            e.insert(v);
+            self.const_log.push((slot, imm));
+        }
+    }
+
     /// Opens the scope of a dominator-tree node.
     pub(super) fn enter(&mut self) {
-        self.scopes
-            .push(core::array::from_fn(|i| self.vals[i].len()));
+        let lens = core::array::from_fn(|i| self.vals[i].len());
+        self.scopes.push((lens, self.const_log.len()));
     }
 
     /// Closes the innermost scope, forgetting the values pushed in it.
     pub(super) fn leave(&mut self) {
-        if let Some(lens) = self.scopes.pop() {
+        if let Some((lens, log_len)) = self.scopes.pop() {
             for (vals, len) in self.vals.iter_mut().zip(lens) {
                 vals.truncate(len);
+            }
+            for key in self.const_log.drain(log_len..) {
+                self.consts.remove(&key);
             }
         }
     }
@@ -143,6 +169,21 @@ mod tests {
         pool.leave();
         assert_eq!(pool.get(Slot::I32), &[Value::new(0)]);
         assert!(pool.get(Slot::F64).is_empty());
+    }
+
+    #[test]
+    fn constants_are_scoped() {
+        let mut pool = Pool::default();
+        pool.enter();
+        pool.add_constant(Slot::I32, 7, Value::new(0));
+        pool.enter();
+        pool.add_constant(Slot::I32, 8, Value::new(1));
+        pool.add_constant(Slot::I32, 7, Value::new(2)); // already usable: kept as is
+        assert_eq!(pool.constant(Slot::I32, 7), Some(Value::new(0)));
+        pool.leave();
+        assert_eq!(pool.constant(Slot::I32, 8), None);
+        assert_eq!(pool.constant(Slot::I32, 7), Some(Value::new(0)));
+        assert_eq!(pool.constant(Slot::I64, 7), None);
     }
 
     #[test]
