@@ -27,12 +27,31 @@
 //!   the dominator tree and only use values of the dominating blocks; every join block gets
 //!   φs listing each distinct predecessor block once, whose incoming values are picked from
 //!   the values available at the end of that predecessor.
-//! - **No faults**: divisors are forced non-zero and away from `-1`, memory addresses are
-//!   clamped into the buffers declared in [`Generated::params`] (module `memory`) and
-//!   naturally aligned, vector lane indices are clamped into range.
+//! - **No faults**: divisors are forced non-zero and away from `-1`; memory addresses are
+//!   clamped into the buffers declared in [`Generated::params`], the module's globals (a
+//!   read-only table or writable state) and zeroed stack arrays (module `memory`), and
+//!   naturally aligned; vector lane indices are clamped into range.
 //! - **Observable results**: the function returns a checksum of live values, and stores to
-//!   the buffers. Floats may become NaN or infinite; the checksum converts floats with the
-//!   saturating `fptosi`, so it never depends on NaN payloads.
+//!   its buffers and globals. Floats may become NaN or infinite. The checksum converts floats
+//!   with the saturating `fptosi` (NaN gives 0), so NaN payloads, which IEEE 754 leaves
+//!   open, reach the result only through bitcasts and memory.
+//!
+//! ```
+//! use arbitrary::Unstructured;
+//! use lanes_ir::generator::{generate, GenConfig, GenParam};
+//!
+//! let bytes: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+//! let cfg = GenConfig { irreducible: true, vector_width: Some(4), ..GenConfig::default() };
+//! let g = generate(&mut Unstructured::new(&bytes), &cfg).unwrap();
+//! let func = g.function();
+//! lanes_ir::verifier::verify_function(&g.module, func).unwrap();
+//! assert_eq!(func.params.len(), g.params.len());
+//! for p in &g.params {
+//!     if let GenParam::Buffer { .. } = p {
+//!         assert!(p.buffer_bytes() >= 64); // the harness allocates this many bytes
+//!     }
+//! }
+//! ```
 
 mod body;
 mod cfg_shape;
