@@ -155,8 +155,7 @@ pub(super) fn gen_function(
         blocks: sk.len(),
         loops: sk.loops.len(),
         max_loop_depth: sk.loops.iter().map(|l| l.depth).max().unwrap_or(0),
-        side_entries: sk
-            .side_entries
+        side_entries: side_entries(&sk)
             .iter()
             .map(|&(a, b)| (Block::new(a), Block::new(b)))
             .collect(),
@@ -206,6 +205,17 @@ impl Gen<'_, '_> {
             range(self.u, 0, n - 1)?
         };
         Ok(self.pool.get(slot)[idx])
+    }
+
+    /// A φ operand for the edge leaving the current block: mostly a value defined in this
+    /// block, so that a join merges different values from different paths.
+    fn pick_incoming(&mut self, slot: Slot) -> Result<Value> {
+        let n = self.pool.local(slot).len();
+        if n > 0 && chance(self.u, 3, 4)? {
+            let k = range(self.u, 0, n - 1)?;
+            return Ok(self.pool.local(slot)[k]);
+        }
+        self.pick(slot)
     }
 
     /// A usable value of `slot`, different from `other` when the pool allows it.
@@ -293,7 +303,7 @@ impl Gen<'_, '_> {
                     self.set_incoming(inst, blocks[b], v);
                 }
                 for &(inst, slot) in &phis[s].data_phis {
-                    let v = self.pick(slot)?;
+                    let v = self.pick_incoming(slot)?;
                     self.set_incoming(inst, blocks[b], v);
                 }
             }
@@ -466,6 +476,14 @@ impl Gen<'_, '_> {
         self.ins_void(data);
         Ok(())
     }
+}
+
+/// The distinct side entries, in order.
+fn side_entries(sk: &Skeleton) -> Vec<(usize, usize)> {
+    let mut edges = sk.side_entries.clone();
+    edges.sort_unstable();
+    edges.dedup();
+    edges
 }
 
 fn lookup(out: &[(usize, Value)], lp: usize) -> Value {

@@ -121,6 +121,14 @@ impl Pool {
         &self.vals[slot.index()]
     }
 
+    /// The values of `slot` pushed since the innermost scope was opened: those defined in
+    /// the block being emitted.
+    pub(super) fn local(&self, slot: Slot) -> &[Value] {
+        let vals = &self.vals[slot.index()];
+        let start = self.scopes.last().map_or(0, |(lens, _)| lens[slot.index()]);
+        &vals[start.min(vals.len())..]
+    }
+
     /// The usable constant `imm` of `slot`, if any.
     pub(super) fn constant(&self, slot: Slot, imm: i64) -> Option<Value> {
         self.consts.get(&(slot, imm)).copied()
@@ -169,6 +177,19 @@ mod tests {
         pool.leave();
         assert_eq!(pool.get(Slot::I32), &[Value::new(0)]);
         assert!(pool.get(Slot::F64).is_empty());
+    }
+
+    #[test]
+    fn local_values_are_those_of_the_open_scope() {
+        let mut pool = Pool::default();
+        pool.enter();
+        pool.push(Slot::I32, Value::new(0));
+        pool.enter();
+        assert!(pool.local(Slot::I32).is_empty());
+        pool.push(Slot::I32, Value::new(1));
+        assert_eq!(pool.local(Slot::I32), &[Value::new(1)]);
+        pool.leave();
+        assert_eq!(pool.local(Slot::I32), &[Value::new(0)]);
     }
 
     #[test]
