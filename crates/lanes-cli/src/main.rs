@@ -1,1 +1,48 @@
-fn main() {}
+//! `lanes`: the command-line driver.
+//!
+//! Subcommands: `fmt` (canonical .lir text), `verify` (the IR verifier), `interp` (run a
+//! function in the reference interpreter), `cfg` (the CFG as Graphviz DOT with dominator,
+//! post-dominator and loop information). Errors go to standard error as one line each
+//! (`lanes: error: FILE:LINE:COL: what is wrong`) and the exit status is 1; `anyhow` lives
+//! here, at the edge, and nowhere in the libraries.
+
+mod commands;
+mod input;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "lanes", version, about = "SIMD vectorization of divergent data-parallel code", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Fmt(commands::fmt::FmtArgs),
+    Verify(commands::verify::VerifyArgs),
+    Interp(commands::interp::InterpArgs),
+    Cfg(commands::cfg::CfgArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Fmt(args) => commands::fmt::run(args),
+        Command::Verify(args) => commands::verify::run(args),
+        Command::Interp(args) => commands::interp::run(args),
+        Command::Cfg(args) => commands::cfg::run(args),
+    };
+    if let Err(e) = result {
+        let text = format!("{e:#}");
+        let mut lines = text.lines();
+        if let Some(first) = lines.next() {
+            eprintln!("lanes: error: {first}");
+        }
+        for line in lines {
+            eprintln!("{line}");
+        }
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,6 @@
+//! One module per subcommand.
+
+pub mod cfg;
+pub mod fmt;
+pub mod interp;
+pub mod verify;

@@ -1,0 +1,73 @@
+//! Reading `.lir` input for the subcommands: one place that turns a path into a parsed
+//! (and, where asked, verified) module, with errors that name the file, line and column.
+
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+use lanes_ir::verifier::verify_module;
+use lanes_ir::{FuncId, Module};
+
+/// Reads and parses `path` (`-` reads standard input).
+pub fn read_module(path: &Path) -> Result<Module> {
+    let text = if path == Path::new("-") {
+        std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?
+    };
+    lanes_ir::parse_module(&text).map_err(|e| anyhow!("{}", e.with_file(path.display())))
+}
+
+/// Reads, parses and verifies `path`; verifier errors are listed one per line.
+pub fn read_verified_module(path: &Path) -> Result<Module> {
+    let module = read_module(path)?;
+    if let Err(errors) = verify_module(&module) {
+        let n = errors.0.len();
+        let list: Vec<String> = errors
+            .0
+            .iter()
+            .map(|e| format!("{}: {e}", path.display()))
+            .collect();
+        bail!(
+            "{}\n{}: {n} verifier error{} (fix the IR, or run `lanes verify` for the list)",
+            list.join("\n"),
+            path.display(),
+            if n == 1 { "" } else { "s" }
+        );
+    }
+    Ok(module)
+}
+
+/// The function named `name` (with or without a leading `@`), or the only defined one.
+pub fn select_function(module: &Module, name: Option<&str>, path: &Path) -> Result<FuncId> {
+    let defined: Vec<(FuncId, &str)> = module
+        .functions()
+        .map(|(id, f)| (id, f.name.as_str()))
+        .collect();
+    match name.map(|n| n.strip_prefix('@').unwrap_or(n)) {
+        Some(n) => defined
+            .iter()
+            .find(|(_, f)| *f == n)
+            .map(|&(id, _)| id)
+            .ok_or_else(|| {
+                let names: Vec<String> = defined.iter().map(|(_, f)| format!("@{f}")).collect();
+                anyhow!(
+                    "{}: no function @{n}; the file defines {}",
+                    path.display(),
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                )
+            }),
+        None => match defined.as_slice() {
+            [(id, _)] => Ok(*id),
+            [] => bail!("{}: the file defines no function", path.display()),
+            _ => bail!(
+                "{}: the file defines {} functions; choose one with --function",
+                path.display(),
+                defined.len()
+            ),
+        },
+    }
+}
