@@ -292,6 +292,14 @@ impl Memory {
         Ok(encode_ptr(id, 0))
     }
 
+    /// Makes the allocation `ptr` points into read-only (or writable again).
+    pub fn set_read_only(&mut self, ptr: u64, read_only: bool) {
+        let (id, _) = decode_ptr(ptr);
+        if let Some(a) = self.allocs.get_mut((id as usize).wrapping_sub(1)) {
+            a.read_only = read_only;
+        }
+    }
+
     /// Frees a stack slot: later accesses through pointers into it are `Dangling`.
     pub(crate) fn free_stack(&mut self, ptr: u64) {
         let (id, _) = decode_ptr(ptr);
