@@ -1,0 +1,2 @@
+//! The LLVM 19 bridge.
+pub use inkwell;
