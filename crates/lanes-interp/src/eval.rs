@@ -87,6 +87,9 @@ pub fn eval_inst(
         .inst_result(inst)
         .filter(|&v| func.dfg.is_valid_value(v))
         .map(|v| func.dfg.value_type(v));
+    if declared.is_some_and(|t| t.lane_count() == 0) {
+        return Err(malformed("result type with no lanes"));
+    }
     let effect = eval_inner(cx, func.dfg.inst(inst), declared, ops)?;
     if let Effect::Next(result) = &effect {
         let actual = result.as_ref().map(RtValue::ty);

@@ -101,6 +101,9 @@ fn describe(lit: &Lit) -> String {
 /// The value `spec` denotes at type `ty`.
 pub fn value_of(spec: &ValueSpec, ty: Type, buffers: &[BoundBuffer]) -> Result<RtValue, String> {
     let elem = ty.elem();
+    if ty.lane_count() == 0 {
+        return Err(format!("type {ty} has no lanes"));
+    }
     match (spec, ty) {
         (ValueSpec::Scalar(l), Type::Scalar(_)) => {
             Ok(RtValue::from_bits(elem, lit_bits(l, elem, buffers)?))

@@ -29,6 +29,10 @@ use crate::value::RtValue;
 pub const DEFAULT_FUEL: u64 = 50_000_000;
 /// The default limit on nested activations.
 pub const DEFAULT_MAX_DEPTH: usize = 1_000;
+/// The most value slots all live activations may hold together (each activation holds
+/// one per value of its function), so that deep recursion of a huge function is a
+/// `stack overflow` error rather than an exhausted host.
+pub const MAX_FRAME_SLOTS: usize = 1 << 22;
 
 /// Counters of one run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -181,6 +185,10 @@ impl<'m> Interpreter<'m> {
                 entry.name()
             ))));
         }
+        if args.iter().any(|a| a.lane_count() == 0) {
+            let msg = "a vector argument without lanes".to_string();
+            return Err(bare(ErrorKind::BadArgument(msg)));
+        }
         self.init_globals(mem)?;
         match entry {
             FuncEntry::Declared(d) => externals::call_external(&d.name, &d.sig, args).map_err(bare),
@@ -269,6 +277,8 @@ impl<'m> Interpreter<'m> {
     ) -> Result<Option<RtValue>, InterpError> {
         stats.calls += 1;
         stats.max_depth = stats.max_depth.max(stack.len());
+        // Value slots held by all live activations (bounded by MAX_FRAME_SLOTS).
+        let mut slots: usize = stack.iter().map(|f| f.values.len()).sum();
         loop {
             let Some(frame) = stack.last_mut() else {
                 return Ok(None);
@@ -314,6 +324,7 @@ impl<'m> Interpreter<'m> {
                         return Err(self.error_at(&stack, Some(inst), kind));
                     }
                     if let Some(done) = stack.pop() {
+                        slots -= done.values.len();
                         done.allocas.iter().for_each(|&p| mem.free_stack(p));
                     }
                     let Some(caller) = stack.last_mut() else {
@@ -330,7 +341,11 @@ impl<'m> Interpreter<'m> {
                     caller.pos += 1;
                 }
                 Effect::Call { callee, args } => {
-                    if stack.len() >= self.max_depth {
+                    let more = self
+                        .module
+                        .function(callee)
+                        .map_or(0, |f| f.dfg.num_values());
+                    if stack.len() >= self.max_depth || slots + more > MAX_FRAME_SLOTS {
                         let kind = ErrorKind::StackOverflow(self.max_depth);
                         return Err(self.error_at(&stack, Some(inst), kind));
                     }
@@ -342,7 +357,10 @@ impl<'m> Interpreter<'m> {
                         ));
                     };
                     match self.new_frame(body, args) {
-                        Ok(f) => stack.push(f),
+                        Ok(f) => {
+                            slots += f.values.len();
+                            stack.push(f);
+                        }
                         Err(kind) => {
                             // The callee itself is malformed: locate the error in it, with
                             // the call as the innermost call site.

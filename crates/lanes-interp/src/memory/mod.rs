@@ -21,11 +21,13 @@
 //! Accesses by the program can be traced ([`Memory::enable_trace`]), each with the lane
 //! that made it, so tests can prove that inactive lanes never touch memory.
 
-use core::fmt;
-
 use lanes_ir::{AddrSpace, Module, Type};
 
 use crate::value::RtValue;
+
+mod fault;
+
+pub use fault::{Access, AccessKind, MemError};
 
 /// Bits of a pointer holding the byte offset.
 pub const OFFSET_BITS: u32 = 40;
@@ -78,73 +80,6 @@ impl Allocation {
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
-}
-
-/// Read or write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum AccessKind {
-    Read,
-    Write,
-}
-
-impl fmt::Display for AccessKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            AccessKind::Read => "read",
-            AccessKind::Write => "write",
-        })
-    }
-}
-
-/// One access by the program, as recorded by the trace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Access {
-    pub kind: AccessKind,
-    pub ptr: u64,
-    pub size: u64,
-    /// The lane (or SIMT thread) that made the access; `None` for a whole-vector access.
-    pub lane: Option<u32>,
-}
-
-/// A memory fault.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum MemError {
-    #[error(
-        "out-of-bounds {kind} of {size} bytes at offset {offset} of a {alloc_size}-byte allocation"
-    )]
-    OutOfBounds {
-        kind: AccessKind,
-        size: u64,
-        offset: u64,
-        alloc_size: u64,
-    },
-    #[error("{kind} of {size} bytes at unallocated address {ptr:#x}{}", if *ptr == 0 { " (null)" } else { "" })]
-    Unallocated {
-        kind: AccessKind,
-        size: u64,
-        ptr: u64,
-    },
-    #[error("{kind} of {size} bytes through a dangling pointer into freed stack allocation a{id}")]
-    Dangling {
-        kind: AccessKind,
-        size: u64,
-        id: u32,
-    },
-    #[error("write of {size} bytes to read-only allocation a{id}")]
-    ReadOnly { size: u64, id: u32 },
-    #[error("misaligned {kind} of {size} bytes at offset {offset}: alignment {align} required")]
-    Misaligned {
-        kind: AccessKind,
-        size: u64,
-        offset: u64,
-        align: u32,
-    },
-    #[error("out of memory: cannot allocate {size} more bytes ({live} live, limit {limit})")]
-    OutOfMemory { size: u64, live: u64, limit: u64 },
-    #[error("invalid alignment {0}: must be a power of two")]
-    BadAlign(u32),
-    #[error("cannot place globals: {0}")]
-    Globals(String),
 }
 
 /// The default cap on live allocated bytes.
@@ -535,50 +470,6 @@ impl Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lanes_ir::ScalarType;
-
-    #[test]
-    fn pointers_encode_allocation_and_offset() {
-        let p = encode_ptr(7, 123);
-        assert_eq!(decode_ptr(p), (7, 123));
-        assert_eq!(decode_ptr(0), (0, 0));
-        assert_eq!(decode_ptr(p.wrapping_sub(124)), (6, OFFSET_MASK));
-    }
-
-    #[test]
-    fn accesses_are_checked() {
-        let mut m = Memory::new();
-        let p = m.alloc(16, 4, AddrSpace::GLOBAL).unwrap();
-        m.store(p + 12, &RtValue::i32(-5), 4, None).unwrap();
-        assert_eq!(
-            m.load(p + 12, Type::I32, 4, None).unwrap(),
-            RtValue::i32(-5)
-        );
-        let e = m.load(p + 16, Type::I32, 4, None).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "out-of-bounds read of 4 bytes at offset 16 of a 16-byte allocation"
-        );
-        assert!(m.load(p + 13, Type::I8, 0, None).is_ok());
-        assert!(matches!(
-            m.load(p + 2, Type::I32, 4, None),
-            Err(MemError::Misaligned { .. })
-        ));
-        m.set_check_alignment(false);
-        assert!(m.load(p + 2, Type::I32, 4, None).is_ok());
-        assert!(matches!(
-            m.load(0, Type::I8, 0, None),
-            Err(MemError::Unallocated { .. })
-        ));
-        let far = encode_ptr(99, 0);
-        assert!(matches!(
-            m.read_bytes(far, 1),
-            Err(MemError::Unallocated { .. })
-        ));
-        let below = p.wrapping_sub(1);
-        assert!(m.load(below, Type::I8, 0, None).is_err());
-        assert_eq!(m.access_counts(), (3, 1));
-    }
 
     #[test]
     fn read_only_and_freed_allocations_fault() {
@@ -600,47 +491,5 @@ mod tests {
             m.load(s, Type::I64, 8, None),
             Err(MemError::Dangling { .. })
         ));
-    }
-
-    #[test]
-    fn limit_and_alignment_validation() {
-        let mut m = Memory::new();
-        m.set_limit(100);
-        assert!(m.alloc(64, 8, AddrSpace::PRIVATE).is_ok());
-        assert!(matches!(
-            m.alloc(64, 8, AddrSpace::PRIVATE),
-            Err(MemError::OutOfMemory { .. })
-        ));
-        assert!(matches!(
-            m.alloc(1, 3, AddrSpace::PRIVATE),
-            Err(MemError::BadAlign(3))
-        ));
-    }
-
-    #[test]
-    fn trace_records_lanes() {
-        let mut m = Memory::new();
-        let p = m
-            .alloc_values(
-                &[RtValue::f32(1.0), RtValue::f32(2.0)],
-                4,
-                AddrSpace::GLOBAL,
-            )
-            .unwrap();
-        m.enable_trace();
-        m.load(p + 4, Type::F32, 4, Some(1)).unwrap();
-        let t = m.take_trace();
-        assert_eq!(
-            t,
-            vec![Access {
-                kind: AccessKind::Read,
-                ptr: p + 4,
-                size: 4,
-                lane: Some(1)
-            }]
-        );
-        let arr = m.read_array(p, ScalarType::F32, 2).unwrap();
-        assert_eq!(arr[1], RtValue::f32(2.0));
-        assert!(m.take_trace().is_empty(), "harness reads are not traced");
     }
 }
