@@ -53,6 +53,7 @@ pub mod liveness;
 pub mod loops;
 pub mod post_dominators;
 pub(crate) mod scc;
+pub mod shapes;
 
 pub use cfg::{CfgEdge, ControlFlowGraph};
 pub use control_dependence::ControlDependence;

@@ -14,7 +14,10 @@
 //! and its depth (outermost loops have depth 1). It is computed like Cranelift's
 //! `loop_analysis.rs`: headers in decreasing RPO (inner loops first), each loop found by a
 //! backward walk from its latches that jumps over already discovered inner loops, with an
-//! explicit stack.
+//! explicit stack; a path-compressed union-find finds an inner loop's outermost discovered
+//! ancestor. Space stays linear however deep the nest: the blocks of all loops live in one
+//! array ordered by a preorder of the loop tree, where every loop's blocks are a slice,
+//! and "is `b` in loop `l`" is an O(1) interval test on that preorder.
 //!
 //! # Irreducible regions
 //!
@@ -37,6 +40,23 @@ use crate::dom_engine::Adjacency;
 use crate::dominators::DominatorTree;
 use crate::scc::strongly_connected_components;
 
+/// The representative of `l` in the union-find forest `up` (the root), compressing the
+/// path behind it.
+fn find_outermost(up: &mut SecondaryMap<Loop, PackedOption<Loop>>, l: Loop) -> Loop {
+    let mut root = l;
+    while let Some(p) = up[root].expand() {
+        root = p;
+    }
+    let mut x = l;
+    while let Some(p) = up[x].expand() {
+        if p != root {
+            up[x] = root.into();
+        }
+        x = p;
+    }
+    root
+}
+
 /// A natural loop of the forest.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Loop(u32);
@@ -51,8 +71,6 @@ pub struct LoopData {
     pub children: Vec<Loop>,
     /// Sources of back edges to the header, in RPO.
     pub latches: Vec<Block>,
-    /// All blocks, nested loops' included, in RPO (the header first).
-    pub blocks: Vec<Block>,
     /// Blocks of the loop with a successor outside it, in RPO.
     pub exiting: Vec<Block>,
     /// Blocks outside the loop with a predecessor inside it, in order of first discovery
@@ -79,6 +97,15 @@ pub struct LoopForest {
     loops: PrimaryMap<Loop, LoopData>,
     innermost: SecondaryMap<Block, PackedOption<Loop>>,
     header_of: SecondaryMap<Block, PackedOption<Loop>>,
+    /// Position of each loop in a preorder of the loop tree, and its subtree size: the
+    /// loops nested in `l` are those numbered `pre[l]..pre[l] + size[l]`.
+    pre: SecondaryMap<Loop, u32>,
+    size: SecondaryMap<Loop, u32>,
+    /// Reachable loop blocks grouped by the preorder number of their innermost loop, in
+    /// RPO within a group; `group_start[i]` is where group `i` begins. The blocks of loop
+    /// `l` are the groups of its subtree, a contiguous slice: linear space for any nesting.
+    block_order: Vec<Block>,
+    group_start: Vec<u32>,
     regions: Vec<IrreducibleRegion>,
     valid: bool,
 }
@@ -114,7 +141,6 @@ impl LoopForest {
                     parent: None,
                     children: Vec::new(),
                     latches,
-                    blocks: Vec::new(),
                     exiting: Vec::new(),
                     exits: Vec::new(),
                     depth: 0,
@@ -123,8 +149,9 @@ impl LoopForest {
             }
         }
         let headers: Vec<Loop> = self.loops.keys().rev().collect();
+        let mut outermost: SecondaryMap<Loop, PackedOption<Loop>> = SecondaryMap::new();
         for l in headers {
-            self.discover_body(cfg, l);
+            self.discover_body(cfg, l, &mut outermost);
         }
         self.finish_loops(cfg);
         self.find_irreducible_regions(cfg, domtree);
@@ -134,8 +161,15 @@ impl LoopForest {
     /// Finds the blocks of loop `l`, whose inner loops are already discovered: a backward
     /// walk from the latches that stops at the header, and on meeting a block of an inner
     /// loop continues from the header of that loop's outermost discovered ancestor, which
-    /// becomes a child of `l`.
-    fn discover_body(&mut self, cfg: &ControlFlowGraph, l: Loop) {
+    /// becomes a child of `l`. `outermost` is a union-find forest over loops (a loop's
+    /// representative is its outermost discovered ancestor), path-compressed so that deep
+    /// nests stay near-linear.
+    fn discover_body(
+        &mut self,
+        cfg: &ControlFlowGraph,
+        l: Loop,
+        outermost: &mut SecondaryMap<Loop, PackedOption<Loop>>,
+    ) {
         let header = self.loops[l].header;
         self.innermost[header] = l.into();
         let mut stack: Vec<Block> = self.loops[l].latches.clone();
@@ -149,22 +183,21 @@ impl LoopForest {
                     stack.extend_from_slice(cfg.preds(b));
                 }
                 Some(inner) => {
-                    let mut outer = inner;
-                    while let Some(p) = self.loops[outer].parent {
-                        outer = p;
-                    }
+                    let outer = find_outermost(outermost, inner);
                     if outer == l {
                         continue;
                     }
                     self.loops[outer].parent = Some(l);
+                    outermost[outer] = l.into();
                     stack.extend_from_slice(cfg.preds(self.loops[outer].header));
                 }
             }
         }
     }
 
-    /// Children, depths, block lists, exiting and exit blocks.
+    /// Children, depths, the loop-tree preorder, block slices, exiting and exit blocks.
     fn finish_loops(&mut self, cfg: &ControlFlowGraph) {
+        // A parent's header dominates its children's, so parents have smaller numbers.
         let keys: Vec<Loop> = self.loops.keys().collect();
         for &l in &keys {
             self.loops[l].depth = match self.loops[l].parent {
@@ -174,39 +207,67 @@ impl LoopForest {
             if let Some(p) = self.loops[l].parent {
                 self.loops[p].children.push(l);
             }
+            let rpo_of = |b: &Block| cfg.rpo_number(*b);
+            self.loops[l].latches.sort_by_key(rpo_of);
         }
-        // Each block belongs to its innermost loop and all that loop's ancestors.
+        let mut preorder: Vec<Loop> = Vec::with_capacity(keys.len());
+        let mut stack: Vec<Loop> = self.top_level_loops().collect();
+        stack.reverse();
+        while let Some(l) = stack.pop() {
+            self.pre[l] = preorder.len() as u32;
+            preorder.push(l);
+            stack.extend(self.loops[l].children.iter().rev());
+        }
+        for &l in preorder.iter().rev() {
+            let kids: u32 = self.loops[l].children.iter().map(|&c| self.size[c]).sum();
+            self.size[l] = 1 + kids;
+        }
+        // Counting sort of the loop blocks by their innermost loop's preorder number.
+        let mut start = vec![0u32; preorder.len() + 1];
         for &b in cfg.rpo() {
-            let mut l = self.innermost[b].expand();
-            while let Some(x) = l {
-                self.loops[x].blocks.push(b);
-                l = self.loops[x].parent;
+            if let Some(l) = self.innermost[b].expand() {
+                start[self.pre[l] as usize + 1] += 1;
             }
         }
-        let mut exit_seen: SecondaryMap<Block, PackedOption<Loop>> = SecondaryMap::new();
-        for &l in &keys {
-            let mut exiting = Vec::new();
-            let mut exits = Vec::new();
-            for &b in &self.loops[l].blocks {
-                let mut leaves = false;
-                for &s in cfg.succs(b) {
-                    if !self.contains(l, s) {
-                        leaves = true;
-                        if exit_seen[s].expand() != Some(l) {
-                            exit_seen[s] = l.into();
-                            exits.push(s);
-                        }
+        for i in 0..preorder.len() {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        self.block_order = vec![Block::from_u32(0); start[preorder.len()] as usize];
+        for &b in cfg.rpo() {
+            if let Some(l) = self.innermost[b].expand() {
+                let slot = &mut fill[self.pre[l] as usize];
+                self.block_order[*slot as usize] = b;
+                *slot += 1;
+            }
+        }
+        self.group_start = start;
+        // An edge leaving loops adds its source and target to every loop it leaves: the
+        // innermost loop of the source and its ancestors up to one containing the target.
+        let mut exits_raw: SecondaryMap<Loop, Vec<Block>> = SecondaryMap::new();
+        for &b in cfg.rpo() {
+            for &s in cfg.succs(b) {
+                let mut x = self.innermost[b].expand();
+                while let Some(l) = x {
+                    if self.contains(l, s) {
+                        break;
                     }
-                }
-                if leaves {
-                    exiting.push(b);
+                    if self.loops[l].exiting.last() != Some(&b) {
+                        self.loops[l].exiting.push(b);
+                    }
+                    exits_raw[l].push(s);
+                    x = self.loops[l].parent;
                 }
             }
-            let data = &mut self.loops[l];
-            data.exiting = exiting;
-            data.exits = exits;
-            let rpo_of = |b: Block| cfg.rpo_number(b);
-            data.latches.sort_by_key(|&b| rpo_of(b));
+        }
+        let mut seen: SecondaryMap<Block, PackedOption<Loop>> = SecondaryMap::new();
+        for &l in &keys {
+            for &s in &exits_raw[l] {
+                if seen[s].expand() != Some(l) {
+                    seen[s] = l.into();
+                    self.loops[l].exits.push(s);
+                }
+            }
         }
     }
 
@@ -226,12 +287,13 @@ impl LoopForest {
         let components =
             strongly_connected_components(&forward, |v| cfg.is_reachable(Block::from_u32(v)));
         let mut regions = Vec::new();
+        let mut member: SecondaryMap<Block, u32> = SecondaryMap::new();
         for comp in components.into_iter().filter(|c| c.len() > 1) {
             let mut blocks: Vec<Block> = comp.iter().map(|&v| Block::from_u32(v)).collect();
             blocks.sort_by_key(|&b| cfg.rpo_number(b));
-            let mut member: SecondaryMap<Block, bool> = SecondaryMap::new();
+            let id = regions.len() as u32 + 1;
             for &b in &blocks {
-                member[b] = true;
+                member[b] = id;
             }
             let entries: Vec<Block> = blocks
                 .iter()
@@ -241,14 +303,10 @@ impl LoopForest {
                         || cfg
                             .preds(b)
                             .iter()
-                            .any(|&p| cfg.is_reachable(p) && !member[p])
+                            .any(|&p| cfg.is_reachable(p) && member[p] != id)
                 })
                 .collect();
-            let parent = blocks
-                .iter()
-                .map(|&b| self.innermost_loop(b))
-                .reduce(|x, y| self.common_loop(x, y))
-                .flatten();
+            let parent = self.innermost_loop_containing(&blocks);
             regions.push(IrreducibleRegion {
                 entries,
                 blocks,
@@ -259,20 +317,20 @@ impl LoopForest {
         self.regions = regions;
     }
 
-    /// The innermost loop containing both loops (or `None`).
-    fn common_loop(&self, a: Option<Loop>, b: Option<Loop>) -> Option<Loop> {
-        let (mut a, mut b) = (a?, b?);
-        while self.depth(a) > self.depth(b) {
-            a = self.loops[a].parent?;
+    /// The innermost loop containing every block of `blocks` (not empty): climb from the
+    /// first block's innermost loop until the loop contains the others, which is monotone,
+    /// so the cost is the nesting depth plus the number of blocks.
+    fn innermost_loop_containing(&self, blocks: &[Block]) -> Option<Loop> {
+        let mut current = self.innermost_loop(*blocks.first()?);
+        for &b in blocks {
+            while let Some(l) = current {
+                if self.contains(l, b) {
+                    break;
+                }
+                current = self.loops[l].parent;
+            }
         }
-        while self.depth(b) > self.depth(a) {
-            b = self.loops[b].parent?;
-        }
-        while a != b {
-            a = self.loops[a].parent?;
-            b = self.loops[b].parent?;
-        }
-        Some(a)
+        current
     }
 
     /// Forgets everything; the analysis becomes invalid.
@@ -280,6 +338,10 @@ impl LoopForest {
         self.loops.clear();
         self.innermost.clear();
         self.header_of.clear();
+        self.pre.clear();
+        self.size.clear();
+        self.block_order.clear();
+        self.group_start.clear();
         self.regions.clear();
         self.valid = false;
     }
@@ -328,8 +390,13 @@ impl LoopForest {
         &self.loops[l].latches
     }
 
+    /// All blocks of `l`, nested loops' included: first the blocks whose innermost loop
+    /// is `l`, in RPO (the header first), then the blocks of each child loop in the same
+    /// arrangement, children in order. Each nested loop's blocks are a contiguous part.
     pub fn blocks(&self, l: Loop) -> &[Block] {
-        &self.loops[l].blocks
+        let p = self.pre[l] as usize;
+        let end = p + self.size[l] as usize;
+        &self.block_order[self.group_start[p] as usize..self.group_start[end] as usize]
     }
 
     pub fn exiting_blocks(&self, l: Loop) -> &[Block] {
@@ -360,17 +427,17 @@ impl LoopForest {
         self.header_of[b].expand()
     }
 
-    /// Is `b` a block of loop `l` (or of a loop nested in it)?
+    /// Is `b` a block of loop `l` (or of a loop nested in it)? O(1).
     pub fn contains(&self, l: Loop, b: Block) -> bool {
-        let depth = self.depth(l);
-        let mut x = self.innermost_loop(b);
-        while let Some(inner) = x {
-            if self.depth(inner) <= depth {
-                return inner == l;
-            }
-            x = self.loops[inner].parent;
-        }
-        false
+        self.is_nested_in(self.innermost_loop(b), l)
+    }
+
+    /// Is loop `inner` (if any) `outer` itself or nested in it? O(1).
+    pub fn is_nested_in(&self, inner: Option<Loop>, outer: Loop) -> bool {
+        inner.is_some_and(|i| {
+            let (p, q) = (self.pre[i], self.pre[outer]);
+            q <= p && p < q + self.size[outer]
+        })
     }
 
     /// Is `from → to` a back edge (`to` is a loop header dominating `from`)?

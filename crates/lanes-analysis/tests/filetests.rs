@@ -97,7 +97,7 @@ fn describe(out: &mut String, func: &Function) -> fmt::Result {
             d.depth,
             opt(d.parent),
             list(d.latches.iter().copied()),
-            list(d.blocks.iter().copied()),
+            list(forest.blocks(l).iter().copied()),
             list(d.exiting.iter().copied()),
             list(d.exits.iter().copied()),
         )?;

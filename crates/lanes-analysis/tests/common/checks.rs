@@ -339,9 +339,23 @@ pub fn check_loops(func: &Function, stats: &mut LoopStats) -> Result<(), String>
             set(forest.blocks(l)),
             nat.blocks
         );
+        // The documented arrangement: own blocks in RPO, then each child's blocks.
+        let mut arranged: Vec<Block> = forest
+            .blocks(l)
+            .iter()
+            .copied()
+            .filter(|&b| forest.innermost_loop(b) == Some(l))
+            .collect();
         ensure!(
-            forest.blocks(l).is_sorted_by_key(rpo_key),
-            "blocks of {l} in RPO"
+            arranged.is_sorted_by_key(rpo_key),
+            "own blocks of {l} in RPO"
+        );
+        for &c in forest.children(l) {
+            arranged.extend_from_slice(forest.blocks(c));
+        }
+        ensure!(
+            forest.blocks(l) == arranged,
+            "arrangement of the blocks of {l}"
         );
         ensure!(forest.blocks(l)[0] == h, "header first in {l}");
         let exiting: BTreeSet<usize> = nat

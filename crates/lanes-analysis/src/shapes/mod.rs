@@ -1,0 +1,511 @@
+//! Vector shape and divergence analysis (PLDI'18 §2.3–2.4; CC'12 §3.1–3.2; PACT'11 §III).
+//!
+//! Given how a function's arguments vary across the SIMD lanes that run it together
+//! (uniform, contiguous, strided, varying — from `--shapes`, from the parameters' IR
+//! attributes, or by default), the analysis computes
+//!
+//! - the [`VShape`] of every SSA value ([`lattice`], [`transfer`]);
+//! - which branches are *divergent* (their condition is not uniform);
+//! - which blocks are *join-divergent* and which loops are *divergent*, and where values
+//!   are temporally divergent ([`divergence`]).
+//!
+//! # The fixpoint and its monotonicity contract
+//!
+//! As in rustc's dataflow framework, the analysis is a least fixpoint of monotone
+//! functions over a lattice of finite height, computed by a worklist:
+//!
+//! - the state is one [`VShape`] per value, plus monotone sets (divergent branches,
+//!   join-divergent blocks with their causing branches, divergent loops, taints);
+//! - every value starts at `undef` (bottom); parameters start at their argument shape;
+//! - processing an instruction computes its transfer function from the current state and
+//!   *joins* the result into the value's shape (`new = old ⊔ f(state)`), so shapes only
+//!   go up even where a rule is not monotone in alignment; a changed value re-queues its
+//!   users;
+//! - a branch whose condition becomes non-uniform is marked divergent once, and its
+//!   effects (new joins, divergent loops, taints) re-queue the φs of the new join blocks
+//!   and the users of tainted values. These sets only grow;
+//! - φ-nodes join their incoming shapes (from reachable predecessors, temporal taint
+//!   applied at the edge); in a join-divergent block the result is made varying unless it is
+//!   a *gated φ* whose incoming values are one value (or equal constants) defined before
+//!   every causing branch (PACT'11 Algorithm 7).
+//!
+//! Every value's shape can rise at most a bounded number of times (see [`lattice`]), each
+//! branch becomes divergent once, so the worklist empties after O(height · uses) steps:
+//! linear in the function's size for a fixed lattice height (`bench/analysis_scaling`).
+//!
+//! Calls to defined functions are summarized by analyzing the callee with the call's
+//! argument shapes; a callee that writes memory, is recursive, or has a divergent branch
+//! gives a varying result.
+
+pub mod divergence;
+pub mod lattice;
+pub mod transfer;
+
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+
+use cranelift_entity::SecondaryMap;
+use lanes_ir::{Block, FuncId, Function, Inst, InstData, Module, Shape, Type, Value};
+
+pub use divergence::{BranchEffects, TaintRegion};
+pub use lattice::{parse_shape, parse_shape_list, ShapeSyntaxError, VShape};
+
+use crate::cfg::ControlFlowGraph;
+use crate::dominators::DominatorTree;
+use crate::liveness::Liveness;
+use crate::loops::{Loop, LoopForest};
+use crate::post_dominators::PostDominatorTree;
+use divergence::{def_block, DivergenceCtx};
+use transfer::{transfer, TransferEnv};
+
+/// Why the analysis could not run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    #[error("@{func} has {params} parameters but {given} argument shapes were given")]
+    Arity {
+        func: String,
+        params: usize,
+        given: usize,
+    },
+    #[error("@{0} has no body")]
+    NoBody(String),
+}
+
+/// The shape of every argument: `None` takes the parameter's IR attribute, else uniform
+/// for kernels and varying for other functions.
+pub type ArgShapes = [Option<(Shape, u32)>];
+
+/// The results of the shape and divergence analysis of one function.
+#[derive(Clone, Debug)]
+pub struct ShapeInfo {
+    pub cfg: ControlFlowGraph,
+    pub domtree: DominatorTree,
+    pub pdt: PostDominatorTree,
+    pub loops: LoopForest,
+    shapes: SecondaryMap<Value, VShape>,
+    divergent_branch: SecondaryMap<Block, bool>,
+    /// Branch blocks that made each block join-divergent.
+    join_causes: SecondaryMap<Block, Vec<Block>>,
+    divergent_loops: Vec<Loop>,
+    /// Loops with an exit edge of a divergent branch, per exit edge.
+    taints: SecondaryMap<Value, Vec<usize>>,
+    regions: Vec<TaintRegion>,
+    effects: HashMap<Block, BranchEffects>,
+}
+
+/// Analyzes defined functions of a module.
+pub struct ShapeAnalysis<'m> {
+    module: &'m Module,
+    summaries: RefCell<HashMap<(FuncId, Vec<VShape>), VShape>>,
+    active: RefCell<Vec<FuncId>>,
+}
+
+impl<'m> ShapeAnalysis<'m> {
+    pub fn new(module: &'m Module) -> Self {
+        ShapeAnalysis {
+            module,
+            summaries: RefCell::new(HashMap::new()),
+            active: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Analyzes defined function `id` with argument shapes `args` (empty: all from
+    /// attributes).
+    pub fn analyze(&self, id: FuncId, args: &ArgShapes) -> Result<ShapeInfo, ShapeError> {
+        let func = self
+            .module
+            .function(id)
+            .ok_or_else(|| ShapeError::NoBody(self.module.funcs[id].name().to_string()))?;
+        if !args.is_empty() && args.len() != func.params.len() {
+            return Err(ShapeError::Arity {
+                func: func.name.clone(),
+                params: func.params.len(),
+                given: args.len(),
+            });
+        }
+        let seeds: Vec<VShape> = func
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let user = args.get(i).copied().flatten();
+                match user.or(p.attrs.shape.map(|s| (s, p.attrs.align))) {
+                    Some((s, a)) => VShape::from_param(s, a),
+                    None if func.attrs.kernel => VShape::uniform(p.attrs.align),
+                    None => VShape::varying(p.attrs.align),
+                }
+            })
+            .collect();
+        self.active.borrow_mut().push(id);
+        let info = self.run(func, &seeds);
+        self.active.borrow_mut().pop();
+        Ok(info)
+    }
+
+    /// The result shape of a call of `callee` with argument shapes `args`.
+    fn summary(&self, callee: FuncId, args: &[VShape]) -> VShape {
+        let key = (callee, args.to_vec());
+        if let Some(&s) = self.summaries.borrow().get(&key) {
+            return s;
+        }
+        let Some(func) = self.module.function(callee) else {
+            return VShape::VARYING;
+        };
+        if self.active.borrow().contains(&callee) || writes_memory(func) {
+            return VShape::VARYING;
+        }
+        self.active.borrow_mut().push(callee);
+        let info = self.run(func, args);
+        self.active.borrow_mut().pop();
+        let mut ret = VShape::Undef;
+        for &b in info.cfg.blocks() {
+            if let Some(t) = func.terminator(b) {
+                if let InstData::Return { value: Some(v) } = func.dfg.inst(t) {
+                    ret = ret.join(info.use_shape(func, *v, t));
+                }
+            }
+        }
+        let any_divergent = info.cfg.blocks().iter().any(|&b| info.divergent_branch[b]);
+        let result = if any_divergent || ret.is_undef() {
+            ret.to_varying().join(VShape::VARYING)
+        } else {
+            ret
+        };
+        self.summaries.borrow_mut().insert(key, result);
+        result
+    }
+
+    fn run(&self, func: &Function, seeds: &[VShape]) -> ShapeInfo {
+        let cfg = ControlFlowGraph::with_function(func);
+        let domtree = DominatorTree::with_function(func, &cfg);
+        let pdt = PostDominatorTree::with_function(func, &cfg);
+        let loops = LoopForest::with_cfg(&cfg, &domtree);
+        let liveness = Liveness::with_function(func, &cfg);
+        let mut info = ShapeInfo {
+            shapes: SecondaryMap::with_default(VShape::Undef),
+            divergent_branch: SecondaryMap::new(),
+            join_causes: SecondaryMap::new(),
+            divergent_loops: Vec::new(),
+            taints: SecondaryMap::new(),
+            regions: Vec::new(),
+            effects: HashMap::new(),
+            cfg,
+            domtree,
+            pdt,
+            loops,
+        };
+        for (p, &s) in func.params.iter().zip(seeds) {
+            info.shapes[p.value] = s;
+        }
+        // Users of each value.
+        let mut users: SecondaryMap<Value, Vec<Inst>> = SecondaryMap::new();
+        let mut queue: VecDeque<Inst> = VecDeque::new();
+        let mut queued: SecondaryMap<Inst, bool> = SecondaryMap::new();
+        for &b in info.cfg.rpo() {
+            for &inst in func.layout.block_insts(b) {
+                func.dfg.inst(inst).for_each_arg(|v| users[v].push(inst));
+                queue.push_back(inst);
+                queued[inst] = true;
+            }
+        }
+        while let Some(inst) = queue.pop_front() {
+            queued[inst] = false;
+            let mut requeue: Vec<Inst> = Vec::new();
+            self.step(func, &liveness, &mut info, inst, &users, &mut requeue);
+            for i in requeue {
+                if !queued[i] {
+                    queued[i] = true;
+                    queue.push_back(i);
+                }
+            }
+        }
+        info
+    }
+
+    /// Processes one instruction; pushes instructions to revisit onto `requeue`.
+    fn step(
+        &self,
+        func: &Function,
+        liveness: &Liveness,
+        info: &mut ShapeInfo,
+        inst: Inst,
+        users: &SecondaryMap<Value, Vec<Inst>>,
+        requeue: &mut Vec<Inst>,
+    ) {
+        let Some(block) = func.layout.inst_block(inst) else {
+            return;
+        };
+        let data = func.dfg.inst(inst);
+        match data {
+            InstData::Brif { cond: c, .. } | InstData::Switch { arg: c, .. } => {
+                if info.divergent_branch[block] || !info.use_shape(func, *c, inst).is_divergent() {
+                    return;
+                }
+                info.divergent_branch[block] = true;
+                let ctx = DivergenceCtx {
+                    func,
+                    cfg: &info.cfg,
+                    domtree: &info.domtree,
+                    pdt: &info.pdt,
+                    loops: &info.loops,
+                    liveness,
+                };
+                let fx = ctx.branch_effects(block);
+                for &j in &fx.joins {
+                    if !info.join_causes[j].contains(&block) {
+                        info.join_causes[j].push(block);
+                    }
+                    requeue.extend(
+                        func.layout
+                            .block_insts(j)
+                            .iter()
+                            .copied()
+                            .filter(|&i| func.dfg.inst(i).is_phi()),
+                    );
+                }
+                let mut taints = fx.taints.clone();
+                for &l in &fx.divergent_loops {
+                    if info.divergent_loops.contains(&l) {
+                        continue;
+                    }
+                    info.divergent_loops.push(l);
+                    for &lb in info.loops.blocks(l) {
+                        for &i in func.layout.block_insts(lb) {
+                            if let Some(v) = func.dfg.inst_result(i) {
+                                taints.push((v, TaintRegion::OutsideLoop(l)));
+                            }
+                        }
+                    }
+                }
+                for (v, region) in taints {
+                    let idx = info.regions.len();
+                    info.regions.push(region);
+                    info.taints[v].push(idx);
+                    requeue.extend(users[v].iter().copied());
+                }
+                info.effects.insert(block, fx);
+            }
+            _ => {
+                let Some(result) = func.dfg.inst_result(inst) else {
+                    return;
+                };
+                let new = if data.is_phi() {
+                    info.phi_shape(func, inst, block)
+                } else {
+                    let env = Env {
+                        analysis: self,
+                        func,
+                        info,
+                        inst,
+                    };
+                    transfer(self.module, data, Some(func.dfg.value_type(result)), &env)
+                        .unwrap_or(VShape::Undef)
+                };
+                let old = info.shapes[result];
+                let joined = old.join(new);
+                if joined != old {
+                    info.shapes[result] = joined;
+                    requeue.extend(users[result].iter().copied());
+                }
+            }
+        }
+    }
+}
+
+/// Does `func` store, do atomics, or call a defined function (so that running it lane by
+/// lane is observable)?
+fn writes_memory(func: &Function) -> bool {
+    func.layout.blocks().any(|b| {
+        func.layout.block_insts(b).iter().any(|&i| {
+            matches!(
+                func.dfg.inst(i),
+                InstData::Store { .. }
+                    | InstData::MaskedStore { .. }
+                    | InstData::Scatter { .. }
+                    | InstData::AtomicRmw { .. }
+                    | InstData::AtomicCas { .. }
+                    | InstData::Call { .. }
+                    | InstData::Alloca { .. }
+            )
+        })
+    })
+}
+
+struct Env<'a, 'm> {
+    analysis: &'a ShapeAnalysis<'m>,
+    func: &'a Function,
+    info: &'a ShapeInfo,
+    inst: Inst,
+}
+
+impl TransferEnv for Env<'_, '_> {
+    fn operand(&self, v: Value) -> VShape {
+        self.info.use_shape(self.func, v, self.inst)
+    }
+    fn constant(&self, v: Value) -> Option<i64> {
+        constant_of(self.func, v)
+    }
+    fn ty(&self, v: Value) -> Type {
+        self.func.dfg.value_type(v)
+    }
+    fn call_summary(&self, callee: FuncId, args: &[VShape]) -> VShape {
+        self.analysis.summary(callee, args)
+    }
+}
+
+/// The immediate of `v` if it is defined by `iconst`.
+pub fn constant_of(func: &Function, v: Value) -> Option<i64> {
+    match func.dfg.value_def(v) {
+        lanes_ir::ValueDef::Result(i) => match func.dfg.inst(i) {
+            InstData::Iconst { imm } => Some(*imm),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+impl ShapeInfo {
+    /// The shape of `v` at its definition.
+    pub fn shape(&self, v: Value) -> VShape {
+        self.shapes.get(v).copied().unwrap_or(VShape::Undef)
+    }
+
+    /// The shape of `v` as used by `inst` (temporal divergence applied). For φ-nodes, the
+    /// join over the incoming edges that carry `v`.
+    pub fn use_shape(&self, func: &Function, v: Value, inst: Inst) -> VShape {
+        let base = self.shape(v);
+        let Some(block) = func.layout.inst_block(inst) else {
+            return base;
+        };
+        if let InstData::Phi { incoming } = func.dfg.inst(inst) {
+            return incoming
+                .iter()
+                .filter(|&&(_, x)| x == v)
+                .fold(VShape::Undef, |acc, &(pred, _)| {
+                    acc.join(self.edge_shape(v, block, pred))
+                });
+        }
+        self.edge_shape_at(v, block, None)
+    }
+
+    fn edge_shape(&self, v: Value, block: Block, pred: Block) -> VShape {
+        self.edge_shape_at(v, block, Some(pred))
+    }
+
+    fn edge_shape_at(&self, v: Value, block: Block, pred: Option<Block>) -> VShape {
+        let base = self.shape(v);
+        let tainted = self.taints.get(v).is_some_and(|ts| {
+            ts.iter()
+                .any(|&r| self.regions[r].contains(&self.loops, block, pred))
+        });
+        if tainted {
+            base.to_varying()
+        } else {
+            base
+        }
+    }
+
+    /// The φ rule: join of incoming shapes; varying in a join-divergent block unless gated.
+    fn phi_shape(&self, func: &Function, inst: Inst, block: Block) -> VShape {
+        let InstData::Phi { incoming } = func.dfg.inst(inst) else {
+            return VShape::Undef;
+        };
+        let live: Vec<(Block, Value)> = incoming
+            .iter()
+            .copied()
+            .filter(|&(p, _)| self.cfg.is_reachable(p) && self.cfg.has_edge(p, block))
+            .collect();
+        let joined = live.iter().fold(VShape::Undef, |acc, &(p, v)| {
+            acc.join(self.edge_shape(v, block, p))
+        });
+        let causes = &self.join_causes[block];
+        if causes.is_empty() || joined.is_undef() || self.gated(func, &live, causes) {
+            joined
+        } else {
+            joined.to_varying()
+        }
+    }
+
+    /// PACT'11 gated φ: all incoming values are one value (or equal constants) computed
+    /// before each causing branch, outside its influence region.
+    fn gated(&self, func: &Function, live: &[(Block, Value)], causes: &[Block]) -> bool {
+        let Some(&(_, first)) = live.first() else {
+            return true;
+        };
+        let same = live.iter().all(|&(_, v)| {
+            v == first || matches!((constant_of(func, v), constant_of(func, first)), (Some(a), Some(b)) if a == b)
+        });
+        if !same {
+            return false;
+        }
+        live.iter().all(|&(_, v)| {
+            let d = def_block(func, v);
+            causes.iter().all(|&b| match d {
+                None => true,
+                Some(d) => {
+                    let fx = self.effects.get(&b);
+                    let inside = fx.is_some_and(|fx| fx.region.binary_search(&d).is_ok());
+                    self.domtree.dominates(d, b)
+                        && (!inside || (d == b && !reenters(fx, b, &self.cfg)))
+                }
+            })
+        })
+    }
+
+    /// Is the branch at the end of `block` divergent?
+    pub fn is_divergent_branch(&self, block: Block) -> bool {
+        self.divergent_branch.get(block).copied().unwrap_or(false)
+    }
+
+    /// Is `block` join-divergent (reached by lanes that took different decisions)?
+    pub fn is_join_divergent(&self, block: Block) -> bool {
+        self.join_causes.get(block).is_some_and(|c| !c.is_empty())
+    }
+
+    /// The divergent branches (their blocks) that make `block` join-divergent.
+    pub fn join_causes(&self, block: Block) -> &[Block] {
+        self.join_causes.get(block).map_or(&[], |c| c.as_slice())
+    }
+
+    /// Loops that lanes may leave at different times.
+    pub fn divergent_loops(&self) -> &[Loop] {
+        &self.divergent_loops
+    }
+
+    pub fn is_divergent_loop(&self, l: Loop) -> bool {
+        self.divergent_loops.contains(&l)
+    }
+
+    /// Is the exit edge `from → to` of loop `l` divergent (taken by some lanes while
+    /// others stay), as opposed to taken by all lanes together?
+    pub fn is_divergent_exit(&self, l: Loop, from: Block) -> bool {
+        self.is_divergent_loop(l)
+            && (self.is_divergent_branch(from)
+                || self.effects.iter().any(|(&b, fx)| {
+                    self.loops.contains(l, b) && fx.region.binary_search(&from).is_ok() && from != b
+                }))
+    }
+
+    /// The effects of the divergent branch at the end of `block`.
+    pub fn branch_effects(&self, block: Block) -> Option<&BranchEffects> {
+        self.effects.get(&block)
+    }
+
+    /// Is `v` varying at some use because of temporal divergence?
+    pub fn is_temporally_divergent(&self, v: Value) -> bool {
+        self.taints.get(v).is_some_and(|t| !t.is_empty())
+    }
+}
+
+fn reenters(fx: Option<&BranchEffects>, b: Block, cfg: &ControlFlowGraph) -> bool {
+    fx.is_some_and(|fx| {
+        fx.region
+            .iter()
+            .any(|&x| cfg.succs(x).contains(&b) && Some(b) != fx.ipdom)
+    })
+}
+
+/// Convenience: analyzes function `id` of `module`.
+pub fn analyze(module: &Module, id: FuncId, args: &ArgShapes) -> Result<ShapeInfo, ShapeError> {
+    ShapeAnalysis::new(module).analyze(id, args)
+}

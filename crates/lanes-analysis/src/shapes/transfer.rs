@@ -1,0 +1,285 @@
+//! Transfer functions of the shape analysis: the shape of an instruction's result from
+//! the shapes of its operands (PLDI'18 §2.3, CC'12 §3.2 "uniform / consecutive / aligned").
+//!
+//! Every rule is *sound* for the lane semantics of [`super::lattice`]: if the operands of
+//! an instruction, executed by a set of active lanes, satisfy their shapes, the result
+//! satisfies the computed shape. Integer arithmetic wraps, so strides are computed modulo
+//! the bit width ([`normalize_stride`]); where a rule would need "no overflow" (`zext`,
+//! `sext` of a strided value, `sitofp`, …) it falls back to `varying`. The rules:
+//!
+//! - constants, `global_addr`: uniform (aligned to the constant's low bit / the global);
+//! - `add`/`sub`/`ptradd`: strides add/subtract (`ptradd` offsets are bytes);
+//!   `mul` by a uniform constant `k`: stride·k; `shl` by a uniform constant `k`: stride·2^k;
+//!   `ineg`/`not`: stride negated; `copy`, `trunc`, `bitcast` of same-width ints and
+//!   pointer/int casts keep the stride (`trunc` modulo the narrower width);
+//! - everything else computes uniform from uniform operands and `varying` otherwise;
+//! - `select c, a, b`: `a ⊔ b` if `c` is uniform (all lanes take the same side);
+//! - loads (and masked loads, gathers) of a uniform address with uniform mask: uniform —
+//!   lanes execute a load in lock-step, so they read the same memory state;
+//! - atomics and `alloca` (a private slot per lane): varying;
+//! - work items: `global_id 0`, `local_id 0` contiguous, everything else uniform; `lane_id`
+//!   contiguous, `num_lanes` uniform;
+//! - calls: declared (external, pure libm) callees map uniform arguments to a uniform
+//!   result; defined callees are summarized by analyzing their bodies with the argument
+//!   shapes of the call (see [`super::ShapeAnalysis`]).
+//!
+//! A rule seeing an `undef` operand returns `undef` (optimistic, as in SCCP); φ-nodes are
+//! not handled here but by the fixpoint driver, which joins incoming shapes and consults
+//! the divergence of the φ's block.
+
+use lanes_ir::{
+    BinaryOp, CastOp, FuncId, InstData, Intrinsic, Module, Type, UnaryOp, Value, WorkItemQuery,
+};
+
+use super::lattice::{low_bit, normalize_stride, VShape, MAX_ALIGN};
+
+/// What the transfer functions need to know besides operand shapes.
+pub trait TransferEnv {
+    /// The shape of operand `v` at the instruction being evaluated (temporal divergence
+    /// already applied by the driver).
+    fn operand(&self, v: Value) -> VShape;
+    /// The value of `v` if it is an integer constant (`iconst`).
+    fn constant(&self, v: Value) -> Option<i64>;
+    /// The type of `v`.
+    fn ty(&self, v: Value) -> Type;
+    /// The result shape of calling defined function `callee` with argument shapes `args`.
+    fn call_summary(&self, callee: FuncId, args: &[VShape]) -> VShape;
+}
+
+/// Bits of an element of `ty` (pointers are 64 bits).
+fn elem_bits(ty: Type) -> u32 {
+    ty.elem().bits()
+}
+
+/// Joins all operands: the shape "uniform if all uniform, else varying".
+fn all_uniform(shapes: &[VShape]) -> VShape {
+    if shapes.iter().any(|s| s.is_undef()) {
+        return VShape::Undef;
+    }
+    if shapes.iter().all(|s| s.is_uniform()) {
+        VShape::UNIFORM
+    } else {
+        VShape::VARYING
+    }
+}
+
+/// Strided combination `a ± b` (with `sign` ±1) at width `bits`.
+fn add_shapes(a: VShape, b: VShape, sign: i64, bits: u32) -> VShape {
+    match (a, b) {
+        (VShape::Undef, _) | (_, VShape::Undef) => VShape::Undef,
+        (
+            VShape::Strided {
+                stride: s1,
+                align: a1,
+            },
+            VShape::Strided {
+                stride: s2,
+                align: a2,
+            },
+        ) => VShape::strided(
+            normalize_stride(s1.wrapping_add(sign.wrapping_mul(s2)), bits),
+            a1.min(a2),
+        ),
+        (x, y) => VShape::varying(x.lane_align().min(y.lane_align())),
+    }
+}
+
+/// `a * k` for a uniform constant `k`.
+fn scale(a: VShape, k: i64, bits: u32) -> VShape {
+    match a {
+        VShape::Undef => VShape::Undef,
+        VShape::Strided { stride, align } => VShape::strided(
+            normalize_stride(stride.wrapping_mul(k), bits),
+            scale_align(align, k),
+        ),
+        VShape::Varying { align } => VShape::varying(scale_align(align, k)),
+    }
+}
+
+fn scale_align(align: u32, k: i64) -> u32 {
+    if k == 0 {
+        return MAX_ALIGN;
+    }
+    (u64::from(align) * u64::from(low_bit(k))).min(u64::from(MAX_ALIGN)) as u32
+}
+
+/// The transfer function of a binary operation.
+fn binary(op: BinaryOp, args: [Value; 2], rty: Type, env: &dyn TransferEnv) -> VShape {
+    let (a, b) = (env.operand(args[0]), env.operand(args[1]));
+    let bits = elem_bits(rty);
+    match op {
+        BinaryOp::Add => add_shapes(a, b, 1, bits),
+        BinaryOp::Sub => add_shapes(a, b, -1, bits),
+        BinaryOp::Mul => {
+            if a.is_undef() || b.is_undef() {
+                VShape::Undef
+            } else if let Some(k) = env.constant(args[1]).filter(|_| b.is_uniform()) {
+                scale(a, k, bits)
+            } else if let Some(k) = env.constant(args[0]).filter(|_| a.is_uniform()) {
+                scale(b, k, bits)
+            } else {
+                all_uniform(&[a, b])
+            }
+        }
+        BinaryOp::Shl => match env.constant(args[1]) {
+            Some(k) if b.is_uniform() && !a.is_undef() => {
+                let k = (k as u64 % u64::from(bits.max(1))) as u32;
+                if k >= 63 {
+                    all_uniform(&[a, b])
+                } else {
+                    scale(a, 1i64 << k, bits)
+                }
+            }
+            _ => all_uniform(&[a, b]),
+        },
+        BinaryOp::And if a.is_uniform() && b.is_uniform() => {
+            // x & c keeps c's alignment facts; uniform either way.
+            VShape::uniform(a.align().max(b.align()))
+        }
+        _ => all_uniform(&[a, b]),
+    }
+}
+
+/// The transfer function of a cast.
+fn cast(op: CastOp, arg: Value, rty: Type, env: &dyn TransferEnv) -> VShape {
+    let a = env.operand(arg);
+    if a.is_undef() {
+        return VShape::Undef;
+    }
+    let from = env.ty(arg);
+    match op {
+        CastOp::Trunc => match a {
+            VShape::Strided { stride, .. } => {
+                VShape::strided(normalize_stride(stride, elem_bits(rty)), 1)
+            }
+            _ => all_uniform(&[a]),
+        },
+        CastOp::PtrToInt | CastOp::IntToPtr | CastOp::AddrSpaceCast
+            if elem_bits(from) == 64 && elem_bits(rty) == 64 =>
+        {
+            a
+        }
+        CastOp::Bitcast if from.is_int() && rty.is_int() && from == rty => a,
+        CastOp::Zext | CastOp::Sext if a.is_uniform() => VShape::uniform(a.align()),
+        _ => all_uniform(&[a]),
+    }
+}
+
+/// The transfer function of an intrinsic.
+fn intrinsic(id: Intrinsic, args: &[Value], env: &dyn TransferEnv) -> VShape {
+    let shapes: Vec<VShape> = args.iter().map(|&v| env.operand(v)).collect();
+    match id {
+        Intrinsic::LaneId => VShape::strided(1, 1),
+        Intrinsic::NumLanes => VShape::UNIFORM,
+        Intrinsic::Broadcast => shapes.first().copied().unwrap_or(VShape::Undef),
+        // extract(vec, idx): a uniform index picks the same element position in every lane.
+        Intrinsic::Extract => match (shapes.first(), shapes.get(1)) {
+            (Some(&v), Some(&i)) if i.is_uniform() => v,
+            _ => all_uniform(&shapes),
+        },
+        Intrinsic::Insert => match (shapes.first(), shapes.get(1), shapes.get(2)) {
+            (Some(&v), Some(&e), Some(&i)) if i.is_uniform() => v.join(e),
+            _ => all_uniform(&shapes),
+        },
+        _ => all_uniform(&shapes),
+    }
+}
+
+/// The result shape of a non-φ instruction with result type `rty`, or `None` if the
+/// instruction has no result.
+pub fn transfer(
+    module: &Module,
+    data: &InstData,
+    rty: Option<Type>,
+    env: &dyn TransferEnv,
+) -> Option<VShape> {
+    let rty = rty?;
+    let op = |v: Value| env.operand(v);
+    Some(match data {
+        InstData::Iconst { imm } => VShape::uniform(low_bit(*imm)),
+        InstData::Fconst { .. } => VShape::UNIFORM,
+        InstData::Unary { op: u, arg } => {
+            let a = op(*arg);
+            match (u, a) {
+                (_, VShape::Undef) => VShape::Undef,
+                (UnaryOp::Copy, a) => a,
+                (UnaryOp::Ineg | UnaryOp::Not, VShape::Strided { stride, align }) => {
+                    let bits = elem_bits(rty);
+                    let align = if *u == UnaryOp::Ineg { align } else { 1 };
+                    VShape::strided(normalize_stride(stride.wrapping_neg(), bits), align)
+                }
+                _ => all_uniform(&[a]),
+            }
+        }
+        InstData::Binary { op: b, args } => binary(*b, *args, rty, env),
+        InstData::Icmp { args, .. } | InstData::Fcmp { args, .. } => {
+            all_uniform(&[op(args[0]), op(args[1])])
+        }
+        InstData::Select { args } => {
+            let c = op(args[0]);
+            if c.is_undef() {
+                VShape::Undef
+            } else if c.is_uniform() {
+                op(args[1]).join(op(args[2]))
+            } else {
+                all_uniform(&[c, op(args[1]), op(args[2])])
+            }
+        }
+        InstData::Cast { op: c, arg } => cast(*c, *arg, rty, env),
+        InstData::Phi { incoming } => incoming
+            .iter()
+            .fold(VShape::Undef, |acc, &(_, v)| acc.join(op(v))),
+        InstData::PtrAdd { args } => {
+            let (p, o) = (op(args[0]), op(args[1]));
+            let off_ty = env.ty(args[1]);
+            if elem_bits(off_ty) < 64 && !o.is_uniform() {
+                // The offset is sign-extended first: a strided narrow offset may wrap.
+                all_uniform(&[p, o]).join(VShape::varying(p.lane_align().min(o.lane_align())))
+            } else {
+                add_shapes(p, o, 1, 64)
+            }
+        }
+        InstData::Alloca { align, .. } => VShape::varying((*align).max(1)),
+        InstData::GlobalAddr { global } => {
+            VShape::uniform(module.globals.get(*global).map_or(1, |g| g.align.max(1)))
+        }
+        InstData::Load { ptr, .. } => all_uniform(&[op(*ptr)]),
+        InstData::MaskedLoad {
+            ptr,
+            mask,
+            passthru,
+            ..
+        }
+        | InstData::Gather {
+            ptrs: ptr,
+            mask,
+            passthru,
+            ..
+        } => all_uniform(&[op(*ptr), op(*mask), op(*passthru)]),
+        InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } => VShape::VARYING,
+        InstData::Call { func, args } => {
+            let shapes: Vec<VShape> = args.iter().map(|&v| op(v)).collect();
+            if shapes.iter().any(|s| s.is_undef()) {
+                VShape::Undef
+            } else if module.function(*func).is_some() {
+                env.call_summary(*func, &shapes)
+            } else {
+                all_uniform(&shapes)
+            }
+        }
+        InstData::Intrinsic { id, args } => intrinsic(*id, args, env),
+        InstData::WorkItem { query, dim } => match (query, dim) {
+            (WorkItemQuery::GlobalId | WorkItemQuery::LocalId, 0) => VShape::strided(1, 1),
+            _ => VShape::UNIFORM,
+        },
+        InstData::Shuffle { args, .. } => op(args[0]).join(op(args[1])),
+        InstData::Store { .. }
+        | InstData::MaskedStore { .. }
+        | InstData::Scatter { .. }
+        | InstData::Jump { .. }
+        | InstData::Brif { .. }
+        | InstData::Switch { .. }
+        | InstData::Return { .. }
+        | InstData::Unreachable => return None,
+    })
+}
