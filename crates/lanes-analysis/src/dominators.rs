@@ -12,7 +12,7 @@
 //! dominator and no depth, they dominate nothing and nothing dominates them, not even
 //! themselves ([`DominatorTree::is_reachable`] tells them apart).
 //!
-//! The tree is computed by the shared engine of [`crate::dom_engine`] (Semi-NCA) over the
+//! The tree is computed by the shared engine of `dom_engine` (Semi-NCA) over the
 //! successors and predecessors of the [`ControlFlowGraph`], which it depends on explicitly,
 //! as Cranelift's `DominatorTree::compute(func, cfg)` does. Queries are O(1) interval tests
 //! on a depth-first numbering of the tree.

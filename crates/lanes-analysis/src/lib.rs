@@ -12,8 +12,8 @@
 //!        └───────────► Liveness
 //! ```
 //!
-//! - [`cfg`]: predecessors, successors, exits, reachability, reverse postorder (PLDI'18 §2.1);
-//! - [`dominators`] and [`post_dominators`]: one Semi-NCA engine ([`dom_engine`]) over the CFG
+//! - [`cfg`](mod@cfg): predecessors, successors, exits, reachability, reverse postorder (PLDI'18 §2.1);
+//! - [`dominators`] and [`post_dominators`]: one Semi-NCA engine (`dom_engine`) over the CFG
 //!   and over the reversed CFG with a virtual exit that also handles infinite loops;
 //! - [`control_dependence`]: `cdep(k)` of PLDI'18 §2.1 and post-dominance frontiers;
 //! - [`loops`]: the natural loop forest and irreducible regions;

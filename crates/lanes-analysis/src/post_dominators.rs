@@ -4,7 +4,7 @@
 //! (a path ending in a block without successors) contains `a`; PACT'11 §III: "every path
 //! from `l` to the exit of the program goes across `l_p`", and the *immediate*
 //! post-dominator is where divergent SIMD threads reconverge. Post-dominance is dominance
-//! in the reversed CFG, so this tree reuses the engine of [`crate::dom_engine`] on the
+//! in the reversed CFG, so this tree reuses the engine of `dom_engine` on the
 //! reversed graph, rooted at a *virtual exit* `X` that is not a block.
 //!
 //! # The virtual exit and infinite loops
