@@ -16,6 +16,7 @@ fn loop_forest_matches_oracle() {
         checks::expect_ok(&format!("seed {seed}"), &func, result);
         irreducible_functions += usize::from(stats.irreducible > before);
     }
+    eprintln!("{stats:?}, {irreducible_functions} irreducible functions");
     assert!(stats.loops >= 1000, "{stats:?}");
     assert!(stats.nested >= 200, "{stats:?}");
     assert!(

@@ -18,6 +18,7 @@ fn post_dominators_match_oracle() {
             Err(msg) => checks::expect_ok(&format!("seed {seed}"), &func, Err(msg)),
         }
     }
+    eprintln!("{infinite} functions with infinite loops, {finite} without");
     assert!(infinite >= 200, "only {infinite} cases with infinite loops");
     assert!(finite >= 200, "only {finite} cases without infinite loops");
 }
