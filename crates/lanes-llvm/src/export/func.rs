@@ -1,0 +1,690 @@
+//! Export of one function body.
+//!
+//! Blocks are translated in reverse postorder of the CFG so that every definition is
+//! translated before its uses (a definition dominates its uses, and dominators come first
+//! in RPO); blocks unreachable from the entry are dropped. An extra LLVM entry block holds
+//! the `alloca`s (LLVM's entry block may have no predecessors, lanes' may) and falls
+//! through to the lanes entry. φs are created empty and filled once every block exists,
+//! with one incoming pair per CFG edge (LLVM counts a `brif` to the same block twice).
+
+use std::collections::HashMap;
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{
+    LLVMAtomicOrdering, LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMRealPredicate,
+};
+
+use lanes_ir::{
+    AtomicOp, BinaryOp, Block, CastOp, FloatCC, Function, Inst, InstData, IntCC, Module,
+    ScalarType, Type, UnaryOp, Value,
+};
+
+use crate::error::ExportError;
+use crate::llvm::{cstr, noname, Types};
+
+/// Per-function translation state.
+pub(crate) struct FuncCx<'a> {
+    pub t: Types,
+    pub m: LLVMModuleRef,
+    pub b: LLVMBuilderRef,
+    pub module: &'a Module,
+    pub func: &'a Function,
+    pub funcs: &'a [(LLVMValueRef, LLVMTypeRef)],
+    pub globals: &'a [LLVMValueRef],
+    values: HashMap<Value, LLVMValueRef>,
+    blocks: HashMap<Block, LLVMBasicBlockRef>,
+    alloca_block: LLVMBasicBlockRef,
+    phis: Vec<(Inst, LLVMValueRef, LLVMBasicBlockRef)>,
+    /// The instruction being translated, for error messages.
+    pub inst: Option<Inst>,
+}
+
+/// Reverse postorder of the blocks reachable from the entry.
+pub(crate) fn reverse_postorder(func: &Function) -> Vec<Block> {
+    let Some(entry) = func.entry_block() else {
+        return Vec::new();
+    };
+    let mut seen = std::collections::HashSet::from([entry]);
+    let mut post = Vec::new();
+    let mut stack = vec![(entry, func.successors(entry), 0usize)];
+    while let Some((b, succs, i)) = stack.last_mut() {
+        if let Some(&s) = succs.get(*i) {
+            *i += 1;
+            if seen.insert(s) {
+                let ss = func.successors(s);
+                stack.push((s, ss, 0));
+            }
+        } else {
+            post.push(*b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+pub(crate) fn export_function(
+    t: &Types,
+    m: LLVMModuleRef,
+    module: &Module,
+    func: &Function,
+    f: LLVMValueRef,
+    funcs: &[(LLVMValueRef, LLVMTypeRef)],
+    globals: &[LLVMValueRef],
+) -> Result<(), ExportError> {
+    // SAFETY: `f` is a function of module `m` in context `t.ctx`; the builder is disposed
+    // at the end of this function and every reference it produces stays in `m`.
+    unsafe {
+        let b = LLVMCreateBuilderInContext(t.ctx);
+        let alloca_block = LLVMAppendBasicBlockInContext(t.ctx, f, c"entry".as_ptr());
+        let mut cx = FuncCx {
+            t: *t,
+            m,
+            b,
+            module,
+            func,
+            funcs,
+            globals,
+            values: HashMap::new(),
+            blocks: HashMap::new(),
+            alloca_block,
+            phis: Vec::new(),
+            inst: None,
+        };
+        for (i, v) in func.param_values().enumerate() {
+            cx.values.insert(v, LLVMGetParam(f, i as u32));
+        }
+        let order = reverse_postorder(func);
+        for &block in &order {
+            let name = cstr(&block.to_string());
+            let bb = LLVMAppendBasicBlockInContext(t.ctx, f, name.as_ptr());
+            cx.blocks.insert(block, bb);
+        }
+        let result = cx.body(&order);
+        LLVMDisposeBuilder(b);
+        result
+    }
+}
+
+impl FuncCx<'_> {
+    fn err(&self, message: impl Into<String>) -> ExportError {
+        let inst = self.inst.map_or_else(String::new, |i| {
+            let mut s = String::new();
+            let _ = lanes_ir::write::write_inst(&mut s, self.module, self.func, i);
+            s
+        });
+        ExportError {
+            func: self.func.name.clone(),
+            inst,
+            message: message.into(),
+        }
+    }
+
+    unsafe fn body(&mut self, order: &[Block]) -> Result<(), ExportError> {
+        for &block in order {
+            LLVMPositionBuilderAtEnd(self.b, self.blocks[&block]);
+            for &inst in self.func.layout.block_insts(block) {
+                self.inst = Some(inst);
+                let data = self.func.inst(inst);
+                let result = self.func.dfg.inst_result(inst);
+                if let Some(v) = self.inst_value(inst, data, result)? {
+                    if let Some(r) = result {
+                        self.values.insert(r, v);
+                    }
+                }
+            }
+        }
+        self.inst = None;
+        // The allocas' block falls through to the lanes entry.
+        LLVMPositionBuilderAtEnd(self.b, self.alloca_block);
+        match order.first() {
+            Some(entry) => LLVMBuildBr(self.b, self.blocks[entry]),
+            None => LLVMBuildUnreachable(self.b),
+        };
+        let phis = std::mem::take(&mut self.phis);
+        for (inst, phi, _) in phis {
+            self.inst = Some(inst);
+            let InstData::Phi { incoming } = self.func.inst(inst) else {
+                continue;
+            };
+            let here = self.func.layout.inst_block(inst);
+            for &(pred, v) in incoming {
+                let Some(&bb) = self.blocks.get(&pred) else {
+                    continue; // unreachable predecessor: not in the LLVM function
+                };
+                let edges = self
+                    .func
+                    .successors(pred)
+                    .iter()
+                    .filter(|&&s| Some(s) == here)
+                    .count();
+                let ty = self.func.value_type(v);
+                let mut val = self.val(v, ty);
+                for _ in 0..edges {
+                    let mut bbv = bb;
+                    LLVMAddIncoming(phi, &mut val, &mut bbv, 1);
+                }
+            }
+        }
+        self.export_loop_md();
+        Ok(())
+    }
+
+    /// Attaches `llvm.loop` metadata recorded at import to the latches' branches.
+    unsafe fn export_loop_md(&mut self) {
+        for md in &self.func.abi.loops {
+            let Some(&bb) = self.blocks.get(&md.latch) else {
+                continue;
+            };
+            let term = LLVMGetBasicBlockTerminator(bb);
+            if term.is_null() {
+                continue;
+            }
+            crate::loopmd::attach(self.t.ctx, term, &md.hints);
+        }
+    }
+
+    /// The LLVM value of lanes value `v` (of type `ty`); `undef` if its definition was not
+    /// translated (it is in an unreachable block).
+    pub(crate) fn val(&self, v: Value, ty: Type) -> LLVMValueRef {
+        match self.values.get(&v) {
+            Some(&x) => x,
+            // SAFETY: the type is of this context.
+            None => unsafe { LLVMGetUndef(self.t.ty(ty)) },
+        }
+    }
+
+    fn vt(&self, v: Value) -> Type {
+        self.func.value_type(v)
+    }
+
+    fn arg(&self, v: Value) -> LLVMValueRef {
+        self.val(v, self.vt(v))
+    }
+
+    /// A constant of type `ty` (scalar or splat) from raw lane bits.
+    pub(crate) unsafe fn const_bits(&self, ty: Type, bits: u64) -> LLVMValueRef {
+        let elem = ty.elem();
+        let scalar = match elem {
+            ScalarType::F32 => LLVMConstBitCast(
+                LLVMConstInt(self.t.i32(), bits & 0xffff_ffff, 0),
+                self.t.scalar(elem),
+            ),
+            ScalarType::F64 => {
+                LLVMConstBitCast(LLVMConstInt(self.t.i64(), bits, 0), self.t.scalar(elem))
+            }
+            ScalarType::Ptr(_) if bits == 0 => LLVMConstNull(self.t.scalar(elem)),
+            ScalarType::Ptr(_) => {
+                LLVMConstIntToPtr(LLVMConstInt(self.t.i64(), bits, 0), self.t.scalar(elem))
+            }
+            _ => LLVMConstInt(self.t.scalar(elem), bits, 0),
+        };
+        match ty {
+            Type::Scalar(_) => scalar,
+            Type::Vector(n, _) => {
+                let mut lanes = vec![scalar; usize::from(n)];
+                LLVMConstVector(lanes.as_mut_ptr(), u32::from(n))
+            }
+        }
+    }
+
+    /// Calls the overloaded LLVM intrinsic `name`.
+    pub(crate) unsafe fn call_intrinsic(
+        &self,
+        name: &str,
+        overloads: &[LLVMTypeRef],
+        args: &[LLVMValueRef],
+    ) -> Result<LLVMValueRef, ExportError> {
+        let (f, fty) = crate::llvm::intrinsic(self.m, name, overloads)
+            .ok_or_else(|| self.err(format!("LLVM has no intrinsic {name}")))?;
+        Ok(self.call(f, fty, args))
+    }
+
+    pub(crate) unsafe fn call(
+        &self,
+        f: LLVMValueRef,
+        fty: LLVMTypeRef,
+        args: &[LLVMValueRef],
+    ) -> LLVMValueRef {
+        let mut args = args.to_vec();
+        LLVMBuildCall2(
+            self.b,
+            fty,
+            f,
+            args.as_mut_ptr(),
+            args.len() as u32,
+            noname(),
+        )
+    }
+
+    /// Alignment of an access to `ty` with the IR's `align` (0: the element size).
+    fn align_of(ty: Type, align: u32) -> u32 {
+        if align != 0 {
+            align
+        } else {
+            ty.elem().bytes().max(1)
+        }
+    }
+
+    /// Converts a value of type `ty` to its memory form (`i1` lanes → `i8`).
+    pub(crate) unsafe fn to_mem(&self, v: LLVMValueRef, ty: Type) -> LLVMValueRef {
+        if ty.elem() == ScalarType::I1 {
+            LLVMBuildZExt(self.b, v, self.t.mem_ty(ty), noname())
+        } else {
+            v
+        }
+    }
+
+    pub(crate) unsafe fn mem_to_value(&self, v: LLVMValueRef, ty: Type) -> LLVMValueRef {
+        if ty.elem() == ScalarType::I1 {
+            LLVMBuildTrunc(self.b, v, self.t.ty(ty), noname())
+        } else {
+            v
+        }
+    }
+
+    unsafe fn inst_value(
+        &mut self,
+        inst: Inst,
+        data: &InstData,
+        result: Option<Value>,
+    ) -> Result<Option<LLVMValueRef>, ExportError> {
+        let b = self.b;
+        let rty = result.map(|r| self.vt(r));
+        let need_ty = || rty.ok_or_else(|| self.err("instruction without a result type"));
+        let v = match data {
+            InstData::Iconst { imm } => self.const_bits(need_ty()?, *imm as u64),
+            InstData::Fconst { bits } => self.const_bits(need_ty()?, *bits),
+            InstData::Unary { op, arg } => {
+                let x = self.arg(*arg);
+                match op {
+                    UnaryOp::Ineg => LLVMBuildNeg(b, x, noname()),
+                    UnaryOp::Not => LLVMBuildNot(b, x, noname()),
+                    UnaryOp::Fneg => LLVMBuildFNeg(b, x, noname()),
+                    UnaryOp::Copy => x,
+                }
+            }
+            InstData::Binary { op, args } => self.binary(*op, args[0], args[1])?,
+            InstData::Icmp { cond, args } => {
+                let p = int_pred(*cond);
+                LLVMBuildICmp(b, p, self.arg(args[0]), self.arg(args[1]), noname())
+            }
+            InstData::Fcmp { cond, args } => {
+                let p = real_pred(*cond);
+                LLVMBuildFCmp(b, p, self.arg(args[0]), self.arg(args[1]), noname())
+            }
+            InstData::Select { args } => LLVMBuildSelect(
+                b,
+                self.arg(args[0]),
+                self.arg(args[1]),
+                self.arg(args[2]),
+                noname(),
+            ),
+            InstData::Cast { op, arg } => self.cast(*op, *arg, need_ty()?)?,
+            InstData::Phi { .. } => {
+                let phi = LLVMBuildPhi(b, self.t.ty(need_ty()?), noname());
+                let bb = LLVMGetInsertBlock(b);
+                self.phis.push((inst, phi, bb));
+                phi
+            }
+            InstData::PtrAdd { args } => {
+                let mut off = self.arg(args[1]);
+                LLVMBuildGEP2(b, self.t.i8(), self.arg(args[0]), &mut off, 1, noname())
+            }
+            InstData::Alloca { size, align } => {
+                let here = LLVMGetInsertBlock(b);
+                let first = LLVMGetFirstInstruction(self.alloca_block);
+                if first.is_null() {
+                    LLVMPositionBuilderAtEnd(b, self.alloca_block);
+                } else {
+                    LLVMPositionBuilderBefore(b, first);
+                }
+                let a = LLVMBuildAlloca(b, self.t.bytes(u64::from(*size).max(1)), noname());
+                LLVMSetAlignment(a, (*align).max(1));
+                LLVMPositionBuilderAtEnd(b, here);
+                a
+            }
+            InstData::GlobalAddr { global } => *self
+                .globals
+                .get(global.as_u32() as usize)
+                .ok_or_else(|| self.err("unknown global"))?,
+            InstData::Load { ptr, align } => {
+                let ty = need_ty()?;
+                let l = LLVMBuildLoad2(b, self.t.mem_ty(ty), self.arg(*ptr), noname());
+                LLVMSetAlignment(l, Self::align_of(ty, *align));
+                self.mem_to_value(l, ty)
+            }
+            InstData::Store { value, ptr, align } => {
+                let ty = self.vt(*value);
+                let v = self.to_mem(self.arg(*value), ty);
+                let s = LLVMBuildStore(b, v, self.arg(*ptr));
+                LLVMSetAlignment(s, Self::align_of(ty, *align));
+                return Ok(None);
+            }
+            InstData::MaskedLoad {
+                ptr,
+                mask,
+                passthru,
+                align,
+            }
+            | InstData::Gather {
+                ptrs: ptr,
+                mask,
+                passthru,
+                align,
+            } => {
+                let ty = need_ty()?;
+                let mty = self.t.mem_ty(ty);
+                let p = self.arg(*ptr);
+                let pass = self.to_mem(self.arg(*passthru), ty);
+                let al = self.t.i32c(Self::align_of(ty, *align));
+                let name = if matches!(data, InstData::Gather { .. }) {
+                    "llvm.masked.gather"
+                } else {
+                    "llvm.masked.load"
+                };
+                let r = self.call_intrinsic(
+                    name,
+                    &[mty, LLVMTypeOf(p)],
+                    &[p, al, self.arg(*mask), pass],
+                )?;
+                self.mem_to_value(r, ty)
+            }
+            InstData::MaskedStore {
+                value,
+                ptr,
+                mask,
+                align,
+            }
+            | InstData::Scatter {
+                value,
+                ptrs: ptr,
+                mask,
+                align,
+            } => {
+                let ty = self.vt(*value);
+                let v = self.to_mem(self.arg(*value), ty);
+                let p = self.arg(*ptr);
+                let al = self.t.i32c(Self::align_of(ty, *align));
+                let name = if matches!(data, InstData::Scatter { .. }) {
+                    "llvm.masked.scatter"
+                } else {
+                    "llvm.masked.store"
+                };
+                self.call_intrinsic(
+                    name,
+                    &[self.t.mem_ty(ty), LLVMTypeOf(p)],
+                    &[v, p, al, self.arg(*mask)],
+                )?;
+                return Ok(None);
+            }
+            InstData::AtomicRmw { op, ptr, value } => {
+                let ty = self.vt(*value);
+                if ty.elem() == ScalarType::I1
+                    || ty.is_vector()
+                    || (ty.is_float() && *op != AtomicOp::Xchg)
+                {
+                    return Err(self.err(format!("atomic {op} on {ty}")));
+                }
+                let r = LLVMBuildAtomicRMW(
+                    b,
+                    rmw_op(*op),
+                    self.arg(*ptr),
+                    self.arg(*value),
+                    LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent,
+                    0,
+                );
+                LLVMSetAlignment(r, ty.bytes());
+                r
+            }
+            InstData::AtomicCas {
+                ptr,
+                expected,
+                replacement,
+            } => {
+                let ty = self.vt(*expected);
+                if ty.elem() == ScalarType::I1 || ty.is_vector() || ty.is_float() {
+                    return Err(self.err(format!("compare-and-swap on {ty}")));
+                }
+                let seq = LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
+                let r = LLVMBuildAtomicCmpXchg(
+                    b,
+                    self.arg(*ptr),
+                    self.arg(*expected),
+                    self.arg(*replacement),
+                    seq,
+                    seq,
+                    0,
+                );
+                LLVMSetAlignment(r, ty.bytes());
+                LLVMBuildExtractValue(b, r, 0, noname())
+            }
+            InstData::Call { func, args } => {
+                let &(f, fty) = self
+                    .funcs
+                    .get(func.as_u32() as usize)
+                    .ok_or_else(|| self.err("unknown callee"))?;
+                let args: Vec<_> = args.iter().map(|&a| self.arg(a)).collect();
+                let call = self.call(f, fty, &args);
+                if rty.is_none() {
+                    return Ok(None);
+                }
+                call
+            }
+            InstData::Intrinsic { id, args } => {
+                let args: Vec<(LLVMValueRef, Type)> =
+                    args.iter().map(|&a| (self.arg(a), self.vt(a))).collect();
+                match self.intrinsic(*id, &args, rty)? {
+                    Some(v) => v,
+                    None => return Ok(None),
+                }
+            }
+            InstData::WorkItem { query, dim } => {
+                let ty = need_ty()?;
+                let i64t = self.t.i64();
+                let mut p = [self.t.i32()];
+                let fty = LLVMFunctionType(i64t, p.as_mut_ptr(), 1, 0);
+                let f = crate::llvm::declare(self.m, &format!("__lanes_{}", query.name()), fty);
+                let r = self.call(f, fty, &[self.t.i32c(u32::from(*dim))]);
+                self.int_resize(r, ty)
+            }
+            InstData::Shuffle { args, mask } => {
+                let mut lanes: Vec<_> = mask.iter().map(|&i| self.t.i32c(i)).collect();
+                let m = LLVMConstVector(lanes.as_mut_ptr(), lanes.len() as u32);
+                LLVMBuildShuffleVector(b, self.arg(args[0]), self.arg(args[1]), m, noname())
+            }
+            InstData::Jump { dest } => {
+                LLVMBuildBr(b, self.block(*dest)?);
+                return Ok(None);
+            }
+            InstData::Brif {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                let (t, e) = (self.block(*then_dest)?, self.block(*else_dest)?);
+                LLVMBuildCondBr(b, self.arg(*cond), t, e);
+                return Ok(None);
+            }
+            InstData::Switch {
+                arg,
+                cases,
+                default,
+            } => {
+                let ty = self.vt(*arg);
+                let x = self.arg(*arg);
+                let sw = LLVMBuildSwitch(b, x, self.block(*default)?, cases.len() as u32);
+                for &(c, dest) in cases {
+                    LLVMAddCase(sw, self.const_bits(ty, c as u64), self.block(dest)?);
+                }
+                return Ok(None);
+            }
+            InstData::Return { value } => {
+                match value {
+                    Some(v) => LLVMBuildRet(b, self.arg(*v)),
+                    None => LLVMBuildRetVoid(b),
+                };
+                return Ok(None);
+            }
+            InstData::Unreachable => {
+                LLVMBuildUnreachable(b);
+                return Ok(None);
+            }
+        };
+        Ok(Some(v))
+    }
+
+    fn block(&self, b: Block) -> Result<LLVMBasicBlockRef, ExportError> {
+        self.blocks
+            .get(&b)
+            .copied()
+            .ok_or_else(|| self.err(format!("branch to {b}, which is not reachable")))
+    }
+
+    /// Zero-extends or truncates the `i64` `v` to the integer type `ty` (splatting it for
+    /// a vector type).
+    pub(crate) unsafe fn int_resize(&self, v: LLVMValueRef, ty: Type) -> LLVMValueRef {
+        let s = self.t.scalar(ty.elem());
+        let x = LLVMBuildZExtOrBitCast(
+            self.b,
+            LLVMBuildTrunc(
+                self.b,
+                v,
+                LLVMIntTypeInContext(self.t.ctx, ty.elem().bits().min(64)),
+                noname(),
+            ),
+            s,
+            noname(),
+        );
+        self.splat(x, ty)
+    }
+
+    /// Broadcasts a scalar to `ty` if `ty` is a vector.
+    pub(crate) unsafe fn splat(&self, x: LLVMValueRef, ty: Type) -> LLVMValueRef {
+        match ty {
+            Type::Scalar(_) => x,
+            Type::Vector(n, _) => {
+                let undef = LLVMGetUndef(self.t.ty(ty));
+                let v = LLVMBuildInsertElement(self.b, undef, x, self.t.i32c(0), noname());
+                let mut zeros = vec![self.t.i32c(0); usize::from(n)];
+                let m = LLVMConstVector(zeros.as_mut_ptr(), u32::from(n));
+                LLVMBuildShuffleVector(self.b, v, undef, m, noname())
+            }
+        }
+    }
+
+    unsafe fn binary(&self, op: BinaryOp, a: Value, b: Value) -> Result<LLVMValueRef, ExportError> {
+        let ty = self.vt(a);
+        let (x, y) = (self.arg(a), self.arg(b));
+        let bd = self.b;
+        let n = noname();
+        let lt = self.t.ty(ty);
+        Ok(match op {
+            BinaryOp::Add => LLVMBuildAdd(bd, x, y, n),
+            BinaryOp::Sub => LLVMBuildSub(bd, x, y, n),
+            BinaryOp::Mul => LLVMBuildMul(bd, x, y, n),
+            BinaryOp::SDiv => LLVMBuildSDiv(bd, x, y, n),
+            BinaryOp::UDiv => LLVMBuildUDiv(bd, x, y, n),
+            BinaryOp::SRem => LLVMBuildSRem(bd, x, y, n),
+            BinaryOp::URem => LLVMBuildURem(bd, x, y, n),
+            BinaryOp::And => LLVMBuildAnd(bd, x, y, n),
+            BinaryOp::Or => LLVMBuildOr(bd, x, y, n),
+            BinaryOp::Xor => LLVMBuildXor(bd, x, y, n),
+            BinaryOp::Shl | BinaryOp::LShr | BinaryOp::AShr => {
+                // lanes takes the amount modulo the width; LLVM makes a large one poison.
+                let mask = self.const_bits(ty, u64::from(ty.elem().bits() - 1));
+                let y = LLVMBuildAnd(bd, y, mask, n);
+                match op {
+                    BinaryOp::Shl => LLVMBuildShl(bd, x, y, n),
+                    BinaryOp::LShr => LLVMBuildLShr(bd, x, y, n),
+                    _ => LLVMBuildAShr(bd, x, y, n),
+                }
+            }
+            BinaryOp::SMin => self.call_intrinsic("llvm.smin", &[lt], &[x, y])?,
+            BinaryOp::SMax => self.call_intrinsic("llvm.smax", &[lt], &[x, y])?,
+            BinaryOp::UMin => self.call_intrinsic("llvm.umin", &[lt], &[x, y])?,
+            BinaryOp::UMax => self.call_intrinsic("llvm.umax", &[lt], &[x, y])?,
+            BinaryOp::FAdd => LLVMBuildFAdd(bd, x, y, n),
+            BinaryOp::FSub => LLVMBuildFSub(bd, x, y, n),
+            BinaryOp::FMul => LLVMBuildFMul(bd, x, y, n),
+            BinaryOp::FDiv => LLVMBuildFDiv(bd, x, y, n),
+            BinaryOp::FRem => LLVMBuildFRem(bd, x, y, n),
+            BinaryOp::FMin => self.call_intrinsic("llvm.minnum", &[lt], &[x, y])?,
+            BinaryOp::FMax => self.call_intrinsic("llvm.maxnum", &[lt], &[x, y])?,
+        })
+    }
+
+    unsafe fn cast(&self, op: CastOp, arg: Value, to: Type) -> Result<LLVMValueRef, ExportError> {
+        let x = self.arg(arg);
+        let lt = self.t.ty(to);
+        let (bd, n) = (self.b, noname());
+        Ok(match op {
+            CastOp::Trunc => LLVMBuildTrunc(bd, x, lt, n),
+            CastOp::Zext => LLVMBuildZExt(bd, x, lt, n),
+            CastOp::Sext => LLVMBuildSExt(bd, x, lt, n),
+            CastOp::FpTrunc => LLVMBuildFPTrunc(bd, x, lt, n),
+            CastOp::FpExt => LLVMBuildFPExt(bd, x, lt, n),
+            CastOp::FpToSi => self.call_intrinsic("llvm.fptosi.sat", &[lt, LLVMTypeOf(x)], &[x])?,
+            CastOp::FpToUi => self.call_intrinsic("llvm.fptoui.sat", &[lt, LLVMTypeOf(x)], &[x])?,
+            CastOp::SiToFp => LLVMBuildSIToFP(bd, x, lt, n),
+            CastOp::UiToFp => LLVMBuildUIToFP(bd, x, lt, n),
+            CastOp::Bitcast => LLVMBuildBitCast(bd, x, lt, n),
+            CastOp::PtrToInt => LLVMBuildPtrToInt(bd, x, lt, n),
+            CastOp::IntToPtr => LLVMBuildIntToPtr(bd, x, lt, n),
+            CastOp::AddrSpaceCast => LLVMBuildAddrSpaceCast(bd, x, lt, n),
+        })
+    }
+}
+
+fn int_pred(c: IntCC) -> LLVMIntPredicate {
+    use LLVMIntPredicate::*;
+    match c {
+        IntCC::Eq => LLVMIntEQ,
+        IntCC::Ne => LLVMIntNE,
+        IntCC::Slt => LLVMIntSLT,
+        IntCC::Sle => LLVMIntSLE,
+        IntCC::Sgt => LLVMIntSGT,
+        IntCC::Sge => LLVMIntSGE,
+        IntCC::Ult => LLVMIntULT,
+        IntCC::Ule => LLVMIntULE,
+        IntCC::Ugt => LLVMIntUGT,
+        IntCC::Uge => LLVMIntUGE,
+    }
+}
+
+fn real_pred(c: FloatCC) -> LLVMRealPredicate {
+    use LLVMRealPredicate::*;
+    match c {
+        FloatCC::Oeq => LLVMRealOEQ,
+        FloatCC::One => LLVMRealONE,
+        FloatCC::Olt => LLVMRealOLT,
+        FloatCC::Ole => LLVMRealOLE,
+        FloatCC::Ogt => LLVMRealOGT,
+        FloatCC::Oge => LLVMRealOGE,
+        FloatCC::Ord => LLVMRealORD,
+        FloatCC::Uno => LLVMRealUNO,
+        FloatCC::Ueq => LLVMRealUEQ,
+        FloatCC::Une => LLVMRealUNE,
+        FloatCC::Ult => LLVMRealULT,
+        FloatCC::Ule => LLVMRealULE,
+        FloatCC::Ugt => LLVMRealUGT,
+        FloatCC::Uge => LLVMRealUGE,
+    }
+}
+
+fn rmw_op(op: AtomicOp) -> LLVMAtomicRMWBinOp {
+    use LLVMAtomicRMWBinOp::*;
+    match op {
+        AtomicOp::Xchg => LLVMAtomicRMWBinOpXchg,
+        AtomicOp::Add => LLVMAtomicRMWBinOpAdd,
+        AtomicOp::Sub => LLVMAtomicRMWBinOpSub,
+        AtomicOp::And => LLVMAtomicRMWBinOpAnd,
+        AtomicOp::Or => LLVMAtomicRMWBinOpOr,
+        AtomicOp::Xor => LLVMAtomicRMWBinOpXor,
+        AtomicOp::SMin => LLVMAtomicRMWBinOpMin,
+        AtomicOp::SMax => LLVMAtomicRMWBinOpMax,
+        AtomicOp::UMin => LLVMAtomicRMWBinOpUMin,
+        AtomicOp::UMax => LLVMAtomicRMWBinOpUMax,
+    }
+}

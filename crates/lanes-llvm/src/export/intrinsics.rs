@@ -1,0 +1,263 @@
+//! Export of lanes intrinsics: math, integer bit operations, lane and mask queries,
+//! reductions and element operations.
+//!
+//! Math with an LLVM intrinsic (`llvm.sqrt`, `llvm.sin`, …) uses it, on scalars and vectors
+//! alike; LLVM's backend then calls libm per lane or, with a vector library such as glibc's
+//! libmvec (`-vector-library=LIBMVEC-X86`), its vector variants. Math LLVM 19 has no
+//! intrinsic for in every backend (`tan`, `asin`, …, `atan2`) calls libm directly, lane by
+//! lane for vectors. Reductions follow the interpreter's order: `reduce_fadd`/`reduce_fmul`
+//! are ordered (LLVM's non-`reassoc` `llvm.vector.reduce.fadd` with start value −0.0 / 1.0,
+//! the identities), `reduce_fmin`/`fmax` use minNum/maxNum like `fmin`/`fmax`.
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+
+use lanes_ir::{Intrinsic, ScalarType, Type};
+
+use super::func::FuncCx;
+use crate::error::ExportError;
+use crate::llvm::noname;
+
+/// The LLVM intrinsic implementing a lanes float math intrinsic, if there is one.
+fn llvm_math(id: Intrinsic) -> Option<&'static str> {
+    use Intrinsic::*;
+    Some(match id {
+        Sqrt => "llvm.sqrt",
+        Fabs => "llvm.fabs",
+        Floor => "llvm.floor",
+        Ceil => "llvm.ceil",
+        Trunc => "llvm.trunc",
+        Round => "llvm.round",
+        Rint => "llvm.rint",
+        Exp => "llvm.exp",
+        Exp2 => "llvm.exp2",
+        Log => "llvm.log",
+        Log2 => "llvm.log2",
+        Log10 => "llvm.log10",
+        Sin => "llvm.sin",
+        Cos => "llvm.cos",
+        Pow => "llvm.pow",
+        Copysign => "llvm.copysign",
+        Fma => "llvm.fma",
+        _ => return None,
+    })
+}
+
+/// The libm function (double version) of a lanes math intrinsic without LLVM intrinsic.
+fn libm_name(id: Intrinsic) -> Option<&'static str> {
+    use Intrinsic::*;
+    Some(match id {
+        Tan => "tan",
+        Asin => "asin",
+        Acos => "acos",
+        Atan => "atan",
+        Sinh => "sinh",
+        Cosh => "cosh",
+        Tanh => "tanh",
+        Atan2 => "atan2",
+        _ => return None,
+    })
+}
+
+fn reduce_name(id: Intrinsic) -> Option<&'static str> {
+    use Intrinsic::*;
+    Some(match id {
+        ReduceAdd => "llvm.vector.reduce.add",
+        ReduceMul => "llvm.vector.reduce.mul",
+        ReduceAnd => "llvm.vector.reduce.and",
+        ReduceOr => "llvm.vector.reduce.or",
+        ReduceXor => "llvm.vector.reduce.xor",
+        ReduceSMin => "llvm.vector.reduce.smin",
+        ReduceSMax => "llvm.vector.reduce.smax",
+        ReduceUMin => "llvm.vector.reduce.umin",
+        ReduceUMax => "llvm.vector.reduce.umax",
+        ReduceFMin => "llvm.vector.reduce.fmin",
+        ReduceFMax => "llvm.vector.reduce.fmax",
+        _ => return None,
+    })
+}
+
+impl FuncCx<'_> {
+    /// Translates intrinsic `id` on `args` (values with their lanes types); `None` for no
+    /// result.
+    pub(crate) unsafe fn intrinsic(
+        &self,
+        id: Intrinsic,
+        args: &[(LLVMValueRef, Type)],
+        ret: Option<Type>,
+    ) -> Result<Option<LLVMValueRef>, ExportError> {
+        let b = self.b;
+        let n = noname();
+        let vals: Vec<LLVMValueRef> = args.iter().map(|a| a.0).collect();
+        let arg_ty = |i: usize| {
+            args.get(i).map(|a| a.1).ok_or_else(|| ExportError {
+                func: self.func.name.clone(),
+                inst: id.name().to_string(),
+                message: "missing operand".into(),
+            })
+        };
+        let ret_ty = || {
+            ret.ok_or_else(|| ExportError {
+                func: self.func.name.clone(),
+                inst: id.name().to_string(),
+                message: "missing result type".into(),
+            })
+        };
+        if let Some(name) = llvm_math(id) {
+            let ty = self.t.ty(arg_ty(0)?);
+            return self.call_intrinsic(name, &[ty], &vals).map(Some);
+        }
+        if let Some(name) = libm_name(id) {
+            return self.libm_call(name, args).map(Some);
+        }
+        let v = match id {
+            Intrinsic::Fmod => LLVMBuildFRem(b, vals[0], vals[1], n),
+            Intrinsic::Abs => {
+                let ty = self.t.ty(arg_ty(0)?);
+                self.call_intrinsic("llvm.abs", &[ty], &[vals[0], self.t.i1c(false)])?
+            }
+            Intrinsic::Ctpop => {
+                let ty = self.t.ty(arg_ty(0)?);
+                self.call_intrinsic("llvm.ctpop", &[ty], &[vals[0]])?
+            }
+            Intrinsic::Ctlz | Intrinsic::Cttz => {
+                let ty = self.t.ty(arg_ty(0)?);
+                let name = if id == Intrinsic::Ctlz {
+                    "llvm.ctlz"
+                } else {
+                    "llvm.cttz"
+                };
+                self.call_intrinsic(name, &[ty], &[vals[0], self.t.i1c(false)])?
+            }
+            Intrinsic::LaneId | Intrinsic::NumLanes => {
+                // Exported code is one SIMD instance: lane 0 of 1, or the lanes of a vector.
+                let ty = ret_ty()?;
+                match ty {
+                    Type::Scalar(_) => self.const_bits(ty, u64::from(id == Intrinsic::NumLanes)),
+                    Type::Vector(k, e) => {
+                        let mut lanes: Vec<_> = (0..u64::from(k))
+                            .map(|i| {
+                                let x = if id == Intrinsic::LaneId {
+                                    i
+                                } else {
+                                    u64::from(k)
+                                };
+                                self.const_bits(Type::Scalar(e), x)
+                            })
+                            .collect();
+                        LLVMConstVector(lanes.as_mut_ptr(), u32::from(k))
+                    }
+                }
+            }
+            Intrinsic::Any | Intrinsic::All => {
+                let mt = arg_ty(0)?;
+                if mt.is_vector() {
+                    let name = if id == Intrinsic::Any {
+                        "llvm.vector.reduce.or"
+                    } else {
+                        "llvm.vector.reduce.and"
+                    };
+                    self.call_intrinsic(name, &[self.t.ty(mt)], &[vals[0]])?
+                } else {
+                    vals[0]
+                }
+            }
+            Intrinsic::Popcount | Intrinsic::Ballot => {
+                let mt = arg_ty(0)?;
+                let ty = ret_ty()?;
+                let bits = LLVMBuildBitCast(b, vals[0], self.t.int(mt.lane_count()), n);
+                let bits = if id == Intrinsic::Popcount {
+                    self.call_intrinsic("llvm.ctpop", &[LLVMTypeOf(bits)], &[bits])?
+                } else {
+                    bits
+                };
+                let out = self.t.ty(ty);
+                if mt.lane_count() < ty.elem().bits() {
+                    LLVMBuildZExt(b, bits, out, n)
+                } else {
+                    LLVMBuildTrunc(b, bits, out, n)
+                }
+            }
+            Intrinsic::ReduceFAdd | Intrinsic::ReduceFMul => {
+                let vt = arg_ty(0)?;
+                let elem = Type::Scalar(vt.elem());
+                let (name, start) = if id == Intrinsic::ReduceFAdd {
+                    ("llvm.vector.reduce.fadd", neg_zero(vt.elem()))
+                } else {
+                    ("llvm.vector.reduce.fmul", one(vt.elem()))
+                };
+                let start = self.const_bits(elem, start);
+                self.call_intrinsic(name, &[self.t.ty(vt)], &[start, vals[0]])?
+            }
+            Intrinsic::Broadcast => self.splat(vals[0], ret_ty()?),
+            Intrinsic::Extract => LLVMBuildExtractElement(b, vals[0], vals[1], n),
+            Intrinsic::Insert => LLVMBuildInsertElement(b, vals[0], vals[1], vals[2], n),
+            Intrinsic::Barrier => {
+                let fty = LLVMFunctionType(self.t.void(), std::ptr::null_mut(), 0, 0);
+                let f = crate::llvm::declare(self.m, "__lanes_barrier", fty);
+                self.call(f, fty, &[]);
+                return Ok(None);
+            }
+            other => {
+                let name = reduce_name(other).ok_or_else(|| ExportError {
+                    func: self.func.name.clone(),
+                    inst: other.name().to_string(),
+                    message: "no LLVM lowering".into(),
+                })?;
+                self.call_intrinsic(name, &[self.t.ty(arg_ty(0)?)], &[vals[0]])?
+            }
+        };
+        Ok(Some(v))
+    }
+
+    /// Calls the libm function `base` (`f`-suffixed for `f32`), lane by lane on vectors.
+    unsafe fn libm_call(
+        &self,
+        base: &str,
+        args: &[(LLVMValueRef, Type)],
+    ) -> Result<LLVMValueRef, ExportError> {
+        let ty = args[0].1;
+        let elem = ty.elem();
+        let name = if elem == ScalarType::F32 {
+            format!("{base}f")
+        } else {
+            base.to_string()
+        };
+        let et = self.t.scalar(elem);
+        let mut ps = vec![et; args.len()];
+        let fty = LLVMFunctionType(et, ps.as_mut_ptr(), ps.len() as u32, 0);
+        let f = crate::llvm::declare(self.m, &name, fty);
+        match ty {
+            Type::Scalar(_) => Ok(self.call(f, fty, &args.iter().map(|a| a.0).collect::<Vec<_>>())),
+            Type::Vector(k, _) => {
+                let mut acc = LLVMGetUndef(self.t.ty(ty));
+                for i in 0..u32::from(k) {
+                    let idx = self.t.i32c(i);
+                    let lanes: Vec<_> = args
+                        .iter()
+                        .map(|a| LLVMBuildExtractElement(self.b, a.0, idx, noname()))
+                        .collect();
+                    let r = self.call(f, fty, &lanes);
+                    acc = LLVMBuildInsertElement(self.b, acc, r, idx, noname());
+                }
+                Ok(acc)
+            }
+        }
+    }
+}
+
+fn neg_zero(e: ScalarType) -> u64 {
+    if e == ScalarType::F32 {
+        u64::from((-0.0f32).to_bits())
+    } else {
+        (-0.0f64).to_bits()
+    }
+}
+
+fn one(e: ScalarType) -> u64 {
+    if e == ScalarType::F32 {
+        u64::from(1.0f32.to_bits())
+    } else {
+        1.0f64.to_bits()
+    }
+}

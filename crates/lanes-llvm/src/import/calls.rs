@@ -1,0 +1,566 @@
+//! Calls: LLVM intrinsics, libm and OpenCL builtins → lanes intrinsics; other calls.
+//!
+//! The intrinsics clang emits for scalar kernels and loops (issue 3, point 1) map one to
+//! one onto lanes operations (`llvm.fabs` → `fabs`, `llvm.smin` → `smin`, `llvm.minnum` →
+//! `fmin`, `llvm.vector.reduce.*` → reductions, `llvm.masked.*` → masked memory ops);
+//! `llvm.fmuladd` becomes an unfused `fmul` + `fadd`, which is what clang's own code
+//! generation does for x86-64 without FMA; markers without semantics (`llvm.lifetime.*`,
+//! `llvm.assume`, `llvm.dbg.*`, `llvm.experimental.noalias.scope.decl`) are dropped;
+//! `llvm.memcpy`/`memmove`/`memset` of constant length are expanded into loads and stores
+//! (all loads before all stores, so overlap is fine). Calls to libm functions (`sinf`,
+//! `pow`, …) and to OpenCL C builtins (Itanium-mangled: `_Z4sqrtDv4_f`, `_Z13get_global_idj`)
+//! become lanes intrinsics and work-item queries. Anything else that is a direct call to a
+//! function of the module stays a call; indirect calls and variadic callees are errors.
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+
+use lanes_ir::{BinaryOp, CastOp, InstData, Intrinsic, Type, Value, WorkItemQuery};
+
+use super::func::FnCx;
+use crate::error::ImportError;
+use crate::llvm::value_name;
+
+/// Largest `memcpy`/`memset` length expanded inline.
+const MAX_INLINE_MEM: u64 = 4096;
+
+/// What a math function name means.
+#[derive(Clone, Copy)]
+enum Math {
+    Intr(Intrinsic),
+    Bin(BinaryOp),
+    /// `a * b + c`, unfused.
+    MulAdd,
+}
+
+/// Math by base name (LLVM intrinsic without `llvm.` and overload suffix, or a libm /
+/// OpenCL name without the `f` suffix).
+fn math(base: &str) -> Option<Math> {
+    use Intrinsic as I;
+    Some(match base {
+        "sqrt" | "native_sqrt" | "half_sqrt" => Math::Intr(I::Sqrt),
+        "fabs" => Math::Intr(I::Fabs),
+        "floor" => Math::Intr(I::Floor),
+        "ceil" => Math::Intr(I::Ceil),
+        "trunc" => Math::Intr(I::Trunc),
+        "round" => Math::Intr(I::Round),
+        "rint" | "nearbyint" | "roundeven" => Math::Intr(I::Rint),
+        "exp" | "native_exp" => Math::Intr(I::Exp),
+        "exp2" | "native_exp2" => Math::Intr(I::Exp2),
+        "log" | "native_log" => Math::Intr(I::Log),
+        "log2" | "native_log2" => Math::Intr(I::Log2),
+        "log10" | "native_log10" => Math::Intr(I::Log10),
+        "sin" | "native_sin" => Math::Intr(I::Sin),
+        "cos" | "native_cos" => Math::Intr(I::Cos),
+        "tan" | "native_tan" => Math::Intr(I::Tan),
+        "asin" => Math::Intr(I::Asin),
+        "acos" => Math::Intr(I::Acos),
+        "atan" => Math::Intr(I::Atan),
+        "sinh" => Math::Intr(I::Sinh),
+        "cosh" => Math::Intr(I::Cosh),
+        "tanh" => Math::Intr(I::Tanh),
+        "pow" | "powr" | "native_powr" => Math::Intr(I::Pow),
+        "atan2" => Math::Intr(I::Atan2),
+        "fmod" => Math::Intr(I::Fmod),
+        "copysign" => Math::Intr(I::Copysign),
+        "fma" => Math::Intr(I::Fma),
+        "fmuladd" | "mad" => Math::MulAdd,
+        "fmin" | "minnum" => Math::Bin(BinaryOp::FMin),
+        "fmax" | "maxnum" => Math::Bin(BinaryOp::FMax),
+        _ => return None,
+    })
+}
+
+/// The base name of an Itanium-mangled OpenCL builtin (`_Z4sqrtf` → `sqrt`).
+fn demangle_ocl(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix("_Z")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let len: usize = rest[..digits].parse().ok()?;
+    rest.get(digits..digits + len)
+}
+
+fn work_item(base: &str) -> Option<WorkItemQuery> {
+    Some(match base {
+        "get_global_id" => WorkItemQuery::GlobalId,
+        "get_local_id" => WorkItemQuery::LocalId,
+        "get_group_id" => WorkItemQuery::GroupId,
+        "get_global_size" => WorkItemQuery::GlobalSize,
+        "get_local_size" => WorkItemQuery::LocalSize,
+        "get_num_groups" => WorkItemQuery::NumGroups,
+        "get_global_offset" => WorkItemQuery::GlobalOffset,
+        _ => return None,
+    })
+}
+
+fn reduction(base: &str) -> Option<Intrinsic> {
+    use Intrinsic as I;
+    Some(match base {
+        "add" => I::ReduceAdd,
+        "mul" => I::ReduceMul,
+        "and" => I::ReduceAnd,
+        "or" => I::ReduceOr,
+        "xor" => I::ReduceXor,
+        "smin" => I::ReduceSMin,
+        "smax" => I::ReduceSMax,
+        "umin" => I::ReduceUMin,
+        "umax" => I::ReduceUMax,
+        "fmin" => I::ReduceFMin,
+        "fmax" => I::ReduceFMax,
+        _ => return None,
+    })
+}
+
+impl FnCx<'_> {
+    /// Translates call instruction `i`.
+    pub(super) unsafe fn call(&mut self, i: LLVMValueRef) -> Result<Option<Value>, ImportError> {
+        let callee = LLVMGetCalledValue(i);
+        if LLVMIsAFunction(callee).is_null() {
+            return Err(self.err("indirect call or inline assembly"));
+        }
+        let name = value_name(callee);
+        let nargs = LLVMGetNumArgOperands(i);
+        let ops: Vec<LLVMValueRef> = (0..nargs).map(|k| LLVMGetOperand(i, k)).collect();
+        let fty = LLVMGetCalledFunctionType(i);
+        let rt = LLVMGetReturnType(fty);
+        let ret = if LLVMGetTypeKind(rt) == inkwell::llvm_sys::LLVMTypeKind::LLVMVoidTypeKind {
+            None
+        } else {
+            Some(self.llty(i)?)
+        };
+        if let Some(intr) = name.strip_prefix("llvm.") {
+            return self.llvm_intrinsic(intr, &ops, ret);
+        }
+        let is_decl = LLVMIsDeclaration(callee) != 0;
+        if is_decl {
+            let ocl = demangle_ocl(&name);
+            let base = ocl.unwrap_or(&name);
+            if let (Some(q), Some(ty)) = (work_item(base), ret) {
+                let dim = ops.first().filter(|d| !LLVMIsAConstantInt(**d).is_null());
+                let dim =
+                    dim.ok_or_else(|| self.err("work-item query with a variable dimension"))?;
+                let dim = u8::try_from(LLVMConstIntGetZExtValue(*dim)).unwrap_or(0);
+                return Ok(Some(self.emit_v(InstData::WorkItem { query: q, dim }, ty)));
+            }
+            if matches!(base, "barrier" | "work_group_barrier") {
+                self.emit(
+                    InstData::Intrinsic {
+                        id: Intrinsic::Barrier,
+                        args: vec![],
+                    },
+                    None,
+                );
+                return Ok(None);
+            }
+            let libm_base = if ocl.is_some() {
+                Some(base)
+            } else if ret == Some(Type::F32) {
+                base.strip_suffix('f')
+            } else if ret == Some(Type::F64) {
+                Some(base)
+            } else {
+                None
+            };
+            if let (Some(m), Some(ty)) = (libm_base.and_then(math), ret) {
+                if ty.is_float() {
+                    return self.math(m, &ops, ty).map(Some);
+                }
+            }
+            if matches!(name.as_str(), "abs" | "labs" | "llabs") {
+                if let Some(ty) = ret {
+                    let x = self.op(ops[0])?;
+                    return Ok(Some(self.emit_v(
+                        InstData::Intrinsic {
+                            id: Intrinsic::Abs,
+                            args: vec![x],
+                        },
+                        ty,
+                    )));
+                }
+            }
+        }
+        if LLVMIsFunctionVarArg(fty) != 0 {
+            return Err(self.err(format!("call to variadic function @{name}")));
+        }
+        let func = *self
+            .mcx
+            .funcs
+            .get(&callee)
+            .ok_or_else(|| self.err(format!("call to @{name}, which could not be declared")))?;
+        let args = ops
+            .iter()
+            .map(|&a| self.op(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.emit(InstData::Call { func, args }, ret))
+    }
+
+    unsafe fn math(
+        &mut self,
+        m: Math,
+        ops: &[LLVMValueRef],
+        ty: Type,
+    ) -> Result<Value, ImportError> {
+        let args = ops
+            .iter()
+            .map(|&a| self.op(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let need = |n: usize| {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(self.err(format!("expected {n} operands")))
+            }
+        };
+        Ok(match m {
+            Math::Intr(id) => {
+                let n = match id.class() {
+                    lanes_ir::IntrinsicClass::FloatMath(n) => n,
+                    _ => 1,
+                };
+                need(n)?;
+                self.emit_v(InstData::Intrinsic { id, args }, ty)
+            }
+            Math::Bin(op) => {
+                need(2)?;
+                self.emit_v(
+                    InstData::Binary {
+                        op,
+                        args: [args[0], args[1]],
+                    },
+                    ty,
+                )
+            }
+            Math::MulAdd => {
+                need(3)?;
+                let p = self.emit_v(
+                    InstData::Binary {
+                        op: BinaryOp::FMul,
+                        args: [args[0], args[1]],
+                    },
+                    ty,
+                );
+                self.emit_v(
+                    InstData::Binary {
+                        op: BinaryOp::FAdd,
+                        args: [p, args[2]],
+                    },
+                    ty,
+                )
+            }
+        })
+    }
+
+    /// `llvm.<intr>` (the name without `llvm.`).
+    unsafe fn llvm_intrinsic(
+        &mut self,
+        intr: &str,
+        ops: &[LLVMValueRef],
+        ret: Option<Type>,
+    ) -> Result<Option<Value>, ImportError> {
+        const DROPPED: &[&str] = &[
+            "lifetime.",
+            "assume",
+            "dbg.",
+            "experimental.noalias.scope.decl",
+            "donothing",
+            "sideeffect",
+            "var.annotation",
+            "invariant.end",
+        ];
+        if DROPPED.iter().any(|p| intr.starts_with(p)) {
+            return Ok(None);
+        }
+        let base = intr.split('.').next().unwrap_or(intr);
+        let ty = match ret {
+            Some(t) => t,
+            None if matches!(base, "memcpy" | "memmove" | "memset" | "masked") => Type::I32,
+            None => return Err(self.err("intrinsic without result")),
+        };
+        let ty = || -> Result<Type, ImportError> { Ok(ty) };
+        let int_op = |b: &str| match b {
+            "smin" => Some(BinaryOp::SMin),
+            "smax" => Some(BinaryOp::SMax),
+            "umin" => Some(BinaryOp::UMin),
+            "umax" => Some(BinaryOp::UMax),
+            _ => None,
+        };
+        if let Some(op) = int_op(base) {
+            let args = [self.op(ops[0])?, self.op(ops[1])?];
+            return Ok(Some(self.emit_v(InstData::Binary { op, args }, ty()?)));
+        }
+        match base {
+            "abs" | "ctpop" | "ctlz" | "cttz" => {
+                let id = match base {
+                    "abs" => Intrinsic::Abs,
+                    "ctpop" => Intrinsic::Ctpop,
+                    "ctlz" => Intrinsic::Ctlz,
+                    _ => Intrinsic::Cttz,
+                };
+                let x = self.op(ops[0])?;
+                return Ok(Some(
+                    self.emit_v(InstData::Intrinsic { id, args: vec![x] }, ty()?),
+                ));
+            }
+            "fptosi" | "fptoui" if intr.contains(".sat.") => {
+                let op = if base == "fptosi" {
+                    CastOp::FpToSi
+                } else {
+                    CastOp::FpToUi
+                };
+                let arg = self.op(ops[0])?;
+                return Ok(Some(self.emit_v(InstData::Cast { op, arg }, ty()?)));
+            }
+            "memcpy" | "memmove" => {
+                self.memcpy(ops)?;
+                return Ok(None);
+            }
+            "memset" => {
+                self.memset(ops)?;
+                return Ok(None);
+            }
+            "masked" => return self.masked(intr, ops, ret),
+            "vector" => {
+                let r = intr.strip_prefix("vector.reduce.").unwrap_or("");
+                let r = r.split('.').next().unwrap_or("");
+                return self.reduce(r, ops, ty()?).map(Some);
+            }
+            _ => {}
+        }
+        if let Some(m) = math(base) {
+            return self.math(m, ops, ty()?).map(Some);
+        }
+        Err(self.err(format!("unsupported intrinsic llvm.{intr}")))
+    }
+
+    unsafe fn reduce(
+        &mut self,
+        r: &str,
+        ops: &[LLVMValueRef],
+        ty: Type,
+    ) -> Result<Value, ImportError> {
+        if let Some(id) = reduction(r) {
+            let v = self.op(ops[0])?;
+            return Ok(self.emit_v(InstData::Intrinsic { id, args: vec![v] }, ty));
+        }
+        let op = match r {
+            "fadd" => BinaryOp::FAdd,
+            "fmul" => BinaryOp::FMul,
+            _ => return Err(self.err(format!("unsupported reduction {r}"))),
+        };
+        // Ordered: ((start op v0) op v1) …, exactly as LLVM defines it without reassoc.
+        let mut acc = self.op(ops[0])?;
+        let v = self.op(ops[1])?;
+        for k in 0..self.ty_of(v).lane_count() {
+            let idx = self.iconst(Type::I32, i64::from(k));
+            let x = self.emit_v(
+                InstData::Intrinsic {
+                    id: Intrinsic::Extract,
+                    args: vec![v, idx],
+                },
+                ty,
+            );
+            acc = self.emit_v(InstData::Binary { op, args: [acc, x] }, ty);
+        }
+        Ok(acc)
+    }
+
+    unsafe fn const_u32(&self, v: LLVMValueRef) -> u32 {
+        if LLVMIsAConstantInt(v).is_null() {
+            0
+        } else {
+            LLVMConstIntGetZExtValue(v) as u32
+        }
+    }
+
+    unsafe fn masked(
+        &mut self,
+        intr: &str,
+        ops: &[LLVMValueRef],
+        ret: Option<Type>,
+    ) -> Result<Option<Value>, ImportError> {
+        let kind = intr
+            .strip_prefix("masked.")
+            .unwrap_or("")
+            .split('.')
+            .next()
+            .unwrap_or("");
+        match kind {
+            "load" | "gather" => {
+                let ty = ret.ok_or_else(|| self.err("masked load without result"))?;
+                let ptr = self.op(ops[0])?;
+                let align = self.const_u32(ops[1]);
+                let mask = self.op(ops[2])?;
+                let passthru = self.op(ops[3])?;
+                let data = if kind == "load" {
+                    InstData::MaskedLoad {
+                        ptr,
+                        mask,
+                        passthru,
+                        align,
+                    }
+                } else {
+                    InstData::Gather {
+                        ptrs: ptr,
+                        mask,
+                        passthru,
+                        align,
+                    }
+                };
+                Ok(Some(self.emit_v(data, ty)))
+            }
+            "store" | "scatter" => {
+                let value = self.op(ops[0])?;
+                let ptr = self.op(ops[1])?;
+                let align = self.const_u32(ops[2]);
+                let mask = self.op(ops[3])?;
+                let data = if kind == "store" {
+                    InstData::MaskedStore {
+                        value,
+                        ptr,
+                        mask,
+                        align,
+                    }
+                } else {
+                    InstData::Scatter {
+                        value,
+                        ptrs: ptr,
+                        mask,
+                        align,
+                    }
+                };
+                self.emit(data, None);
+                Ok(None)
+            }
+            _ => Err(self.err(format!("unsupported intrinsic llvm.{intr}"))),
+        }
+    }
+
+    /// The constant length operand of a memory intrinsic.
+    unsafe fn mem_len(&self, len: LLVMValueRef) -> Result<u64, ImportError> {
+        if LLVMIsAConstantInt(len).is_null() {
+            return Err(self.err("memcpy/memset of a variable length"));
+        }
+        let n = LLVMConstIntGetZExtValue(len);
+        if n > MAX_INLINE_MEM {
+            return Err(self.err(format!(
+                "memcpy/memset of {n} bytes (at most {MAX_INLINE_MEM} are expanded)"
+            )));
+        }
+        Ok(n)
+    }
+
+    /// Chunks of a copy of `n` bytes: (offset, type).
+    fn chunks(n: u64) -> Vec<(u64, Type)> {
+        let mut out = Vec::new();
+        let mut off = 0;
+        for (size, ty) in [
+            (8, Type::I64),
+            (4, Type::I32),
+            (2, Type::I16),
+            (1, Type::I8),
+        ] {
+            while n - off >= size {
+                out.push((off, ty));
+                off += size;
+            }
+        }
+        out
+    }
+
+    fn addr(&mut self, base: Value, off: u64) -> Value {
+        if off == 0 {
+            return base;
+        }
+        let o = self.iconst(Type::I64, off as i64);
+        let pty = self.ty_of(base);
+        self.emit_v(InstData::PtrAdd { args: [base, o] }, pty)
+    }
+
+    unsafe fn memcpy(&mut self, ops: &[LLVMValueRef]) -> Result<(), ImportError> {
+        let n = self.mem_len(ops[2])?;
+        let dst = self.op(ops[0])?;
+        let src = self.op(ops[1])?;
+        let chunks = Self::chunks(n);
+        let mut loaded = Vec::new();
+        for &(off, ty) in &chunks {
+            let p = self.addr(src, off);
+            loaded.push(self.emit_v(InstData::Load { ptr: p, align: 1 }, ty));
+        }
+        for (&(off, _), value) in chunks.iter().zip(loaded) {
+            let ptr = self.addr(dst, off);
+            self.emit(
+                InstData::Store {
+                    value,
+                    ptr,
+                    align: 1,
+                },
+                None,
+            );
+        }
+        Ok(())
+    }
+
+    unsafe fn memset(&mut self, ops: &[LLVMValueRef]) -> Result<(), ImportError> {
+        let n = self.mem_len(ops[2])?;
+        let dst = self.op(ops[0])?;
+        let byte = self.op(ops[1])?;
+        let wide = self.emit_v(
+            InstData::Cast {
+                op: CastOp::Zext,
+                arg: byte,
+            },
+            Type::I64,
+        );
+        let ones = self.iconst(Type::I64, 0x0101_0101_0101_0101);
+        let pattern = self.emit_v(
+            InstData::Binary {
+                op: BinaryOp::Mul,
+                args: [wide, ones],
+            },
+            Type::I64,
+        );
+        for (off, ty) in Self::chunks(n) {
+            let value = if ty == Type::I64 {
+                pattern
+            } else {
+                self.emit_v(
+                    InstData::Cast {
+                        op: CastOp::Trunc,
+                        arg: pattern,
+                    },
+                    ty,
+                )
+            };
+            let ptr = self.addr(dst, off);
+            self.emit(
+                InstData::Store {
+                    value,
+                    ptr,
+                    align: 1,
+                },
+                None,
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opencl_names_demangle() {
+        assert_eq!(demangle_ocl("_Z4sqrtDv4_f"), Some("sqrt"));
+        assert_eq!(demangle_ocl("_Z13get_global_idj"), Some("get_global_id"));
+        assert_eq!(demangle_ocl("_Z99x"), None);
+        assert_eq!(demangle_ocl("sqrtf"), None);
+    }
+
+    #[test]
+    fn copies_are_chunked_widest_first() {
+        let c = FnCx::chunks(15);
+        let sizes: Vec<u32> = c.iter().map(|(_, t)| t.bytes()).collect();
+        assert_eq!(sizes, vec![8, 4, 2, 1]);
+        assert_eq!(c.last().map(|c| c.0), Some(14));
+    }
+}

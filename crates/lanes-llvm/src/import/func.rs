@@ -1,0 +1,661 @@
+//! Import of one function body.
+//!
+//! Blocks are translated in reverse postorder, so an instruction's operands (other than
+//! φ operands) are translated before it; φs are created empty and filled at the end.
+//! Constant operands become `iconst`/`fconst`/`global_addr` instructions right before their
+//! use (for φ operands: at the end of the entry block, which dominates every block).
+//! `getelementptr` becomes `ptradd` by a byte offset ([`super::gep`]), `freeze` a `copy`
+//! (lanes has no poison), calls to intrinsics and math libraries lanes intrinsics
+//! ([`super::calls`]).
+
+use std::collections::{HashMap, HashSet};
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{
+    LLVMAtomicOrdering, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate, LLVMValueKind,
+};
+
+use lanes_ir::{
+    BinaryOp, Block, CastOp, FloatCC, Function, Inst, InstData, IntCC, Intrinsic, ScalarType, Type,
+    UnaryOp, Value,
+};
+
+use super::types::lanes_type;
+use super::ModuleCx;
+use crate::error::ImportError;
+use crate::llvm::print_value;
+
+/// Translation state of one function.
+pub(super) struct FnCx<'a> {
+    pub mcx: &'a ModuleCx,
+    pub name: String,
+    pub func: Function,
+    blocks: HashMap<LLVMBasicBlockRef, Block>,
+    values: HashMap<LLVMValueRef, Value>,
+    /// The block instructions are appended to.
+    pub cur: Block,
+    /// Where constants for φ operands go: before the entry block's terminator.
+    phi_consts: bool,
+    phis: Vec<(LLVMValueRef, Inst)>,
+    /// The LLVM instruction being translated (for errors).
+    pub at: LLVMValueRef,
+    /// Latches with `!llvm.loop` metadata.
+    loops: Vec<(Block, Vec<lanes_ir::LoopHint>)>,
+}
+
+/// Successor blocks of an LLVM terminator.
+unsafe fn successors(term: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
+    if term.is_null() {
+        return Vec::new();
+    }
+    (0..LLVMGetNumSuccessors(term))
+        .map(|i| LLVMGetSuccessor(term, i))
+        .collect()
+}
+
+/// Reverse postorder of the LLVM function's blocks from its entry.
+unsafe fn rpo(f: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
+    let entry = LLVMGetEntryBasicBlock(f);
+    let mut seen = HashSet::from([entry]);
+    let mut post = Vec::new();
+    let mut stack = vec![(
+        entry,
+        successors(LLVMGetBasicBlockTerminator(entry)),
+        0usize,
+    )];
+    while let Some((b, succs, i)) = stack.last_mut() {
+        if let Some(&s) = succs.get(*i) {
+            *i += 1;
+            if seen.insert(s) {
+                let ss = successors(LLVMGetBasicBlockTerminator(s));
+                stack.push((s, ss, 0));
+            }
+        } else {
+            post.push(*b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+impl<'a> FnCx<'a> {
+    pub(super) fn new(mcx: &'a ModuleCx, name: String, func: Function) -> Self {
+        FnCx {
+            mcx,
+            name,
+            func,
+            blocks: HashMap::new(),
+            values: HashMap::new(),
+            cur: Block::from_u32(0),
+            phi_consts: false,
+            phis: Vec::new(),
+            at: std::ptr::null_mut(),
+            loops: Vec::new(),
+        }
+    }
+
+    /// An error at the current instruction.
+    pub fn err(&self, message: impl Into<String>) -> ImportError {
+        // SAFETY: `at` is null or a live instruction.
+        let (inst, file, line) = unsafe {
+            if self.at.is_null() {
+                (String::new(), None, 0)
+            } else {
+                let line = if LLVMIsAInstruction(self.at).is_null() {
+                    0
+                } else {
+                    LLVMGetDebugLocLine(self.at)
+                };
+                let file = if line == 0 {
+                    None
+                } else {
+                    let mut len = 0;
+                    let p = LLVMGetDebugLocFilename(self.at, &mut len);
+                    (!p.is_null()).then(|| {
+                        String::from_utf8_lossy(std::slice::from_raw_parts(
+                            p.cast::<u8>(),
+                            len as usize,
+                        ))
+                        .into_owned()
+                    })
+                };
+                (print_value(self.at), file, line)
+            }
+        };
+        ImportError {
+            func: Some(self.name.clone()),
+            inst,
+            file,
+            line,
+            message: message.into(),
+        }
+    }
+
+    /// Appends an instruction to the current block (or, while φ constants are made, before
+    /// the entry block's terminator).
+    pub fn emit(&mut self, data: InstData, ty: Option<Type>) -> Option<Value> {
+        let inst = self.func.dfg.make_inst(data, ty);
+        if self.phi_consts {
+            let entry = self.func.entry_block().unwrap_or(self.cur);
+            match self.func.layout.last_inst(entry) {
+                Some(t) => self.func.layout.insert_inst_before(inst, t),
+                None => self.func.layout.append_inst(inst, entry),
+            }
+        } else {
+            self.func.layout.append_inst(inst, self.cur);
+        }
+        self.func.dfg.inst_result(inst)
+    }
+
+    /// Appends an instruction with a result.
+    pub fn emit_v(&mut self, data: InstData, ty: Type) -> Value {
+        // An instruction made with a result type always has a result value.
+        self.emit(data, Some(ty)).unwrap_or(Value::from_u32(0))
+    }
+
+    pub fn iconst(&mut self, ty: Type, imm: i64) -> Value {
+        self.emit_v(InstData::Iconst { imm }, ty)
+    }
+
+    pub fn ty_of(&self, v: Value) -> Type {
+        self.func.value_type(v)
+    }
+
+    /// The lanes type of LLVM value `v`, or an error naming it.
+    pub fn llty(&self, v: LLVMValueRef) -> Result<Type, ImportError> {
+        // SAFETY: live value.
+        let t = unsafe { LLVMTypeOf(v) };
+        lanes_type(t).ok_or_else(|| {
+            self.err(format!(
+                "type {} has no lanes equivalent",
+                crate::llvm::print_type(t)
+            ))
+        })
+    }
+
+    /// The lanes value of LLVM operand `v`, materializing constants.
+    pub fn op(&mut self, v: LLVMValueRef) -> Result<Value, ImportError> {
+        if let Some(&x) = self.values.get(&v) {
+            return Ok(x);
+        }
+        // SAFETY: live value; accessors chosen by value kind.
+        unsafe { self.constant(v) }
+    }
+
+    unsafe fn constant(&mut self, c: LLVMValueRef) -> Result<Value, ImportError> {
+        let ty = self.llty(c)?;
+        Ok(match LLVMGetValueKind(c) {
+            LLVMValueKind::LLVMConstantIntValueKind => {
+                let imm = if ty.elem() == ScalarType::I1 {
+                    LLVMConstIntGetZExtValue(c) as i64
+                } else {
+                    LLVMConstIntGetSExtValue(c)
+                };
+                self.iconst(ty, imm)
+            }
+            LLVMValueKind::LLVMConstantFPValueKind => {
+                let mut loses = 0;
+                let x = LLVMConstRealGetDouble(c, &mut loses);
+                let bits = if ty.elem() == ScalarType::F32 {
+                    u64::from((x as f32).to_bits())
+                } else {
+                    x.to_bits()
+                };
+                self.emit_v(InstData::Fconst { bits }, ty)
+            }
+            LLVMValueKind::LLVMConstantPointerNullValueKind
+            | LLVMValueKind::LLVMConstantAggregateZeroValueKind
+            | LLVMValueKind::LLVMUndefValueValueKind
+            | LLVMValueKind::LLVMPoisonValueKind => self.zero(ty),
+            LLVMValueKind::LLVMConstantDataVectorValueKind
+            | LLVMValueKind::LLVMConstantVectorValueKind => {
+                let n = ty.lane_count();
+                let lanes: Vec<LLVMValueRef> =
+                    (0..n).map(|i| LLVMGetAggregateElement(c, i)).collect();
+                if lanes.iter().any(|l| l.is_null()) {
+                    return Err(self.err("unreadable vector constant"));
+                }
+                let first = self.op(lanes[0])?;
+                let mut v = self.emit_v(
+                    InstData::Intrinsic {
+                        id: Intrinsic::Broadcast,
+                        args: vec![first],
+                    },
+                    ty,
+                );
+                for (i, &l) in lanes.iter().enumerate().skip(1) {
+                    if l == lanes[0] {
+                        continue;
+                    }
+                    let x = self.op(l)?;
+                    let idx = self.iconst(Type::I32, i as i64);
+                    v = self.emit_v(
+                        InstData::Intrinsic {
+                            id: Intrinsic::Insert,
+                            args: vec![v, x, idx],
+                        },
+                        ty,
+                    );
+                }
+                v
+            }
+            LLVMValueKind::LLVMGlobalVariableValueKind => match self.mcx.globals.get(&c) {
+                Some(&global) => self.emit_v(InstData::GlobalAddr { global }, ty),
+                None => return Err(self.err("reference to an unknown global")),
+            },
+            LLVMValueKind::LLVMConstantExprValueKind => self.const_expr(c, ty)?,
+            LLVMValueKind::LLVMFunctionValueKind => {
+                return Err(self.err("function pointers are not supported"))
+            }
+            _ => return Err(self.err(format!("unsupported operand `{}`", print_value(c)))),
+        })
+    }
+
+    /// A zero of type `ty` (also what `undef` and `poison` become).
+    pub fn zero(&mut self, ty: Type) -> Value {
+        if ty.is_float() {
+            self.emit_v(InstData::Fconst { bits: 0 }, ty)
+        } else {
+            self.iconst(ty, 0)
+        }
+    }
+
+    unsafe fn const_expr(&mut self, c: LLVMValueRef, ty: Type) -> Result<Value, ImportError> {
+        match LLVMGetConstOpcode(c) {
+            LLVMOpcode::LLVMGetElementPtr => self.gep(c),
+            op => {
+                let arg = self.op(LLVMGetOperand(c, 0))?;
+                let cast = match op {
+                    LLVMOpcode::LLVMPtrToInt => CastOp::PtrToInt,
+                    LLVMOpcode::LLVMIntToPtr => CastOp::IntToPtr,
+                    LLVMOpcode::LLVMAddrSpaceCast => CastOp::AddrSpaceCast,
+                    LLVMOpcode::LLVMBitCast if self.ty_of(arg) == ty => return Ok(arg),
+                    LLVMOpcode::LLVMBitCast => CastOp::Bitcast,
+                    _ => {
+                        return Err(self.err(format!(
+                            "unsupported constant expression `{}`",
+                            print_value(c)
+                        )))
+                    }
+                };
+                Ok(self.emit_v(InstData::Cast { op: cast, arg }, ty))
+            }
+        }
+    }
+
+    /// Translates the body of LLVM function `f`.
+    pub(super) unsafe fn body(&mut self, f: LLVMValueRef) -> Result<(), ImportError> {
+        for (i, v) in self
+            .func
+            .param_values()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .enumerate()
+        {
+            self.values.insert(LLVMGetParam(f, i as u32), v);
+        }
+        let order = rpo(f);
+        for &bb in &order {
+            let b = self.func.append_new_block();
+            self.blocks.insert(bb, b);
+        }
+        for &bb in &order {
+            self.cur = self.blocks[&bb];
+            let mut inst = LLVMGetFirstInstruction(bb);
+            while !inst.is_null() {
+                self.at = inst;
+                if let Some(v) = self.inst(inst)? {
+                    self.values.insert(inst, v);
+                }
+                inst = LLVMGetNextInstruction(inst);
+            }
+            let term = LLVMGetBasicBlockTerminator(bb);
+            if !term.is_null() {
+                if let Some(hints) = crate::loopmd::read(self.mcx.ctx, term) {
+                    self.loops.push((self.cur, hints));
+                }
+            }
+        }
+        // φ operands, with constants placed in the entry block.
+        self.phi_consts = true;
+        for (phi, inst) in std::mem::take(&mut self.phis) {
+            self.at = phi;
+            let mut incoming = Vec::new();
+            for i in 0..LLVMCountIncoming(phi) {
+                let pred = LLVMGetIncomingBlock(phi, i);
+                let Some(&pb) = self.blocks.get(&pred) else {
+                    continue;
+                };
+                if incoming.iter().any(|&(b, _)| b == pb) {
+                    continue; // one entry per predecessor block
+                }
+                let v = self.op(LLVMGetIncomingValue(phi, i))?;
+                incoming.push((pb, v));
+            }
+            *self.func.dfg.inst_mut(inst) = InstData::Phi { incoming };
+        }
+        self.phi_consts = false;
+        self.func.abi.loops = std::mem::take(&mut self.loops)
+            .into_iter()
+            .map(|(latch, hints)| lanes_ir::LoopMd { latch, hints })
+            .collect();
+        Ok(())
+    }
+
+    fn block(&self, bb: LLVMBasicBlockRef) -> Result<Block, ImportError> {
+        self.blocks
+            .get(&bb)
+            .copied()
+            .ok_or_else(|| self.err("branch to an unknown block"))
+    }
+
+    fn binary(&mut self, op: BinaryOp, i: LLVMValueRef, ty: Type) -> Result<Value, ImportError> {
+        // SAFETY: binary instructions have two operands.
+        let (a, b) = unsafe { (LLVMGetOperand(i, 0), LLVMGetOperand(i, 1)) };
+        let args = [self.op(a)?, self.op(b)?];
+        Ok(self.emit_v(InstData::Binary { op, args }, ty))
+    }
+
+    fn cast(&mut self, op: CastOp, i: LLVMValueRef, ty: Type) -> Result<Value, ImportError> {
+        // SAFETY: casts have one operand.
+        let arg = self.op(unsafe { LLVMGetOperand(i, 0) })?;
+        Ok(self.emit_v(InstData::Cast { op, arg }, ty))
+    }
+
+    /// Translates one instruction; its lanes value if it has one.
+    unsafe fn inst(&mut self, i: LLVMValueRef) -> Result<Option<Value>, ImportError> {
+        use LLVMOpcode::*;
+        let opcode = LLVMGetInstructionOpcode(i);
+        let has_value =
+            LLVMGetTypeKind(LLVMTypeOf(i)) != inkwell::llvm_sys::LLVMTypeKind::LLVMVoidTypeKind;
+        let ty = if has_value && !matches!(opcode, LLVMCall) {
+            Some(self.llty(i)?)
+        } else {
+            None
+        };
+        let t = || ty.unwrap_or(Type::I32);
+        let v = match opcode {
+            LLVMAdd => self.binary(BinaryOp::Add, i, t())?,
+            LLVMSub => self.binary(BinaryOp::Sub, i, t())?,
+            LLVMMul => self.binary(BinaryOp::Mul, i, t())?,
+            LLVMSDiv => self.binary(BinaryOp::SDiv, i, t())?,
+            LLVMUDiv => self.binary(BinaryOp::UDiv, i, t())?,
+            LLVMSRem => self.binary(BinaryOp::SRem, i, t())?,
+            LLVMURem => self.binary(BinaryOp::URem, i, t())?,
+            LLVMAnd => self.binary(BinaryOp::And, i, t())?,
+            LLVMOr => self.binary(BinaryOp::Or, i, t())?,
+            LLVMXor => self.binary(BinaryOp::Xor, i, t())?,
+            LLVMShl => self.binary(BinaryOp::Shl, i, t())?,
+            LLVMLShr => self.binary(BinaryOp::LShr, i, t())?,
+            LLVMAShr => self.binary(BinaryOp::AShr, i, t())?,
+            LLVMFAdd => self.binary(BinaryOp::FAdd, i, t())?,
+            LLVMFSub => self.binary(BinaryOp::FSub, i, t())?,
+            LLVMFMul => self.binary(BinaryOp::FMul, i, t())?,
+            LLVMFDiv => self.binary(BinaryOp::FDiv, i, t())?,
+            LLVMFRem => self.binary(BinaryOp::FRem, i, t())?,
+            LLVMFNeg => {
+                let arg = self.op(LLVMGetOperand(i, 0))?;
+                self.emit_v(
+                    InstData::Unary {
+                        op: UnaryOp::Fneg,
+                        arg,
+                    },
+                    t(),
+                )
+            }
+            LLVMFreeze => {
+                let arg = self.op(LLVMGetOperand(i, 0))?;
+                self.emit_v(
+                    InstData::Unary {
+                        op: UnaryOp::Copy,
+                        arg,
+                    },
+                    t(),
+                )
+            }
+            LLVMICmp => {
+                let cond = int_cc(LLVMGetICmpPredicate(i));
+                let args = [
+                    self.op(LLVMGetOperand(i, 0))?,
+                    self.op(LLVMGetOperand(i, 1))?,
+                ];
+                self.emit_v(InstData::Icmp { cond, args }, t())
+            }
+            LLVMFCmp => {
+                let args = [
+                    self.op(LLVMGetOperand(i, 0))?,
+                    self.op(LLVMGetOperand(i, 1))?,
+                ];
+                match float_cc(LLVMGetFCmpPredicate(i)) {
+                    Some(cond) => self.emit_v(InstData::Fcmp { cond, args }, t()),
+                    None => {
+                        let truth =
+                            LLVMGetFCmpPredicate(i) == LLVMRealPredicate::LLVMRealPredicateTrue;
+                        self.iconst(t(), i64::from(truth))
+                    }
+                }
+            }
+            LLVMSelect => {
+                let args = [
+                    self.op(LLVMGetOperand(i, 0))?,
+                    self.op(LLVMGetOperand(i, 1))?,
+                    self.op(LLVMGetOperand(i, 2))?,
+                ];
+                self.emit_v(InstData::Select { args }, t())
+            }
+            LLVMTrunc => self.cast(CastOp::Trunc, i, t())?,
+            LLVMZExt => self.cast(CastOp::Zext, i, t())?,
+            LLVMSExt => self.cast(CastOp::Sext, i, t())?,
+            LLVMFPTrunc => self.cast(CastOp::FpTrunc, i, t())?,
+            LLVMFPExt => self.cast(CastOp::FpExt, i, t())?,
+            LLVMFPToSI => self.cast(CastOp::FpToSi, i, t())?,
+            LLVMFPToUI => self.cast(CastOp::FpToUi, i, t())?,
+            LLVMSIToFP => self.cast(CastOp::SiToFp, i, t())?,
+            LLVMUIToFP => self.cast(CastOp::UiToFp, i, t())?,
+            LLVMPtrToInt => self.cast(CastOp::PtrToInt, i, t())?,
+            LLVMIntToPtr => self.cast(CastOp::IntToPtr, i, t())?,
+            LLVMAddrSpaceCast => self.cast(CastOp::AddrSpaceCast, i, t())?,
+            LLVMBitCast => {
+                let arg = self.op(LLVMGetOperand(i, 0))?;
+                if self.ty_of(arg) == t() {
+                    arg
+                } else {
+                    self.emit_v(
+                        InstData::Cast {
+                            op: CastOp::Bitcast,
+                            arg,
+                        },
+                        t(),
+                    )
+                }
+            }
+            LLVMPHI => {
+                let inst = self.func.dfg.make_inst(
+                    InstData::Phi {
+                        incoming: Vec::new(),
+                    },
+                    Some(t()),
+                );
+                self.func.layout.append_inst(inst, self.cur);
+                self.phis.push((i, inst));
+                self.func
+                    .dfg
+                    .inst_result(inst)
+                    .ok_or_else(|| self.err("φ without result"))?
+            }
+            LLVMGetElementPtr => self.gep(i)?,
+            LLVMAlloca => {
+                let count = LLVMGetOperand(i, 0);
+                if LLVMIsAConstantInt(count).is_null() {
+                    return Err(self.err("alloca of a variable size"));
+                }
+                let n = LLVMConstIntGetZExtValue(count);
+                let size = self
+                    .mcx
+                    .layout
+                    .alloc_size(LLVMGetAllocatedType(i))
+                    .saturating_mul(n);
+                let size = u32::try_from(size).map_err(|_| self.err("alloca larger than 4 GiB"))?;
+                let align = LLVMGetAlignment(i);
+                self.emit_v(InstData::Alloca { size, align }, t())
+            }
+            LLVMLoad => {
+                if LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic {
+                    return Err(self.err("atomic load"));
+                }
+                let ptr = self.op(LLVMGetOperand(i, 0))?;
+                let align = LLVMGetAlignment(i);
+                self.emit_v(InstData::Load { ptr, align }, t())
+            }
+            LLVMStore => {
+                if LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic {
+                    return Err(self.err("atomic store"));
+                }
+                let value = self.op(LLVMGetOperand(i, 0))?;
+                let ptr = self.op(LLVMGetOperand(i, 1))?;
+                let align = LLVMGetAlignment(i);
+                self.emit(InstData::Store { value, ptr, align }, None);
+                return Ok(None);
+            }
+            LLVMCall => return self.call(i),
+            LLVMExtractElement => {
+                let args = vec![
+                    self.op(LLVMGetOperand(i, 0))?,
+                    self.op(LLVMGetOperand(i, 1))?,
+                ];
+                self.emit_v(
+                    InstData::Intrinsic {
+                        id: Intrinsic::Extract,
+                        args,
+                    },
+                    t(),
+                )
+            }
+            LLVMInsertElement => {
+                let args = vec![
+                    self.op(LLVMGetOperand(i, 0))?,
+                    self.op(LLVMGetOperand(i, 1))?,
+                    self.op(LLVMGetOperand(i, 2))?,
+                ];
+                self.emit_v(
+                    InstData::Intrinsic {
+                        id: Intrinsic::Insert,
+                        args,
+                    },
+                    t(),
+                )
+            }
+            LLVMShuffleVector => {
+                let a = self.op(LLVMGetOperand(i, 0))?;
+                let b = self.op(LLVMGetOperand(i, 1))?;
+                let n = LLVMGetNumMaskElements(i);
+                let mask = (0..n)
+                    .map(|k| u32::try_from(LLVMGetMaskValue(i, k)).unwrap_or(0))
+                    .collect();
+                self.emit_v(InstData::Shuffle { args: [a, b], mask }, t())
+            }
+            LLVMBr => {
+                if LLVMIsConditional(i) != 0 {
+                    let cond = self.op(LLVMGetCondition(i))?;
+                    let then_dest = self.block(LLVMGetSuccessor(i, 0))?;
+                    let else_dest = self.block(LLVMGetSuccessor(i, 1))?;
+                    self.emit(
+                        InstData::Brif {
+                            cond,
+                            then_dest,
+                            else_dest,
+                        },
+                        None,
+                    );
+                } else {
+                    let dest = self.block(LLVMGetSuccessor(i, 0))?;
+                    self.emit(InstData::Jump { dest }, None);
+                }
+                return Ok(None);
+            }
+            LLVMSwitch => {
+                let arg = self.op(LLVMGetOperand(i, 0))?;
+                let default = self.block(LLVMGetSwitchDefaultDest(i))?;
+                let n = LLVMGetNumOperands(i) as u32;
+                let mut cases = Vec::new();
+                let mut k = 2;
+                while k + 1 < n {
+                    let c = LLVMGetOperand(i, k);
+                    let dest = self.block(LLVMValueAsBasicBlock(LLVMGetOperand(i, k + 1)))?;
+                    cases.push((LLVMConstIntGetSExtValue(c), dest));
+                    k += 2;
+                }
+                self.emit(
+                    InstData::Switch {
+                        arg,
+                        cases,
+                        default,
+                    },
+                    None,
+                );
+                return Ok(None);
+            }
+            LLVMRet => {
+                let value = if LLVMGetNumOperands(i) > 0 {
+                    Some(self.op(LLVMGetOperand(i, 0))?)
+                } else {
+                    None
+                };
+                self.emit(InstData::Return { value }, None);
+                return Ok(None);
+            }
+            LLVMUnreachable => {
+                self.emit(InstData::Unreachable, None);
+                return Ok(None);
+            }
+            other => {
+                let name = format!("{other:?}");
+                return Err(self.err(format!(
+                    "unsupported instruction ({})",
+                    name.trim_start_matches("LLVM")
+                )));
+            }
+        };
+        Ok(Some(v))
+    }
+}
+
+fn int_cc(p: LLVMIntPredicate) -> IntCC {
+    use LLVMIntPredicate::*;
+    match p {
+        LLVMIntEQ => IntCC::Eq,
+        LLVMIntNE => IntCC::Ne,
+        LLVMIntUGT => IntCC::Ugt,
+        LLVMIntUGE => IntCC::Uge,
+        LLVMIntULT => IntCC::Ult,
+        LLVMIntULE => IntCC::Ule,
+        LLVMIntSGT => IntCC::Sgt,
+        LLVMIntSGE => IntCC::Sge,
+        LLVMIntSLT => IntCC::Slt,
+        LLVMIntSLE => IntCC::Sle,
+    }
+}
+
+/// `None` for the constant predicates `false` and `true`.
+fn float_cc(p: LLVMRealPredicate) -> Option<FloatCC> {
+    use LLVMRealPredicate::*;
+    Some(match p {
+        LLVMRealOEQ => FloatCC::Oeq,
+        LLVMRealOGT => FloatCC::Ogt,
+        LLVMRealOGE => FloatCC::Oge,
+        LLVMRealOLT => FloatCC::Olt,
+        LLVMRealOLE => FloatCC::Ole,
+        LLVMRealONE => FloatCC::One,
+        LLVMRealORD => FloatCC::Ord,
+        LLVMRealUNO => FloatCC::Uno,
+        LLVMRealUEQ => FloatCC::Ueq,
+        LLVMRealUGT => FloatCC::Ugt,
+        LLVMRealUGE => FloatCC::Uge,
+        LLVMRealULT => FloatCC::Ult,
+        LLVMRealULE => FloatCC::Ule,
+        LLVMRealUNE => FloatCC::Une,
+        LLVMRealPredicateFalse | LLVMRealPredicateTrue => return None,
+    })
+}

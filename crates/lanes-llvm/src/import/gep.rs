@@ -1,0 +1,114 @@
+//! `getelementptr` → `ptradd` by a byte offset.
+//!
+//! lanes has no aggregate types, so addressing into structs and arrays is lowered to
+//! byte arithmetic with the module's data layout (ARCHITECTURE.md, "The IR"): the first
+//! index steps over whole source elements, each further index selects a struct field (a
+//! constant offset) or steps over array/vector elements. Constant parts are folded into
+//! one constant; variable indices are sign-extended or truncated to `i64` (LangRef: GEP
+//! indices are sign-extended to the pointer width) and scaled. The result is one
+//! `ptradd base, offset`, or the base itself when the offset is zero.
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+
+use lanes_ir::{BinaryOp, CastOp, InstData, Type, Value};
+
+use super::func::FnCx;
+use super::types::{element_type, struct_fields};
+use crate::error::ImportError;
+
+impl FnCx<'_> {
+    /// Lowers the GEP instruction or constant expression `g`.
+    pub(super) unsafe fn gep(&mut self, g: LLVMValueRef) -> Result<Value, ImportError> {
+        let base = self.op(LLVMGetOperand(g, 0))?;
+        if self.ty_of(base).is_vector() {
+            return Err(self.err("vector getelementptr"));
+        }
+        let mut ty = LLVMGetGEPSourceElementType(g);
+        let n = LLVMGetNumOperands(g) as u32;
+        let mut konst: i64 = 0;
+        let mut dynamic: Option<Value> = None;
+        for k in 1..n {
+            let idx = LLVMGetOperand(g, k);
+            let step = if k == 1 {
+                self.mcx.layout.alloc_size(ty)
+            } else if let Some(fields) = struct_fields(ty) {
+                if LLVMIsAConstantInt(idx).is_null() {
+                    return Err(self.err("variable struct field index"));
+                }
+                let i = LLVMConstIntGetZExtValue(idx) as u32;
+                if i >= fields {
+                    return Err(self.err("struct field index out of range"));
+                }
+                konst = konst.wrapping_add(self.mcx.layout.field_offset(ty, i) as i64);
+                ty = LLVMStructGetTypeAtIndex(ty, i);
+                continue;
+            } else {
+                let elem = element_type(ty)
+                    .ok_or_else(|| self.err("getelementptr index into a non-aggregate type"))?;
+                ty = elem;
+                self.mcx.layout.alloc_size(elem)
+            } as i64;
+            if !LLVMIsAConstantInt(idx).is_null() {
+                konst = konst.wrapping_add(LLVMConstIntGetSExtValue(idx).wrapping_mul(step));
+                continue;
+            }
+            let mut x = self.op(idx)?;
+            let xt = self.ty_of(x);
+            if xt.is_vector() {
+                return Err(self.err("vector getelementptr index"));
+            }
+            if xt != Type::I64 {
+                x = self.emit_v(
+                    InstData::Cast {
+                        op: CastOp::Sext,
+                        arg: x,
+                    },
+                    Type::I64,
+                );
+            }
+            if step != 1 {
+                let s = self.iconst(Type::I64, step);
+                x = self.emit_v(
+                    InstData::Binary {
+                        op: BinaryOp::Mul,
+                        args: [x, s],
+                    },
+                    Type::I64,
+                );
+            }
+            dynamic = Some(match dynamic {
+                None => x,
+                Some(d) => self.emit_v(
+                    InstData::Binary {
+                        op: BinaryOp::Add,
+                        args: [d, x],
+                    },
+                    Type::I64,
+                ),
+            });
+        }
+        let offset = match (dynamic, konst) {
+            (None, 0) => return Ok(base),
+            (None, c) => self.iconst(Type::I64, c),
+            (Some(d), 0) => d,
+            (Some(d), c) => {
+                let c = self.iconst(Type::I64, c);
+                self.emit_v(
+                    InstData::Binary {
+                        op: BinaryOp::Add,
+                        args: [d, c],
+                    },
+                    Type::I64,
+                )
+            }
+        };
+        let pty = self.ty_of(base);
+        Ok(self.emit_v(
+            InstData::PtrAdd {
+                args: [base, offset],
+            },
+            pty,
+        ))
+    }
+}
