@@ -61,6 +61,59 @@ pub struct FuncAttrs {
     pub kernel: bool,
 }
 
+/// How a parameter or the result crosses the C calling convention beyond its lanes type.
+/// lanes IR itself ignores these; the LLVM importer records them and the exporter puts
+/// them back, so that an object compiled through lanes links with C code (`byval` and
+/// `sret` carry the pointee size in bytes: lanes has no aggregate types).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AbiAttrs {
+    pub signext: bool,
+    pub zeroext: bool,
+    pub noalias: bool,
+    /// Passed by value in memory: a pointer to a caller-made copy of this many bytes.
+    pub byval: Option<u64>,
+    /// Points to the caller's memory for a returned aggregate of this many bytes.
+    pub sret: Option<u64>,
+}
+
+impl AbiAttrs {
+    pub fn is_default(&self) -> bool {
+        *self == AbiAttrs::default()
+    }
+}
+
+/// A loop hint as LLVM spells it (`llvm.loop.unroll.count` with `Some(4)`,
+/// `llvm.loop.mustprogress` with `None`); `llvm.loop.parallel_accesses` records that the
+/// loop's memory accesses were declared independent.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LoopHint {
+    pub name: String,
+    pub value: Option<i64>,
+}
+
+/// Loop metadata attached to the terminator of `latch` (the back-edge branch).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LoopMd {
+    pub latch: Block,
+    pub hints: Vec<LoopHint>,
+}
+
+/// ABI attributes and loop metadata of a function, kept for the LLVM export.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FuncAbi {
+    /// One entry per parameter, or empty when all are default.
+    pub params: Vec<AbiAttrs>,
+    pub ret: AbiAttrs,
+    pub loops: Vec<LoopMd>,
+}
+
+impl FuncAbi {
+    /// The ABI attributes of parameter `i`.
+    pub fn param(&self, i: usize) -> AbiAttrs {
+        self.params.get(i).copied().unwrap_or_default()
+    }
+}
+
 /// Parameter and return types, as a call site sees them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Signature {
@@ -75,6 +128,8 @@ pub struct Function {
     pub params: Vec<Param>,
     pub ret: Option<Type>,
     pub attrs: FuncAttrs,
+    /// C ABI attributes and LLVM loop metadata (see [`FuncAbi`]).
+    pub abi: FuncAbi,
     pub dfg: DataFlowGraph,
     pub layout: Layout,
 }

@@ -33,12 +33,15 @@ pub mod write;
 pub use builder::FuncBuilder;
 pub use dfg::{DataFlowGraph, ValueDef};
 pub use entities::{Block, FuncId, GlobalId, Inst, Value};
-pub use function::{FuncAttrs, Function, Param, ParamAttrs, Shape, Signature};
+pub use function::{
+    AbiAttrs, FuncAbi, FuncAttrs, Function, LoopHint, LoopMd, Param, ParamAttrs, Shape, Signature,
+};
 pub use instructions::InstData;
 pub use layout::Layout;
 pub use module::{ExternFunc, FuncEntry, GlobalData, Module};
 pub use opcodes::{
-    AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, IntrinsicClass, UnaryOp, WorkItemQuery,
+    AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, IntrinsicClass, UnaryOp,
+    WorkItemQuery,
 };
 pub use parser::{parse_function, parse_module, ParseError};
 pub use types::{AddrSpace, ScalarType, Type};

@@ -27,7 +27,7 @@
 use core::fmt::{self, Write};
 
 use crate::entities::{Block, Inst};
-use crate::function::{Function, ParamAttrs};
+use crate::function::{AbiAttrs, Function, ParamAttrs};
 use crate::instructions::InstData;
 use crate::module::{FuncEntry, GlobalData, Module};
 use crate::types::{ScalarType, Type};
@@ -147,6 +147,26 @@ fn write_param_attrs(w: &mut dyn Write, attrs: &ParamAttrs) -> fmt::Result {
     Ok(())
 }
 
+/// Prints C ABI attributes (` signext`, ` byval(12)`, …), kept from an LLVM import.
+fn write_abi_attrs(w: &mut dyn Write, abi: &AbiAttrs) -> fmt::Result {
+    for (on, word) in [
+        (abi.signext, "signext"),
+        (abi.zeroext, "zeroext"),
+        (abi.noalias, "noalias"),
+    ] {
+        if on {
+            write!(w, " {word}")?;
+        }
+    }
+    if let Some(n) = abi.byval {
+        write!(w, " byval({n})")?;
+    }
+    if let Some(n) = abi.sret {
+        write!(w, " sret({n})")?;
+    }
+    Ok(())
+}
+
 /// Prints one function. Calls and globals are named through `module`.
 pub fn write_function(w: &mut dyn Write, module: &Module, func: &Function) -> fmt::Result {
     w.write_str("function ")?;
@@ -158,13 +178,26 @@ pub fn write_function(w: &mut dyn Write, module: &Module, func: &Function) -> fm
         }
         write!(w, "{}: {}", p.value, func.dfg.value_type(p.value))?;
         write_param_attrs(w, &p.attrs)?;
+        write_abi_attrs(w, &func.abi.param(i))?;
     }
     w.write_char(')')?;
     if let Some(ret) = func.ret {
         write!(w, " -> {ret}")?;
+        write_abi_attrs(w, &func.abi.ret)?;
     }
     if func.attrs.kernel {
         w.write_str(" kernel")?;
+    }
+    for md in &func.abi.loops {
+        write!(w, " loopmd({}", md.latch)?;
+        for (i, hint) in md.hints.iter().enumerate() {
+            w.write_str(if i == 0 { ": " } else { ", " })?;
+            w.write_str(&hint.name)?;
+            if let Some(n) = hint.value {
+                write!(w, " {n}")?;
+            }
+        }
+        w.write_char(')')?;
     }
     w.write_str(" {\n")?;
     for block in func.layout.blocks() {

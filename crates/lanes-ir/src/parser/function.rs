@@ -21,7 +21,9 @@ use cranelift_entity::EntityRef;
 
 use crate::dfg::{ValueData, ValueDef};
 use crate::entities::{Block, Inst, Value};
-use crate::function::{FuncAttrs, Function, Param, ParamAttrs, Shape};
+use crate::function::{
+    AbiAttrs, FuncAbi, FuncAttrs, Function, LoopHint, LoopMd, Param, ParamAttrs, Shape,
+};
 use crate::instructions::InstData;
 use crate::parser::cursor::{entity_index, Cursor};
 use crate::parser::error::{ParseError, Pos};
@@ -97,6 +99,7 @@ pub fn parse_function_rest(
 ) -> Result<ParsedFunction, ParseError> {
     let mut body = Body::default();
     let mut params = Vec::new();
+    let mut abi = FuncAbi::default();
     cur.expect_punct('(', "'(' after the function name")?;
     cur.skip_newlines()?;
     if !cur.eat_punct(')')? {
@@ -105,6 +108,7 @@ pub fn parse_function_rest(
             cur.expect_punct(':', "':' after the parameter value")?;
             let (ty, _) = cur.ty("a parameter type")?;
             let attrs = param_attrs(cur)?;
+            abi.params.push(abi_attrs(cur)?);
             body.define(n, Def::Param(params.len()), ty, pos)?;
             params.push((n, attrs));
             cur.skip_newlines()?;
@@ -117,11 +121,19 @@ pub fn parse_function_rest(
     }
     let ret = if cur.peek()?.tok == Tok::Arrow {
         cur.next()?;
-        Some(cur.ty("a return type after '->'")?.0)
+        let ty = cur.ty("a return type after '->'")?.0;
+        abi.ret = abi_attrs(cur)?;
+        Some(ty)
     } else {
         None
     };
     let kernel = cur.eat_ident("kernel")?;
+    while cur.eat_ident("loopmd")? {
+        abi.loops.push(loop_md(cur, &mut body)?);
+    }
+    if abi.params.iter().all(AbiAttrs::is_default) {
+        abi.params.clear();
+    }
     cur.expect_punct('{', "'{' to start the function body")?;
     parse_body(cur, &mut body)?;
 
@@ -129,6 +141,7 @@ pub fn parse_function_rest(
         name,
         ret,
         attrs: FuncAttrs { kernel },
+        abi,
         ..Default::default()
     };
     let names = build(&mut func, body, params, name_pos, budget)?;
@@ -156,6 +169,76 @@ fn param_attrs(cur: &mut Cursor<'_>) -> Result<ParamAttrs, ParseError> {
         0
     };
     Ok(ParamAttrs { shape, align })
+}
+
+/// Reads C ABI attributes after a parameter or return type: `signext`, `zeroext`,
+/// `noalias`, `byval(N)`, `sret(N)`.
+fn abi_attrs(cur: &mut Cursor<'_>) -> Result<AbiAttrs, ParseError> {
+    let mut abi = AbiAttrs::default();
+    loop {
+        if cur.eat_ident("signext")? {
+            abi.signext = true;
+        } else if cur.eat_ident("zeroext")? {
+            abi.zeroext = true;
+        } else if cur.eat_ident("noalias")? {
+            abi.noalias = true;
+        } else if cur.eat_ident("byval")? {
+            abi.byval = Some(size_in_parens(cur, "byval")?);
+        } else if cur.eat_ident("sret")? {
+            abi.sret = Some(size_in_parens(cur, "sret")?);
+        } else {
+            return Ok(abi);
+        }
+    }
+}
+
+fn size_in_parens(cur: &mut Cursor<'_>, what: &str) -> Result<u64, ParseError> {
+    cur.expect_punct('(', &format!("'(' after '{what}'"))?;
+    let (n, _) = cur.int::<u64>("a size in bytes")?;
+    cur.expect_punct(')', "')' after the size")?;
+    Ok(n)
+}
+
+/// Reads `(blockN: hint, hint value, …)` after `loopmd`.
+fn loop_md(cur: &mut Cursor<'_>, body: &mut Body) -> Result<LoopMd, ParseError> {
+    cur.expect_punct('(', "'(' after 'loopmd'")?;
+    let (latch, pos) = cur.block("the latch block of the loop metadata")?;
+    body.refs.blocks.push((latch, pos));
+    let mut hints = Vec::new();
+    if cur.eat_punct(':')? {
+        loop {
+            let name = cur.ident("a loop hint name")?.0.to_string();
+            let closing = |cur: &mut Cursor<'_>| -> Result<Option<bool>, ParseError> {
+                if cur.eat_punct(',')? {
+                    Ok(Some(false))
+                } else if cur.eat_punct(')')? {
+                    Ok(Some(true))
+                } else {
+                    Ok(None)
+                }
+            };
+            let (value, done) = match closing(cur)? {
+                Some(done) => (None, done),
+                None => {
+                    let n = cur.int::<i64>("a loop hint value, ',' or ')'")?.0;
+                    match closing(cur)? {
+                        Some(done) => (Some(n), done),
+                        None => return Err(cur.expected("',' or ')' after a loop hint")),
+                    }
+                }
+            };
+            hints.push(LoopHint { name, value });
+            if done {
+                break;
+            }
+        }
+    } else {
+        cur.expect_punct(')', "':' or ')' after the latch block")?;
+    }
+    Ok(LoopMd {
+        latch: Block::new(latch as usize),
+        hints,
+    })
 }
 
 /// Reads block labels and instructions up to the closing brace.
