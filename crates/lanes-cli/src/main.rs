@@ -24,6 +24,7 @@ enum Command {
     Verify(commands::verify::VerifyArgs),
     Interp(commands::interp::InterpArgs),
     Cfg(commands::cfg::CfgArgs),
+    Analyze(commands::analyze::AnalyzeArgs),
 }
 
 fn main() {
@@ -33,6 +34,7 @@ fn main() {
         Command::Verify(args) => commands::verify::run(args),
         Command::Interp(args) => commands::interp::run(args),
         Command::Cfg(args) => commands::cfg::run(args),
+        Command::Analyze(args) => commands::analyze::run(args),
     };
     if let Err(e) = result {
         let text = format!("{e:#}");

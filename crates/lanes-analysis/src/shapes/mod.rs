@@ -39,6 +39,8 @@
 
 pub mod divergence;
 pub mod lattice;
+pub mod report;
+pub mod svg;
 pub mod transfer;
 
 use std::cell::RefCell;
@@ -91,6 +93,8 @@ pub struct ShapeInfo {
     taints: SecondaryMap<Value, Vec<usize>>,
     regions: Vec<TaintRegion>,
     effects: HashMap<Block, BranchEffects>,
+    /// Values uniform or strided at their definition but varying at some use.
+    temporal: SecondaryMap<Value, bool>,
 }
 
 /// Analyzes defined functions of a module.
@@ -189,6 +193,7 @@ impl<'m> ShapeAnalysis<'m> {
             taints: SecondaryMap::new(),
             regions: Vec::new(),
             effects: HashMap::new(),
+            temporal: SecondaryMap::new(),
             cfg,
             domtree,
             pdt,
@@ -218,6 +223,19 @@ impl<'m> ShapeAnalysis<'m> {
                     queue.push_back(i);
                 }
             }
+        }
+        let mut temporal = Vec::new();
+        for &b in info.cfg.rpo() {
+            for &inst in func.layout.block_insts(b) {
+                func.dfg.inst(inst).for_each_arg(|v| {
+                    if info.use_shape(func, v, inst) != info.shape(v) {
+                        temporal.push(v);
+                    }
+                });
+            }
+        }
+        for v in temporal {
+            info.temporal[v] = true;
         }
         info
     }
@@ -482,7 +500,9 @@ impl ShapeInfo {
         self.is_divergent_loop(l)
             && (self.is_divergent_branch(from)
                 || self.effects.iter().any(|(&b, fx)| {
-                    self.loops.contains(l, b) && fx.region.binary_search(&from).is_ok() && from != b
+                    self.loops.contains(l, b)
+                        && fx.region.binary_search(&from).is_ok()
+                        && !self.domtree.dominates(from, b)
                 }))
     }
 
@@ -491,9 +511,10 @@ impl ShapeInfo {
         self.effects.get(&block)
     }
 
-    /// Is `v` varying at some use because of temporal divergence?
+    /// Is `v` varying at some of its uses (but not at its definition) because of temporal
+    /// divergence?
     pub fn is_temporally_divergent(&self, v: Value) -> bool {
-        self.taints.get(v).is_some_and(|t| !t.is_empty())
+        self.temporal.get(v).copied().unwrap_or(false)
     }
 }
 

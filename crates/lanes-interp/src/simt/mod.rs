@@ -29,6 +29,7 @@
 //! --profile` compares it with (its precision, PACT'11 §V).
 
 pub mod inputs;
+pub mod precision;
 
 use std::collections::{BTreeMap, BTreeSet};
 
