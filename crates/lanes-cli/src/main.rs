@@ -25,6 +25,8 @@ enum Command {
     Interp(commands::interp::InterpArgs),
     Cfg(commands::cfg::CfgArgs),
     Analyze(commands::analyze::AnalyzeArgs),
+    Import(commands::import::ImportArgs),
+    Compile(commands::compile::CompileArgs),
 }
 
 fn main() {
@@ -35,6 +37,8 @@ fn main() {
         Command::Interp(args) => commands::interp::run(args),
         Command::Cfg(args) => commands::cfg::run(args),
         Command::Analyze(args) => commands::analyze::run(args),
+        Command::Import(args) => commands::import::run(args),
+        Command::Compile(args) => commands::compile::run(args),
     };
     if let Err(e) = result {
         let text = format!("{e:#}");

@@ -8,6 +8,7 @@
 //! - [`jit`]: runs exported functions by name from Rust.
 
 pub mod clang;
+pub mod driver;
 pub mod emit;
 pub mod error;
 pub mod export;

@@ -2,6 +2,8 @@
 
 pub mod analyze;
 pub mod cfg;
+pub mod compile;
 pub mod fmt;
+pub mod import;
 pub mod interp;
 pub mod verify;

@@ -309,6 +309,7 @@ impl FnCx<'_> {
                 let arg = self.op(ops[0])?;
                 return Ok(Some(self.emit_v(InstData::Cast { op, arg }, ty()?)));
             }
+            "fshl" | "fshr" => return self.funnel_shift(base == "fshl", ops, ty()?).map(Some),
             "memcpy" | "memmove" => {
                 self.memcpy(ops)?;
                 return Ok(None);
@@ -329,6 +330,39 @@ impl FnCx<'_> {
             return self.math(m, ops, ty()?).map(Some);
         }
         Err(self.err(format!("unsupported intrinsic llvm.{intr}")))
+    }
+
+    /// `llvm.fshl(a, b, c)`: the high half of `(a:b) << (c mod w)`, written with shifts
+    /// that stay below the width: `(a << c) | ((b >> 1) >> (c ^ (w - 1)))` (lanes shifts
+    /// take the amount modulo the width); `fshr` symmetrically.
+    unsafe fn funnel_shift(
+        &mut self,
+        left: bool,
+        ops: &[LLVMValueRef],
+        ty: Type,
+    ) -> Result<Value, ImportError> {
+        let (a, b, c) = (self.op(ops[0])?, self.op(ops[1])?, self.op(ops[2])?);
+        let w = i64::from(ty.elem().bits());
+        let one = self.iconst(ty, 1);
+        let wm1 = self.iconst(ty, w - 1);
+        let inv = self.emit_v(
+            InstData::Binary {
+                op: BinaryOp::Xor,
+                args: [c, wm1],
+            },
+            ty,
+        );
+        let bin = |s: &mut Self, op, x, y| s.emit_v(InstData::Binary { op, args: [x, y] }, ty);
+        let (hi, lo) = if left {
+            let hi = bin(self, BinaryOp::Shl, a, c);
+            let b1 = bin(self, BinaryOp::LShr, b, one);
+            (hi, bin(self, BinaryOp::LShr, b1, inv))
+        } else {
+            let lo = bin(self, BinaryOp::LShr, b, c);
+            let a1 = bin(self, BinaryOp::Shl, a, one);
+            (bin(self, BinaryOp::Shl, a1, inv), lo)
+        };
+        Ok(bin(self, BinaryOp::Or, hi, lo))
     }
 
     unsafe fn reduce(

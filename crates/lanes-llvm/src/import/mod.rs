@@ -41,13 +41,16 @@ pub(crate) struct ModuleCx {
 }
 
 fn module_err(what: LLVMValueRef, message: impl Into<String>) -> ImportError {
+    let text = print_value(what);
+    // SAFETY: `what` is a live global value.
+    let is_func = unsafe { !LLVMIsAFunction(what).is_null() };
+    let header = text
+        .lines()
+        .find(|l| !is_func || l.starts_with("define") || l.starts_with("declare"))
+        .unwrap_or_default();
     ImportError {
-        func: None,
-        inst: print_value(what)
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .to_string(),
+        func: is_func.then(|| value_name(what)),
+        inst: header.trim_end_matches(" {").to_string(),
         file: None,
         line: 0,
         message: message.into(),

@@ -1,0 +1,614 @@
+//! The C corpus (`corpus/c`), checked three ways (issue 3, point 4).
+//!
+//! Every corpus function carries a `//@ name(args) -> result` line saying how to call it.
+//! From it this test draws inputs (edge values such as `INT_MIN`, NaN, ±∞, −0 mixed with
+//! random ones, buffers of random bytes) and
+//! 1. writes a C driver with the inputs as literals, printing each result and every buffer
+//!    after the call; the driver is built with the corpus by clang-19 -O2 (native);
+//! 2. builds the same driver, with clang-19, against objects that `lanes compile` (the
+//!    library's `compile_file`, -O2, generic x86-64) made from the corpus — so linking a lanes
+//!    object into a clang program is exercised for every function;
+//! 3. imports the corpus into lanes IR and runs each function in the interpreter.
+//!
+//! All three must agree bit for bit (a NaN equals any NaN in float results and buffers).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use lanes_interp::{Interpreter, Memory, RtValue};
+use lanes_ir::{AddrSpace, Module, ScalarType, Type};
+use lanes_llvm::clang::ClangOptions;
+use lanes_llvm::driver::{compile_module, import_file, CompileOptions};
+use lanes_llvm::emit::{EmitKind, TargetOptions};
+use lanes_llvm::pipeline::PipelineOptions;
+use rand::rngs::SmallRng;
+use rand::{Rng, RngCore, SeedableRng};
+
+/// Calls per function.
+const CALLS: usize = 12;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Sc {
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+    F32,
+    F64,
+}
+
+impl Sc {
+    fn parse(s: &str) -> Sc {
+        match s {
+            "i8" => Sc::I8,
+            "u8" => Sc::U8,
+            "i16" => Sc::I16,
+            "u16" => Sc::U16,
+            "i32" => Sc::I32,
+            "u32" => Sc::U32,
+            "i64" => Sc::I64,
+            "u64" => Sc::U64,
+            "f32" => Sc::F32,
+            "f64" => Sc::F64,
+            _ => panic!("unknown scalar kind {s}"),
+        }
+    }
+    fn c(self) -> &'static str {
+        match self {
+            Sc::I8 => "signed char",
+            Sc::U8 => "unsigned char",
+            Sc::I16 => "short",
+            Sc::U16 => "unsigned short",
+            Sc::I32 => "int",
+            Sc::U32 => "unsigned",
+            Sc::I64 => "long long",
+            Sc::U64 => "unsigned long long",
+            Sc::F32 => "float",
+            Sc::F64 => "double",
+        }
+    }
+    fn bytes(self) -> usize {
+        match self {
+            Sc::I8 | Sc::U8 => 1,
+            Sc::I16 | Sc::U16 => 2,
+            Sc::I32 | Sc::U32 | Sc::F32 => 4,
+            _ => 8,
+        }
+    }
+    fn is_float(self) -> bool {
+        matches!(self, Sc::F32 | Sc::F64)
+    }
+    fn signed(self) -> bool {
+        matches!(self, Sc::I8 | Sc::I16 | Sc::I32 | Sc::I64)
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Arg {
+    Scalar(Sc),
+    Range(Sc, i64, i64),
+    FRange(Sc, f64, f64),
+    Buf(Sc, usize),
+    Byval(String, usize),
+}
+
+#[derive(Clone, Debug)]
+enum Ret {
+    Void,
+    Scalar(Sc),
+    Sret(String, usize),
+}
+
+#[derive(Clone, Debug)]
+struct Spec {
+    name: String,
+    args: Vec<Arg>,
+    ret: Ret,
+}
+
+fn parse_spec(line: &str) -> Spec {
+    let line = line.trim_start_matches("//@").trim();
+    let (head, ret) = line.split_once("->").expect("`->` in spec");
+    let (name, args) = head.trim().split_once('(').expect("`(` in spec");
+    let args = args.trim().trim_end_matches(')');
+    let args = args
+        .split(',')
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .map(|a| {
+            let w: Vec<&str> = a.split_whitespace().collect();
+            match w[0] {
+                "range" => Arg::Range(
+                    Sc::parse(w[1]),
+                    w[2].parse().unwrap(),
+                    w[3].parse().unwrap(),
+                ),
+                "frange" => Arg::FRange(
+                    Sc::parse(w[1]),
+                    w[2].parse().unwrap(),
+                    w[3].parse().unwrap(),
+                ),
+                "buf" => Arg::Buf(Sc::parse(w[1]), w[2].parse().unwrap()),
+                "byval" => Arg::Byval(w[1].to_string(), w[2].parse().unwrap()),
+                s => Arg::Scalar(Sc::parse(s)),
+            }
+        })
+        .collect();
+    let w: Vec<&str> = ret.split_whitespace().collect();
+    let ret = match w[0] {
+        "void" => Ret::Void,
+        "sret" => Ret::Sret(w[1].to_string(), w[2].parse().unwrap()),
+        s => Ret::Scalar(Sc::parse(s)),
+    };
+    Spec {
+        name: name.trim().to_string(),
+        args,
+        ret,
+    }
+}
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/c")
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
+        .expect("corpus/c exists")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Raw bits of a random scalar of kind `sc`, edge values included.
+fn scalar_bits(rng: &mut SmallRng, sc: Sc) -> u64 {
+    let bits = sc.bytes() as u32 * 8;
+    if sc.is_float() {
+        let x: f64 = match rng.gen_range(0..5) {
+            0 => [
+                0.0,
+                -0.0,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+                1e30,
+                -1e-30,
+            ][rng.gen_range(0..7)],
+            1 => rng.gen_range(-4.0..4.0),
+            2 => rng.gen_range(-1e6..1e6),
+            _ => rng.gen_range(-100.0..100.0),
+        };
+        return if sc == Sc::F32 {
+            u64::from((x as f32).to_bits())
+        } else {
+            x.to_bits()
+        };
+    }
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let x: u64 = match rng.gen_range(0..4) {
+        0 => {
+            let min = if sc.signed() { 1u64 << (bits - 1) } else { 0 };
+            [0, 1, mask, min, min.wrapping_sub(1) & mask, 2][rng.gen_range(0..6)]
+        }
+        1 => rng.gen_range(-20i64..20) as u64,
+        _ => rng.gen(),
+    };
+    x & mask
+}
+
+#[derive(Clone, Debug)]
+enum Val {
+    Bits(Sc, u64),
+    Bytes(Vec<u8>),
+}
+
+fn draw(rng: &mut SmallRng, arg: &Arg) -> Val {
+    match arg {
+        Arg::Scalar(sc) => Val::Bits(*sc, scalar_bits(rng, *sc)),
+        Arg::Range(sc, lo, hi) => {
+            let x = rng.gen_range(*lo..=*hi) as u64;
+            let m = if sc.bytes() == 8 {
+                u64::MAX
+            } else {
+                (1u64 << (sc.bytes() * 8)) - 1
+            };
+            Val::Bits(*sc, x & m)
+        }
+        Arg::FRange(sc, lo, hi) => {
+            let x = rng.gen_range(*lo..*hi);
+            Val::Bits(
+                *sc,
+                if *sc == Sc::F32 {
+                    u64::from((x as f32).to_bits())
+                } else {
+                    x.to_bits()
+                },
+            )
+        }
+        Arg::Buf(sc, n) => {
+            let mut out = Vec::new();
+            for _ in 0..*n {
+                let b = if rng.gen_range(0..3) == 0 {
+                    rng.next_u64()
+                } else {
+                    scalar_bits(rng, *sc)
+                };
+                out.extend_from_slice(&b.to_le_bytes()[..sc.bytes()]);
+            }
+            Val::Bytes(out)
+        }
+        Arg::Byval(_, size) => {
+            let mut out = vec![0; *size];
+            for chunk in out.chunks_mut(8) {
+                let kind = if rng.gen() { Sc::F64 } else { Sc::I64 };
+                let b = scalar_bits(rng, kind).to_le_bytes();
+                chunk.copy_from_slice(&b[..chunk.len()]);
+            }
+            Val::Bytes(out)
+        }
+    }
+}
+
+fn bytes_lit(b: &[u8]) -> String {
+    let mut s = String::from("{");
+    for (i, x) in b.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "{x}");
+    }
+    s.push('}');
+    s
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// The C driver calling every function on `inputs`.
+fn driver(specs: &[Spec], inputs: &[Vec<Vec<Val>>]) -> String {
+    let mut c = String::from(
+        "#include <stdio.h>\n#include <string.h>\n#include \"corpus.h\"\n\
+         static void hex(const void *p, int n) { const unsigned char *b = p; for (int i = 0; i < n; i++) printf(\"%02x\", b[i]); }\n\
+         static float f32b(unsigned u) { float f; memcpy(&f, &u, 4); return f; }\n\
+         static double f64b(unsigned long long u) { double f; memcpy(&f, &u, 8); return f; }\n",
+    );
+    for s in specs {
+        let ret = match &s.ret {
+            Ret::Void => "void".to_string(),
+            Ret::Scalar(sc) => sc.c().to_string(),
+            Ret::Sret(name, _) => format!("struct {name}"),
+        };
+        let args: Vec<String> = s
+            .args
+            .iter()
+            .map(|a| match a {
+                Arg::Scalar(sc) | Arg::Range(sc, ..) | Arg::FRange(sc, ..) => sc.c().to_string(),
+                Arg::Buf(..) => "void *".to_string(),
+                Arg::Byval(name, _) => format!("struct {name}"),
+            })
+            .collect();
+        let _ = writeln!(c, "{ret} {}({});", s.name, args.join(", "));
+    }
+    c.push_str("int main(void) {\n");
+    for (s, calls) in specs.iter().zip(inputs) {
+        for (k, vals) in calls.iter().enumerate() {
+            c.push_str("  {\n");
+            let mut args = Vec::new();
+            let mut bufs = Vec::new();
+            for (i, (a, v)) in s.args.iter().zip(vals).enumerate() {
+                match (a, v) {
+                    (_, Val::Bits(sc, bits)) => args.push(match sc {
+                        Sc::F32 => format!("f32b({bits:#x}u)"),
+                        Sc::F64 => format!("f64b({bits:#x}ull)"),
+                        _ => format!("({})({bits:#x}ull)", sc.c()),
+                    }),
+                    (Arg::Byval(name, size), Val::Bytes(b)) => {
+                        let _ = writeln!(
+                            c,
+                            "    struct {name} a{i}; static const unsigned char i{i}[] = {}; memcpy(&a{i}, i{i}, {size});",
+                            bytes_lit(b)
+                        );
+                        args.push(format!("a{i}"));
+                    }
+                    (_, Val::Bytes(b)) => {
+                        let _ = writeln!(
+                            c,
+                            "    static _Alignas(16) unsigned char a{i}[{}] = {};",
+                            b.len(),
+                            bytes_lit(b)
+                        );
+                        args.push(format!("a{i}"));
+                        bufs.push((i, b.len()));
+                    }
+                }
+            }
+            let call = format!("{}({})", s.name, args.join(", "));
+            let _ = writeln!(c, "    printf(\"{} {k} \");", s.name);
+            match &s.ret {
+                Ret::Void => {
+                    let _ = writeln!(c, "    {call}; printf(\"-\");");
+                }
+                Ret::Scalar(sc) => {
+                    let _ = writeln!(c, "    {} r = {call}; hex(&r, sizeof r);", sc.c());
+                }
+                Ret::Sret(name, _) => {
+                    let _ = writeln!(c, "    struct {name} r = {call}; hex(&r, sizeof r);");
+                }
+            }
+            for (i, n) in bufs {
+                let _ = writeln!(c, "    printf(\" \"); hex(a{i}, {n});");
+            }
+            c.push_str("    printf(\"\\n\");\n  }\n");
+        }
+    }
+    c.push_str("  return 0;\n}\n");
+    c
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The interpreter's output line for call `k` of `s`, in the driver's format.
+fn interp_line(module: &Module, s: &Spec, k: usize, vals: &[Val]) -> String {
+    let id = module
+        .func_by_name(&s.name)
+        .unwrap_or_else(|| panic!("@{} not imported", s.name));
+    let func = module.function(id).expect("defined");
+    let params: Vec<Type> = func.signature().params;
+    let interp = Interpreter::new(module).fuel(50_000_000);
+    let mut mem = Memory::new();
+    interp.init_globals(&mut mem).expect("globals");
+    let ptr_ty = ScalarType::Ptr(AddrSpace::PRIVATE);
+    let mut args = Vec::new();
+    let mut sret = None;
+    if let Ret::Sret(_, size) = &s.ret {
+        let p = mem
+            .alloc(*size as u64, 16, AddrSpace::PRIVATE)
+            .expect("alloc");
+        sret = Some((p, *size));
+        args.push(RtValue::ptr_of(ptr_ty, p));
+    }
+    let mut bufs = Vec::new();
+    for v in vals {
+        match v {
+            Val::Bits(_, bits) => {
+                let ty = params[args.len()];
+                args.push(RtValue::from_bits(ty.elem(), *bits));
+            }
+            Val::Bytes(b) => {
+                let p = mem
+                    .alloc_init(b, 16, AddrSpace::PRIVATE, false)
+                    .expect("alloc");
+                args.push(RtValue::ptr_of(ptr_ty, p));
+                bufs.push((p, b.len()));
+            }
+        }
+    }
+    assert_eq!(
+        args.len(),
+        params.len(),
+        "@{}: lanes signature {:?} vs spec",
+        s.name,
+        params
+    );
+    let r = interp
+        .call(id, &args, &mut mem)
+        .unwrap_or_else(|e| panic!("@{} call {k}: {e}", s.name));
+    let mut line = format!("{} {k} ", s.name);
+    match (&s.ret, r) {
+        (Ret::Void, _) => line.push('-'),
+        (Ret::Sret(..), _) => {
+            let (p, n) = sret.expect("sret buffer");
+            line.push_str(&hex(&mem.read_bytes(p, n as u64).expect("sret")));
+        }
+        (Ret::Scalar(sc), Some(v)) => {
+            let mut b = v.to_le_bytes();
+            b.resize(sc.bytes(), 0);
+            line.push_str(&hex(&b));
+        }
+        (Ret::Scalar(_), None) => panic!("@{} returned nothing", s.name),
+    }
+    // Buffers that are byval copies are not printed by the driver.
+    let printed: Vec<usize> = s
+        .args
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| matches!(a, Arg::Buf(..)))
+        .map(|(i, _)| i)
+        .collect();
+    let mut bi = 0;
+    for (i, v) in vals.iter().enumerate() {
+        if let Val::Bytes(_) = v {
+            let (p, n) = bufs[bi];
+            bi += 1;
+            if printed.contains(&i) {
+                line.push(' ');
+                line.push_str(&hex(&mem.read_bytes(p, n as u64).expect("buffer")));
+            }
+        }
+    }
+    line
+}
+
+/// Do two output lines agree, NaN-tolerantly for float fields?
+fn agree(s: &Spec, a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (fa, fb): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
+    if fa.len() != fb.len() {
+        return false;
+    }
+    let float_eq = |sc: Sc, x: &str, y: &str| {
+        let w = sc.bytes() * 2;
+        x.len() == y.len()
+            && x.as_bytes()
+                .chunks(w)
+                .zip(y.as_bytes().chunks(w))
+                .all(|(p, q)| {
+                    let parse = |h: &[u8]| {
+                        let s = std::str::from_utf8(h).unwrap_or("");
+                        let le = u64::from_str_radix(s, 16).unwrap_or(0);
+                        let bits = le.swap_bytes() >> (64 - 4 * w as u32);
+                        if sc == Sc::F32 {
+                            f32::from_bits(bits as u32).is_nan()
+                        } else {
+                            f64::from_bits(bits).is_nan()
+                        }
+                    };
+                    p == q || (parse(p) && parse(q))
+                })
+    };
+    let mut kinds: Vec<Option<Sc>> = vec![None, None];
+    kinds.push(match &s.ret {
+        Ret::Scalar(sc) if sc.is_float() => Some(*sc),
+        Ret::Sret(name, _) if name == "triple" => Some(Sc::F64),
+        _ => None,
+    });
+    for a in &s.args {
+        if let Arg::Buf(sc, _) = a {
+            kinds.push(sc.is_float().then_some(*sc));
+        }
+    }
+    fa.iter()
+        .zip(&fb)
+        .zip(kinds)
+        .all(|((x, y), k)| x == y || k.is_some_and(|sc| float_eq(sc, x, y)))
+}
+
+#[test]
+fn corpus_three_ways() {
+    let files = corpus_files();
+    let mut specs = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("corpus file");
+        specs.extend(
+            text.lines()
+                .filter(|l| l.starts_with("//@"))
+                .map(parse_spec),
+        );
+    }
+    assert!(specs.len() >= 40, "only {} corpus functions", specs.len());
+    let inputs: Vec<Vec<Vec<Val>>> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mut rng = SmallRng::seed_from_u64(0x1a7e5 + i as u64);
+            (0..CALLS)
+                .map(|_| s.args.iter().map(|a| draw(&mut rng, a)).collect())
+                .collect()
+        })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("lanes-corpus-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let drv = dir.join("driver.c");
+    std::fs::write(&drv, driver(&specs, &inputs)).expect("write driver");
+    let inc = format!("-I{}", corpus_dir().display());
+    let clang = lanes_llvm::clang::clang_program();
+
+    // 1. clang-19 -O2, natively.
+    let native = dir.join("native");
+    run(Command::new(&clang)
+        .args(["-O2", &inc])
+        .arg(&drv)
+        .args(&files)
+        .args(["-lm", "-o"])
+        .arg(&native));
+    let native_out = run(&mut Command::new(&native));
+
+    // 2. lanes compile objects linked into the clang-built driver; 3. the interpreter.
+    let opts = CompileOptions {
+        clang: ClangOptions::default(),
+        pipeline: PipelineOptions {
+            opt_level: 2,
+            ..PipelineOptions::default()
+        },
+        target: TargetOptions {
+            opt_level: 2,
+            ..TargetOptions::default()
+        },
+        emit: EmitKind::Object,
+    };
+    let mut objects = Vec::new();
+    let mut modules = Vec::new();
+    for f in &files {
+        let module = import_file(f, &opts.clang).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let obj = compile_module(&module, "corpus", &opts)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let path = dir.join(f.file_name().expect("name")).with_extension("o");
+        std::fs::write(&path, obj).expect("write object");
+        objects.push(path);
+        modules.push(module);
+    }
+    let via = dir.join("via_lanes");
+    run(Command::new(&clang)
+        .args(["-O2", &inc])
+        .arg(&drv)
+        .args(&objects)
+        .args(["-lm", "-o"])
+        .arg(&via));
+    let lanes_out = run(&mut Command::new(&via));
+
+    let lines = |out: &str| -> HashMap<String, String> {
+        out.lines()
+            .map(|l| {
+                let mut w = l.splitn(3, ' ');
+                let key = format!("{} {}", w.next().unwrap_or(""), w.next().unwrap_or(""));
+                (key, l.to_string())
+            })
+            .collect()
+    };
+    let (n_out, l_out) = (lines(&native_out), lines(&lanes_out));
+    let mut checked = 0;
+    for (s, calls) in specs.iter().zip(&inputs) {
+        let module = modules
+            .iter()
+            .find(|m| {
+                m.func_by_name(&s.name)
+                    .is_some_and(|id| m.function(id).is_some())
+            })
+            .unwrap_or_else(|| panic!("@{} in no imported module", s.name));
+        for (k, vals) in calls.iter().enumerate() {
+            let key = format!("{} {k}", s.name);
+            let n = n_out
+                .get(&key)
+                .unwrap_or_else(|| panic!("native printed no {key}"));
+            let l = l_out
+                .get(&key)
+                .unwrap_or_else(|| panic!("lanes object printed no {key}"));
+            assert!(agree(s, n, l), "native vs lanes compile:\n  {n}\n  {l}");
+            let i = interp_line(module, s, k, vals);
+            assert!(agree(s, n, &i), "native vs interpreter:\n  {n}\n  {i}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, specs.len() * CALLS);
+    let distinct: std::collections::HashSet<&String> = n_out.values().collect();
+    eprintln!(
+        "corpus: {} functions x {CALLS} calls = {checked} calls agree three ways ({} distinct outputs)",
+        specs.len(),
+        distinct.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
