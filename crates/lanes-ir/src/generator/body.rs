@@ -218,16 +218,7 @@ impl Gen<'_, '_> {
         if self.has(Slot::Mask) {
             menu.push((30, Kind::Vector));
         }
-        let total: u32 = menu.iter().map(|&(w, _)| w).sum();
-        let mut r = self.u.int_in_range(0..=total - 1)?;
-        let mut kind = Kind::IntBinary;
-        for &(w, k) in &menu {
-            if r < w {
-                kind = k;
-                break;
-            }
-            r -= w;
-        }
+        let kind = super::weighted(self.u, &menu)?;
         match kind {
             Kind::IntBinary => {
                 let slot = self.int_slot(true)?;

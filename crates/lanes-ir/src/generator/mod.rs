@@ -335,6 +335,27 @@ pub(crate) fn range(u: &mut Unstructured, lo: usize, hi: usize) -> Result<usize>
     }
 }
 
+/// Picks one entry of `menu` with probability proportional to its weight (the first entry
+/// if the weights sum to zero or the input runs out).
+pub(crate) fn weighted<T: Copy>(u: &mut Unstructured, menu: &[(u32, T)]) -> Result<T> {
+    let total: u32 = menu.iter().map(|&(w, _)| w).sum();
+    let first = menu
+        .first()
+        .map(|&(_, k)| k)
+        .ok_or(arbitrary::Error::EmptyChoose)?;
+    if total == 0 {
+        return Ok(first);
+    }
+    let mut r = u.int_in_range(0..=total - 1)?;
+    for &(w, k) in menu {
+        if r < w {
+            return Ok(k);
+        }
+        r -= w;
+    }
+    Ok(first)
+}
+
 /// True with probability `num / den` (never for `num == 0`, always for `num >= den`).
 pub(crate) fn chance(u: &mut Unstructured, num: u32, den: u32) -> Result<bool> {
     if num == 0 {

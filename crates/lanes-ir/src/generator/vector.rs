@@ -129,16 +129,7 @@ impl Gen<'_, '_> {
         if !self.buffers.is_empty() {
             menu.push((14, VKind::Memory));
         }
-        let total: u32 = menu.iter().map(|&(w, _)| w).sum();
-        let mut r = self.u.int_in_range(0..=total - 1)?;
-        let mut kind = VKind::IntBinary;
-        for &(w, k) in &menu {
-            if r < w {
-                kind = k;
-                break;
-            }
-            r -= w;
-        }
+        let kind = super::weighted(self.u, &menu)?;
         match kind {
             VKind::IntBinary => {
                 let slot = self.vector_int_slot()?;
