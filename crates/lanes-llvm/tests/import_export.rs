@@ -1,0 +1,344 @@
+//! Import of every input kind, errors for unsupported input, ABI and loop metadata kept
+//! through import and export, emission kinds and LLVM's vectorizer flags, and the LLVM
+//! lowering of lanes vector IR (issue 3, points 1 and 2).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use arbitrary::Unstructured;
+use lanes_ir::generator::{generate, GenConfig};
+use lanes_ir::{InstData, Module, WorkItemQuery};
+use lanes_llvm::clang::{clang_program, ClangOptions};
+use lanes_llvm::driver::{compile_file, compile_module, import_file, CompileOptions};
+use lanes_llvm::emit::{EmitKind, TargetOptions};
+use lanes_llvm::pipeline::PipelineOptions;
+use lanes_llvm::{Context, LlvmError};
+use rand::rngs::SmallRng;
+use rand::{RngCore, SeedableRng};
+
+fn tmp(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lanes-llvm-ie-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    p
+}
+
+fn import(p: &Path) -> Module {
+    import_file(p, &ClangOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn roundtrips(m: &Module) {
+    let text = lanes_ir::write::module_to_string(m);
+    let back = lanes_ir::parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(lanes_ir::write::module_to_string(&back), text);
+}
+
+fn has_inst(m: &Module, f: impl Fn(&InstData) -> bool) -> bool {
+    m.functions().any(|(_, func)| {
+        func.layout
+            .blocks()
+            .any(|b| func.layout.block_insts(b).iter().any(|&i| f(func.inst(i))))
+    })
+}
+
+const LL: &str = r#"
+target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
+%pair = type { i32, [3 x i16], double }
+@tbl = internal constant [4 x i32] [i32 1, i32 2, i32 3, i32 4], align 16
+
+define i32 @walk(ptr noalias %p, i32 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+  %acc = phi i32 [ 0, %entry ], [ %acc1, %loop ]
+  %f = getelementptr inbounds %pair, ptr %p, i32 %i, i32 1, i32 2
+  %v = load i16, ptr %f, align 2
+  %w = sext i16 %v to i32
+  %k = and i32 %i, 3
+  %t = getelementptr [4 x i32], ptr @tbl, i64 0, i32 %k
+  %tv = load i32, ptr %t, align 4
+  %m = call i32 @llvm.smax.i32(i32 %w, i32 %tv)
+  %fr = freeze i32 %m
+  %acc1 = add i32 %acc, %fr
+  %i1 = add i32 %i, 1
+  %c = icmp slt i32 %i1, %n
+  br i1 %c, label %loop, label %exit, !llvm.loop !0
+exit:
+  switch i32 %acc1, label %d [ i32 0, label %z
+                               i32 7, label %z ]
+z:
+  ret i32 -1
+d:
+  %s = select i1 %c, i32 %acc1, i32 0
+  ret i32 %s
+}
+declare i32 @llvm.smax.i32(i32, i32)
+!0 = distinct !{!0, !1, !2}
+!1 = !{!"llvm.loop.mustprogress"}
+!2 = !{!"llvm.loop.unroll.count", i32 4}
+"#;
+
+#[test]
+fn imports_every_input_kind() {
+    // LLVM text: struct/array GEPs, a constant table, intrinsics, freeze, switch, loop hints.
+    let m = import(&tmp("walk.ll", LL));
+    roundtrips(&m);
+    let walk = m
+        .function(m.func_by_name("walk").expect("walk"))
+        .expect("body");
+    assert!(walk.abi.param(0).noalias);
+    let hints = &walk.abi.loops;
+    assert_eq!(hints.len(), 1);
+    let names: Vec<_> = hints[0]
+        .hints
+        .iter()
+        .map(|h| (h.name.as_str(), h.value))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("llvm.loop.mustprogress", None),
+            ("llvm.loop.unroll.count", Some(4))
+        ]
+    );
+    assert_eq!(m.globals.values().next().map(|g| g.size), Some(16));
+    assert!(has_inst(&m, |d| matches!(d, InstData::PtrAdd { .. })));
+    assert!(has_inst(&m, |d| matches!(d, InstData::Switch { .. })));
+    // The loop hints come back out of the export.
+    let ctx = Context::create();
+    let llm = lanes_llvm::export_module(&ctx, &m, "walk").expect("export");
+    let text = llm.print_to_string().to_string();
+    assert!(text.contains("llvm.loop.unroll.count"), "{text}");
+    assert!(text.contains("noalias"), "{text}");
+
+    // Bitcode from clang.
+    let c = tmp("k.c", "int k(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s ^= a[i] << (i & 7); return s; }\n");
+    let bc = c.with_extension("bc");
+    let st = Command::new(clang_program())
+        .args(["-O2", "-c", "-emit-llvm", "-o"])
+        .arg(&bc)
+        .arg(&c)
+        .status()
+        .expect("clang-19 runs");
+    assert!(st.success());
+    let from_bc = import(&bc);
+    let from_c = import(&c);
+    assert!(from_bc.func_by_name("k").is_some() && from_c.func_by_name("k").is_some());
+
+    // C++ with a template and references.
+    let cpp = tmp(
+        "t.cpp",
+        "template <typename T> static T sq(const T &x) { return x * x; }\n\
+         extern \"C\" double norm2(const double *v, int n) { double s = 0; for (int i = 0; i < n; i++) s += sq(v[i]); return s; }\n",
+    );
+    assert!(import(&cpp).func_by_name("norm2").is_some());
+
+    // OpenCL C: work-item queries and builtins mapped.
+    let cl = tmp(
+        "v.cl",
+        "kernel void v(global float *a, global const float *b) { size_t i = get_global_id(0); a[i] = sqrt(b[i]) + fmax(a[i], 0.5f); }\n",
+    );
+    let m = import(&cl);
+    assert!(has_inst(&m, |d| matches!(
+        d,
+        InstData::WorkItem {
+            query: WorkItemQuery::GlobalId,
+            dim: 0
+        }
+    )));
+    assert!(has_inst(&m, |d| matches!(
+        d,
+        InstData::Intrinsic {
+            id: lanes_ir::Intrinsic::Sqrt,
+            ..
+        }
+    )));
+
+    // -D and -I pass through to clang.
+    let inc = tmp("inc.h", "#define SCALE 3\n");
+    let src = tmp(
+        "d.c",
+        "#include \"inc.h\"\nint d(int x) { return x * SCALE + OFFSET; }\n",
+    );
+    let opts = ClangOptions {
+        includes: vec![inc.parent().expect("dir").to_path_buf()],
+        defines: vec!["OFFSET=11".into()],
+        std: Some("c11".into()),
+        opt: Some("1".into()),
+        extra: vec!["-fno-strict-aliasing".into()],
+    };
+    let m = import_file(&src, &opts).expect("import with -I/-D");
+    let interp = lanes_interp::Interpreter::new(&m);
+    let r = interp
+        .call_by_name(
+            "d",
+            &[lanes_interp::RtValue::i32(5)],
+            &mut lanes_interp::Memory::new(),
+        )
+        .expect("runs");
+    assert_eq!(r, Some(lanes_interp::RtValue::i32(26)));
+}
+
+#[test]
+fn unsupported_input_is_an_error_naming_function_instruction_and_line() {
+    let src = tmp(
+        "bad.c",
+        "#include <stdio.h>\nint ok(int x) { return x + 1; }\n\nint chatty(int x) {\n  printf(\"%d\\n\", x);\n  return x;\n}\n",
+    );
+    match import_file(&src, &ClangOptions::default()) {
+        Err(LlvmError::Import(e)) => {
+            assert_eq!(e.func.as_deref(), Some("chatty"));
+            assert!(
+                e.inst.contains("call") && e.inst.contains("@printf"),
+                "{}",
+                e.inst
+            );
+            assert_eq!(e.line, 5, "{e}");
+            assert!(e.to_string().contains("bad.c:5"), "{e}");
+        }
+        other => panic!("expected an import error, got {other:?}"),
+    }
+    let agg = tmp("agg.c", "struct s { long a; double b; };\nstruct s mk(long a) { struct s r = {a, 1.0}; return r; }\n");
+    match import_file(&agg, &ClangOptions::default()) {
+        Err(LlvmError::Import(e)) => {
+            assert_eq!(e.func.as_deref(), Some("mk"));
+            assert!(e.message.contains("no lanes equivalent"), "{e}");
+        }
+        other => panic!("expected an import error, got {other:?}"),
+    }
+    let wide = tmp("wide.ll", "define i128 @w(i128 %x) {\n  ret i128 %x\n}\n");
+    assert!(matches!(
+        import_file(&wide, &ClangOptions::default()),
+        Err(LlvmError::Import(_))
+    ));
+    let atomic = tmp(
+        "at.ll",
+        "define i32 @a(ptr %p) {\n  %v = atomicrmw add ptr %p, i32 1 seq_cst\n  ret i32 %v\n}\n",
+    );
+    match import_file(&atomic, &ClangOptions::default()) {
+        Err(LlvmError::Import(e)) => assert!(e.inst.contains("atomicrmw"), "{e}"),
+        other => panic!("expected an import error, got {other:?}"),
+    }
+    // Malformed inputs are errors too, never panics.
+    for (name, text) in [
+        ("junk.ll", "this is not llvm"),
+        ("junk.bc", "BC\u{c0}\u{de}garbage"),
+        ("junk.c", "int f( {"),
+        ("junk.txt", "int f;"),
+    ] {
+        assert!(
+            import_file(&tmp(name, text), &ClangOptions::default()).is_err(),
+            "{name}"
+        );
+    }
+}
+
+fn compile_opts(opt: u8, vectorize: bool, emit: EmitKind) -> CompileOptions {
+    CompileOptions {
+        clang: ClangOptions::default(),
+        pipeline: PipelineOptions {
+            opt_level: opt,
+            loop_vectorize: vectorize,
+            slp_vectorize: vectorize,
+            verify_each: false,
+        },
+        target: TargetOptions {
+            cpu: Some("x86-64".into()),
+            features: Some("+avx2".into()),
+            opt_level: opt,
+            ..TargetOptions::default()
+        },
+        emit,
+    }
+}
+
+#[test]
+fn abi_attributes_survive_import_and_export() {
+    let src = tmp(
+        "abi.c",
+        "struct big { long a, b, c, d; };\n\
+         signed char sc(signed char x, unsigned short y) { return x + y; }\n\
+         long bsum(struct big b) { return b.a + b.d; }\n\
+         struct big mk(long x) { struct big b = {x, x, x, x}; return b; }\n",
+    );
+    let m = import(&src);
+    roundtrips(&m);
+    let f = |n: &str| {
+        m.function(m.func_by_name(n).expect("function"))
+            .expect("body")
+    };
+    assert!(
+        f("sc").abi.param(0).signext && f("sc").abi.param(1).zeroext && f("sc").abi.ret.signext
+    );
+    assert_eq!(f("bsum").abi.param(0).byval, Some(32));
+    assert_eq!(f("mk").abi.param(0).sret, Some(32));
+    let ll = compile_module(&m, "abi", &compile_opts(0, false, EmitKind::Llvm)).expect("compiles");
+    let ll = String::from_utf8_lossy(&ll);
+    for needle in [
+        "signext i8 @sc(i8 signext",
+        "zeroext",
+        "byval([32 x i8])",
+        "sret([32 x i8])",
+    ] {
+        assert!(ll.contains(needle), "missing {needle} in\n{ll}");
+    }
+}
+
+#[test]
+fn emission_kinds_targets_and_vectorizer_flags() {
+    let src = tmp(
+        "vec.c",
+        "void add(float *restrict a, const float *restrict b, int n) { for (int i = 0; i < n; i++) a[i] += b[i] * 2.0f; }\n",
+    );
+    let obj = compile_file(&src, &compile_opts(2, true, EmitKind::Object)).expect("object");
+    assert_eq!(&obj[..4], b"\x7fELF");
+    let on = compile_file(&src, &compile_opts(3, true, EmitKind::Asm)).expect("asm");
+    let on = String::from_utf8_lossy(&on);
+    assert!(
+        on.contains("ymm"),
+        "LLVM's loop vectorizer with AVX2 should use ymm:\n{on}"
+    );
+    let off = compile_file(&src, &compile_opts(3, false, EmitKind::Asm)).expect("asm");
+    let off = String::from_utf8_lossy(&off);
+    assert!(!off.contains("ymm"), "vectorizers off:\n{off}");
+    let ll = compile_file(&src, &compile_opts(1, false, EmitKind::Llvm)).expect("llvm");
+    assert!(String::from_utf8_lossy(&ll).contains("define"));
+}
+
+#[test]
+fn vector_ir_lowers_to_llvm_vector_intrinsics() {
+    let mut seen = std::collections::BTreeSet::new();
+    let wanted = [
+        "llvm.masked.load",
+        "llvm.masked.store",
+        "llvm.masked.gather",
+        "llvm.masked.scatter",
+        "llvm.vector.reduce.add",
+        "llvm.vector.reduce.or",
+        "llvm.fptosi.sat",
+        "llvm.minnum",
+        "shufflevector",
+    ];
+    let ctx = Context::create();
+    for seed in 0..80u64 {
+        let mut bytes = vec![0; 8192];
+        SmallRng::seed_from_u64(seed).fill_bytes(&mut bytes);
+        let cfg = GenConfig {
+            vector_width: Some(8),
+            ..GenConfig::default()
+        };
+        let g = generate(&mut Unstructured::new(&bytes), &cfg).expect("generates");
+        let llm = lanes_llvm::export_module(&ctx, &g.module, "v").expect("exports");
+        llm.verify().expect("valid LLVM");
+        let text = llm.print_to_string().to_string();
+        for w in wanted {
+            if text.contains(w) {
+                seen.insert(w);
+            }
+        }
+    }
+    let missing: Vec<_> = wanted.iter().filter(|w| !seen.contains(*w)).collect();
+    assert!(missing.is_empty(), "never exported: {missing:?}");
+}
