@@ -28,9 +28,10 @@
 //!   touches one, every block of it with two predecessors is a join and every value defined
 //!   inside is varying at every use.
 
-use std::collections::{BinaryHeap, HashMap};
+use core::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
-use cranelift_entity::{EntityRef, SecondaryMap};
+use cranelift_entity::EntityRef;
 use lanes_ir::{Block, Function, Value, ValueDef};
 
 use crate::cfg::ControlFlowGraph;
@@ -73,8 +74,10 @@ impl TaintRegion {
 pub struct BranchEffects {
     /// The branch's reconvergence point (`None`: the virtual exit).
     pub ipdom: Option<Block>,
-    /// `IR(b)`, sorted.
+    /// `IR(b)`, sorted; empty when not computed (`region_known` false: the branch has
+    /// no post-dominator in a reducible function, and its region is everything reachable).
     pub region: Vec<Block>,
+    pub region_known: bool,
     /// Join-divergent blocks (with the branch as their cause).
     pub joins: Vec<Block>,
     /// Loops around the branch that became divergent.
@@ -103,6 +106,62 @@ pub fn def_block(func: &Function, v: Value) -> Option<Block> {
     }
 }
 
+impl BranchEffects {
+    /// May block `d` run again after the branch in `b` before lanes reconverge (is it in
+    /// `IR(b)`, `b` itself only if re-entered)? Conservative when the region is not known:
+    /// only blocks strictly dominating `b` outside every loop around `b` are excluded.
+    pub fn may_rerun(
+        &self,
+        d: Block,
+        b: Block,
+        domtree: &DominatorTree,
+        loops: &LoopForest,
+        cfg: &ControlFlowGraph,
+    ) -> bool {
+        if self.region_known {
+            let inside = self.region.binary_search(&d).is_ok();
+            return inside
+                && (d != b
+                    || self
+                        .region
+                        .iter()
+                        .any(|&x| cfg.succs(x).contains(&b) && Some(b) != self.ipdom));
+        }
+        if !domtree.dominates(d, b) {
+            // `d` after `b` (or beside it) and before the reconvergence point.
+            return true;
+        }
+        // `d` dominates `b`: it runs again only around a loop containing both, unless the
+        // reconvergence point `p` lies on every way from `b` to that loop's latches: `p` in
+        // the loop, dominating every latch, not dominating `b` (then a path from `b` to a
+        // latch avoiding `p` would extend a path from the entry to `b` avoiding `p`).
+        let mut l = loops.innermost_loop(b);
+        while let Some(x) = l {
+            if loops.contains(x, d) && !reconverges_within(x, b, self.ipdom, domtree, loops) {
+                return true;
+            }
+            l = loops.parent(x);
+        }
+        false
+    }
+}
+
+/// Does every path from `b` to a latch of `l` pass `p`? (Sufficient test, see
+/// [`BranchEffects::may_rerun`].)
+pub fn reconverges_within(
+    l: Loop,
+    b: Block,
+    p: Option<Block>,
+    domtree: &DominatorTree,
+    loops: &LoopForest,
+) -> bool {
+    p.is_some_and(|p| {
+        loops.contains(l, p)
+            && !domtree.dominates(p, b)
+            && loops.latches(l).iter().all(|&t| domtree.dominates(p, t))
+    })
+}
+
 impl DivergenceCtx<'_> {
     /// Loops containing `b`, innermost first.
     fn loops_around(&self, b: Block) -> Vec<Loop> {
@@ -125,6 +184,9 @@ impl DivergenceCtx<'_> {
 
     /// Computes the effects of a divergent branch at the end of `b`.
     pub fn branch_effects(&self, b: Block) -> BranchEffects {
+        if self.loops.is_reducible() {
+            return self.reducible_effects(b);
+        }
         let ipdom = self.pdt.ipdom(b);
         let region = self.pdt.influence_region(self.cfg, b);
         let mut scope = region.clone();
@@ -133,62 +195,107 @@ impl DivergenceCtx<'_> {
                 scope.insert(pos, p);
             }
         }
-        // Is `b` reached again from its successors before `p` (a cycle through `b`)?
-        let b_reentered = region
-            .iter()
-            .any(|&x| self.cfg.succs(x).contains(&b) && Some(b) != ipdom);
         let mut fx = BranchEffects {
             ipdom,
             region: region.clone(),
+            region_known: true,
             ..BranchEffects::default()
         };
-        // Values defined inside IR(b) (b itself only if it is re-entered).
-        let defined_inside =
-            |blk: Block| region.binary_search(&blk).is_ok() && (blk != b || b_reentered);
-
-        if self.touches_irreducible(&scope) {
-            fx.irreducible = true;
-            for &x in &scope {
-                if self.cfg.preds(x).len() >= 2 || Some(x) == ipdom {
-                    fx.joins.push(x);
-                }
-            }
-            for &x in &scope {
-                if !defined_inside(x) {
-                    continue;
-                }
-                for &inst in self.func.layout.block_insts(x) {
-                    if let Some(v) = self.func.dfg.inst_result(inst) {
-                        fx.taints.push((v, TaintRegion::Everywhere));
-                    }
-                }
-            }
-            fx.divergent_loops = self.loops_around(b);
-            return fx;
+        fx.divergent_loops = self.loops_around(b);
+        if !self.touches_irreducible(&scope) {
+            // A reducible part of an irreducible function: as for reducible functions.
+            let mut r = self.reducible_effects(b);
+            r.region = region;
+            r.region_known = true;
+            return r;
         }
+        // Conservative treatment: every block of the region with two predecessors is a
+        // join, every value defined in it is varying at every use.
+        fx.irreducible = true;
+        for &x in &scope {
+            if self.cfg.preds(x).len() >= 2 || Some(x) == ipdom {
+                fx.joins.push(x);
+            }
+        }
+        for &x in &region {
+            for &inst in self.func.layout.block_insts(x) {
+                if let Some(v) = self.func.dfg.inst_result(inst) {
+                    fx.taints.push((v, TaintRegion::Everywhere));
+                }
+            }
+        }
+        fx
+    }
 
-        // Divergent loops: lanes may leave them at different times.
+    /// The effects of a divergent branch outside irreducible regions, without computing
+    /// `IR(b)` (whose total size over all branches can grow quadratically):
+    ///
+    /// - a loop around `b` is divergent if `p` lies outside it (or `b` has no
+    ///   post-dominator), or if `p` post-dominates one of its exit blocks — the paths from
+    ///   `b` then may leave the loop and come back to `p` through an enclosing loop;
+    /// - joins come from label propagation, stopping at `p`, at the exits of divergent
+    ///   loops and as soon as one path remains;
+    /// - a value live into `p` whose definition may run again after `b`
+    ///   ([`BranchEffects::may_rerun`]) is varying at the uses it reaches from `p`.
+    fn reducible_effects(&self, b: Block) -> BranchEffects {
+        let ipdom = self.pdt.ipdom(b);
+        let mut fx = BranchEffects {
+            ipdom,
+            ..BranchEffects::default()
+        };
         let around = self.loops_around(b);
         for &l in &around {
-            let leaves = ipdom.is_none() || scope.iter().any(|&x| !self.loops.contains(l, x));
-            if leaves {
+            let divergent = match ipdom {
+                None => true,
+                Some(p) => {
+                    !self.loops.contains(l, p)
+                        || self
+                            .loops
+                            .exit_blocks(l)
+                            .iter()
+                            .any(|&e| self.pdt.post_dominates(p, e))
+                }
+            };
+            if divergent {
                 fx.divergent_loops.push(l);
             }
         }
-        self.propagate_labels(b, ipdom, &scope, &around, &mut fx);
+        self.propagate_labels(b, ipdom, None, &around, &mut fx);
         if let Some(p) = ipdom {
             if !fx.joins.contains(&p) {
                 fx.joins.push(p);
             }
-            // Reconvergence taint: values of IR(b) live into p.
-            for &v in self.liveness.live_in(p) {
+            // Only loops around `b` containing `p` in which lanes may run another iteration
+            // before `p` can hand `p` values from different iterations.
+            let rerun: Vec<Loop> = around
+                .iter()
+                .copied()
+                .filter(|&l| {
+                    self.loops.contains(l, p)
+                        && !reconverges_within(l, b, ipdom, self.domtree, self.loops)
+                })
+                .collect();
+            let live: &[Value] = if rerun.is_empty() {
+                &[]
+            } else {
+                self.liveness.live_in(p)
+            };
+            for &v in live {
                 let Some(d) = def_block(self.func, v) else {
                     continue;
                 };
-                if d == p || !defined_inside(d) {
+                if d == p || !fx.may_rerun(d, b, self.domtree, self.loops, self.cfg) {
                     continue;
                 }
-                let blocks = self.reach_without(p, d);
+                // A loop around both `d` and `b` that `p` is outside of is divergent, and its
+                // `OutsideLoop` taint already covers every use reachable from `p`.
+                if around
+                    .iter()
+                    .any(|&l| self.loops.contains(l, d) && !self.loops.contains(l, p))
+                {
+                    continue;
+                }
+                let blocks = self.reach_live(p, d, v);
                 fx.taints.push((
                     v,
                     TaintRegion::Reach {
@@ -202,17 +309,18 @@ impl DivergenceCtx<'_> {
         fx
     }
 
-    /// Blocks reachable from `from` (included) without entering `stop`, sorted.
-    fn reach_without(&self, from: Block, stop: Block) -> Vec<Block> {
-        let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
+    /// Blocks reachable from `from` (included) through blocks where `v` is live-in,
+    /// without entering `stop` (the definition of `v`), sorted: where the value `v` held
+    /// at `from` can still be used.
+    fn reach_live(&self, from: Block, stop: Block, v: Value) -> Vec<Block> {
+        // Hash sets, not block-indexed maps: the search is local, its cost must be too.
+        let mut seen: HashSet<Block> = HashSet::from([from]);
         let mut stack = vec![from];
-        seen[from] = true;
         let mut out = Vec::new();
         while let Some(x) = stack.pop() {
             out.push(x);
             for &s in self.cfg.succs(x) {
-                if s != stop && !seen[s] {
-                    seen[s] = true;
+                if s != stop && self.liveness.is_live_in(v, s) && seen.insert(s) {
                     stack.push(s);
                 }
             }
@@ -221,34 +329,100 @@ impl DivergenceCtx<'_> {
         out
     }
 
-    /// CC'12/LLVM-style label propagation over `scope` (sorted) in reverse postorder.
+    /// Joins of the exits of a divergent loop `l` (CC'12 Definition 1 case 3 continued):
+    /// every exit block starts its own label (lanes arrive there at different times), and
+    /// blocks where two of them meet after the loop are joins. Independent of the branch
+    /// that made `l` divergent, so computed once per loop.
+    pub fn loop_exit_joins(&self, l: Loop) -> Vec<Block> {
+        let mut seeds = Vec::new();
+        for &x in self.loops.exiting_blocks(l) {
+            for &e in self.cfg.succs(x) {
+                if !self.loops.contains(l, e) {
+                    seeds.push((x, e, e));
+                }
+            }
+        }
+        let mut around = Vec::new();
+        let mut p = self.loops.parent(l);
+        while let Some(x) = p {
+            around.push(x);
+            p = self.loops.parent(x);
+        }
+        let mut joins = self.propagate(&seeds, None, &around, None, &[]);
+        for &(_, e, _) in &seeds {
+            if !joins.contains(&e) {
+                joins.push(e);
+            }
+        }
+        joins
+    }
+
+    /// CC'12/LLVM-style label propagation for the divergent branch in `b` over `scope`
+    /// (sorted; `None`: every reachable block), stopping at `ipdom` and at the exits of the
+    /// divergent loops around `b`, which are joins (what lies beyond them is
+    /// [`Self::loop_exit_joins`]).
     fn propagate_labels(
         &self,
         b: Block,
         ipdom: Option<Block>,
-        scope: &[Block],
+        scope: Option<&[Block]>,
         around: &[Loop],
         fx: &mut BranchEffects,
     ) {
-        let in_scope = |x: Block| scope.binary_search(&x).is_ok();
+        let mut succs: Vec<Block> = self.cfg.succs(b).to_vec();
+        succs.sort();
+        succs.dedup();
+        let seeds: Vec<(Block, Block, Block)> = succs.iter().map(|&s| (b, s, s)).collect();
+        let joins = self.propagate(&seeds, scope, around, ipdom, &fx.divergent_loops);
+        fx.joins.extend(joins);
+        // Exits of divergent loops are joins: lanes arrive there from different iterations.
+        for &l in &fx.divergent_loops {
+            for &e in self.loops.exit_blocks(l) {
+                let inside = scope.is_none_or(|s| s.binary_search(&e).is_ok());
+                if inside && !fx.joins.contains(&e) {
+                    fx.joins.push(e);
+                }
+            }
+        }
+    }
+
+    /// The label propagation engine. `seeds` are edges `from → to` carrying a label.
+    /// Labels flow along forward edges in reverse postorder; a block reached by two
+    /// different labels is a join and starts its own label. Back edges to headers of the
+    /// loops in `around` make the header a join when they bring different labels; other
+    /// back edges are ignored. Edges leaving a loop of `stop_exits` end there. Edges leaving
+    /// a loop of `around` not in `stop_exits` start a fresh label (loops around a loop
+    /// exit are treated as divergent, conservatively). Once one path remains, no two labels
+    /// can meet again except at loop headers, which are checked, and propagation stops.
+    fn propagate(
+        &self,
+        seeds: &[(Block, Block, Block)],
+        scope: Option<&[Block]>,
+        around: &[Loop],
+        stop_at: Option<Block>,
+        stop_exits: &[Loop],
+    ) -> Vec<Block> {
+        let in_scope = |x: Block| match scope {
+            Some(s) => s.binary_search(&x).is_ok(),
+            None => self.cfg.is_reachable(x),
+        };
         let rpo = |x: Block| self.cfg.rpo_number(x).unwrap_or(u32::MAX);
         let mut labels: HashMap<Block, Block> = HashMap::new();
         let mut header_labels: HashMap<Block, Vec<Block>> = HashMap::new();
-        let mut heap: BinaryHeap<core::cmp::Reverse<(u32, u32)>> = BinaryHeap::new();
+        let mut heap: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
+        let mut is_join: HashSet<Block> = HashSet::new();
         let mut joins: Vec<Block> = Vec::new();
-        let divergent = &fx.divergent_loops;
-        // Does the edge x → y leave a divergent loop around b?
-        let leaves_divergent = |x: Block, y: Block| {
-            divergent
-                .iter()
-                .any(|&l| self.loops.contains(l, x) && !self.loops.contains(l, y))
+        let relabel = stop_exits.is_empty();
+        let mut join = |y: Block, joins: &mut Vec<Block>| {
+            if is_join.insert(y) {
+                joins.push(y);
+            }
         };
-
         let mut send = |x: Block,
                         y: Block,
                         label: Block,
                         labels: &mut HashMap<Block, Block>,
-                        heap: &mut BinaryHeap<core::cmp::Reverse<(u32, u32)>>,
+                        heap: &mut BinaryHeap<Reverse<(u32, u32)>>,
                         joins: &mut Vec<Block>| {
             if !in_scope(y) {
                 return;
@@ -259,16 +433,22 @@ impl DivergenceCtx<'_> {
                     if !hl.contains(&label) {
                         hl.push(label);
                     }
-                    if hl.len() >= 2 && !joins.contains(&y) {
-                        joins.push(y);
+                    if hl.len() >= 2 {
+                        join(y, joins);
                     }
                 }
                 return;
             }
-            let label = if leaves_divergent(x, y) {
-                if !joins.contains(&y) {
-                    joins.push(y);
-                }
+            let leaves = |ls: &[Loop]| {
+                ls.iter()
+                    .any(|&l| self.loops.contains(l, x) && !self.loops.contains(l, y))
+            };
+            if leaves(stop_exits) {
+                join(y, joins);
+                return;
+            }
+            let label = if relabel && leaves(around) {
+                join(y, joins);
                 y
             } else {
                 label
@@ -276,45 +456,43 @@ impl DivergenceCtx<'_> {
             match labels.get(&y).copied() {
                 None => {
                     labels.insert(y, label);
-                    heap.push(core::cmp::Reverse((rpo(y), y.as_u32())));
+                    heap.push(Reverse((rpo(y), y.as_u32())));
                 }
                 Some(l) if l != label && l != y => {
                     labels.insert(y, y);
-                    if !joins.contains(&y) {
-                        joins.push(y);
-                    }
+                    join(y, joins);
                 }
                 Some(_) => {}
             }
         };
-
-        let mut succs: Vec<Block> = self.cfg.succs(b).to_vec();
-        succs.dedup();
-        succs.sort();
-        succs.dedup();
-        for &s in &succs {
-            send(b, s, s, &mut labels, &mut heap, &mut joins);
+        for &(x, y, label) in seeds {
+            send(x, y, label, &mut labels, &mut heap, &mut joins);
         }
-        while let Some(core::cmp::Reverse((_, x))) = heap.pop() {
+        while let Some(Reverse((_, x))) = heap.pop() {
             let x = Block::new(x as usize);
-            if Some(x) == ipdom || x == b {
+            if Some(x) == stop_at {
                 continue;
             }
             let Some(&label) = labels.get(&x) else {
                 continue;
             };
+            if heap.is_empty() {
+                // One path left: only headers of loops around it can still see two labels.
+                for &l in around {
+                    let h = self.loops.header(l);
+                    if self.loops.contains(l, x) {
+                        let seen = header_labels.get(&h).map_or(&[][..], |v| v.as_slice());
+                        if seen.iter().any(|&o| o != label || relabel) {
+                            join(h, &mut joins);
+                        }
+                    }
+                }
+                break;
+            }
             for &y in self.cfg.succs(x) {
                 send(x, y, label, &mut labels, &mut heap, &mut joins);
             }
         }
-        // Exits of divergent loops are joins: lanes arrive there from different iterations.
-        for &l in &fx.divergent_loops {
-            for &e in self.loops.exit_blocks(l) {
-                if in_scope(e) && !joins.contains(&e) {
-                    joins.push(e);
-                }
-            }
-        }
-        fx.joins.extend(joins);
+        joins
     }
 }

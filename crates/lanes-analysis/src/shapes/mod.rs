@@ -287,6 +287,18 @@ impl<'m> ShapeAnalysis<'m> {
                         continue;
                     }
                     info.divergent_loops.push(l);
+                    for j in ctx.loop_exit_joins(l) {
+                        if !info.join_causes[j].contains(&block) {
+                            info.join_causes[j].push(block);
+                        }
+                        requeue.extend(
+                            func.layout
+                                .block_insts(j)
+                                .iter()
+                                .copied()
+                                .filter(|&i| func.dfg.inst(i).is_phi()),
+                        );
+                    }
                     for &lb in info.loops.blocks(l) {
                         for &i in func.layout.block_insts(lb) {
                             if let Some(v) = func.dfg.inst_result(i) {
@@ -461,10 +473,10 @@ impl ShapeInfo {
             causes.iter().all(|&b| match d {
                 None => true,
                 Some(d) => {
-                    let fx = self.effects.get(&b);
-                    let inside = fx.is_some_and(|fx| fx.region.binary_search(&d).is_ok());
                     self.domtree.dominates(d, b)
-                        && (!inside || (d == b && !reenters(fx, b, &self.cfg)))
+                        && !self.effects.get(&b).is_some_and(|fx| {
+                            fx.may_rerun(d, b, &self.domtree, &self.loops, &self.cfg)
+                        })
                 }
             })
         })
@@ -501,8 +513,9 @@ impl ShapeInfo {
             && (self.is_divergent_branch(from)
                 || self.effects.iter().any(|(&b, fx)| {
                     self.loops.contains(l, b)
-                        && fx.region.binary_search(&from).is_ok()
+                        && from != b
                         && !self.domtree.dominates(from, b)
+                        && fx.may_rerun(from, b, &self.domtree, &self.loops, &self.cfg)
                 }))
     }
 
@@ -516,14 +529,6 @@ impl ShapeInfo {
     pub fn is_temporally_divergent(&self, v: Value) -> bool {
         self.temporal.get(v).copied().unwrap_or(false)
     }
-}
-
-fn reenters(fx: Option<&BranchEffects>, b: Block, cfg: &ControlFlowGraph) -> bool {
-    fx.is_some_and(|fx| {
-        fx.region
-            .iter()
-            .any(|&x| cfg.succs(x).contains(&b) && Some(b) != fx.ipdom)
-    })
 }
 
 /// Convenience: analyzes function `id` of `module`.
