@@ -215,9 +215,9 @@ fn main() {
         version
     );
     for (i, r) in rows.iter().enumerate() {
-        let _ = write!(
+        let _ = writeln!(
             json,
-            "    {{\"functions\": {}, \"instructions\": {}, \"import_s\": {:.6}, \"export_s\": {:.6}, \"o3_s\": {:.6}}}{}\n",
+            "    {{\"functions\": {}, \"instructions\": {}, \"import_s\": {:.6}, \"export_s\": {:.6}, \"o3_s\": {:.6}}}{}",
             r.funcs,
             r.insts,
             r.import.as_secs_f64(),

@@ -9,6 +9,25 @@
 //!
 //! The engine is LLVM's MCJIT; symbols not defined in the module (libm) resolve against
 //! the running process.
+//!
+//! ```
+//! use lanes_llvm::{jit::Jit, pipeline::PipelineOptions, Context};
+//!
+//! let module = lanes_ir::parse_module(
+//!     "function @mad(v0: i32, v1: i32) -> i32 {\n\
+//!      block0:\n    v2: i32 = mul v0, v1\n    v3: i32 = iconst 7\n    v4: i32 = add v2, v3\n    ret v4\n}\n",
+//! )
+//! .unwrap();
+//! let ctx = Context::create();
+//! let jit = Jit::new(&ctx, &module, &PipelineOptions::default()).unwrap();
+//! let args = [6i32.to_le_bytes().to_vec(), 7i32.to_le_bytes().to_vec()];
+//! // SAFETY: @mad takes no pointers and terminates.
+//! let out = unsafe { jit.call("mad", &args) }.unwrap().unwrap();
+//! assert_eq!(i32::from_le_bytes(out.try_into().unwrap()), 49);
+//! // A typed call through the function's address works too.
+//! let f: extern "C" fn(i32, i32) -> i32 = unsafe { std::mem::transmute(jit.address("mad").unwrap()) };
+//! assert_eq!(f(2, 3), 13);
+//! ```
 
 use std::collections::HashMap;
 

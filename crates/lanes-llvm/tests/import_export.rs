@@ -213,12 +213,15 @@ fn unsupported_input_is_an_error_naming_function_instruction_and_line() {
         import_file(&wide, &ClangOptions::default()),
         Err(LlvmError::Import(_))
     ));
-    let atomic = tmp(
-        "at.ll",
-        "define i32 @a(ptr %p) {\n  %v = atomicrmw add ptr %p, i32 1 seq_cst\n  ret i32 %v\n}\n",
+    let indirect = tmp(
+        "ind.ll",
+        "define i32 @a(ptr %p) {\n  %v = call i32 %p()\n  ret i32 %v\n}\n",
     );
-    match import_file(&atomic, &ClangOptions::default()) {
-        Err(LlvmError::Import(e)) => assert!(e.inst.contains("atomicrmw"), "{e}"),
+    match import_file(&indirect, &ClangOptions::default()) {
+        Err(LlvmError::Import(e)) => {
+            assert_eq!(e.func.as_deref(), Some("a"));
+            assert!(e.inst.contains("call i32 %p()"), "{e}");
+        }
         other => panic!("expected an import error, got {other:?}"),
     }
     // Malformed inputs are errors too, never panics.

@@ -163,19 +163,44 @@ impl FuncCx<'_> {
                 }
             }
             Intrinsic::Popcount | Intrinsic::Ballot => {
+                // Without bitcasts to odd integer widths (`<4 x i1>` → `i4`): popcount is
+                // the sum of the zero-extended lanes; ballot ORs `1 << i` over the active
+                // lanes below 64.
                 let mt = arg_ty(0)?;
                 let ty = ret_ty()?;
-                let bits = LLVMBuildBitCast(b, vals[0], self.t.int(mt.lane_count()), n);
-                let bits = if id == Intrinsic::Popcount {
-                    self.call_intrinsic("llvm.ctpop", &[LLVMTypeOf(bits)], &[bits])?
-                } else {
-                    bits
-                };
                 let out = self.t.ty(ty);
-                if mt.lane_count() < ty.elem().bits() {
-                    LLVMBuildZExt(b, bits, out, n)
+                let (wide, acc) = match mt {
+                    Type::Scalar(_) => (LLVMBuildZExt(b, vals[0], self.t.i64(), n), None),
+                    Type::Vector(k, _) => {
+                        let vt = self.t.ty(Type::Vector(k, ScalarType::I64));
+                        let v = if id == Intrinsic::Popcount {
+                            LLVMBuildZExt(b, vals[0], vt, n)
+                        } else {
+                            let mut bits: Vec<_> = (0..u32::from(k))
+                                .map(|i| {
+                                    let x = if i < 64 { 1u64 << i } else { 0 };
+                                    self.t.const_int(self.t.i64(), x)
+                                })
+                                .collect();
+                            let c = LLVMConstVector(bits.as_mut_ptr(), u32::from(k));
+                            LLVMBuildSelect(b, vals[0], c, LLVMConstNull(vt), n)
+                        };
+                        let name = if id == Intrinsic::Popcount {
+                            "llvm.vector.reduce.add"
+                        } else {
+                            "llvm.vector.reduce.or"
+                        };
+                        (v, Some((name, vt)))
+                    }
+                };
+                let total = match acc {
+                    Some((name, vt)) => self.call_intrinsic(name, &[vt], &[wide])?,
+                    None => wide,
+                };
+                if ty.elem().bits() < 64 {
+                    LLVMBuildTrunc(b, total, out, n)
                 } else {
-                    LLVMBuildTrunc(b, bits, out, n)
+                    total
                 }
             }
             Intrinsic::ReduceFAdd | Intrinsic::ReduceFMul => {

@@ -17,8 +17,8 @@ use inkwell::llvm_sys::{
 };
 
 use lanes_ir::{
-    BinaryOp, Block, CastOp, FloatCC, Function, Inst, InstData, IntCC, Intrinsic, ScalarType, Type,
-    UnaryOp, Value,
+    AtomicOp, BinaryOp, Block, CastOp, FloatCC, Function, Inst, InstData, IntCC, Intrinsic,
+    ScalarType, Type, UnaryOp, Value,
 };
 
 use super::types::lanes_type;
@@ -42,6 +42,8 @@ pub(super) struct FnCx<'a> {
     pub at: LLVMValueRef,
     /// Latches with `!llvm.loop` metadata.
     loops: Vec<(Block, Vec<lanes_ir::LoopHint>)>,
+    /// `cmpxchg` results: the old value and the expected value.
+    cas: HashMap<LLVMValueRef, (Value, Value)>,
 }
 
 /// Successor blocks of an LLVM terminator.
@@ -93,6 +95,7 @@ impl<'a> FnCx<'a> {
             phis: Vec::new(),
             at: std::ptr::null_mut(),
             loops: Vec::new(),
+            cas: HashMap::new(),
         }
     }
 
@@ -370,7 +373,7 @@ impl<'a> FnCx<'a> {
         let opcode = LLVMGetInstructionOpcode(i);
         let has_value =
             LLVMGetTypeKind(LLVMTypeOf(i)) != inkwell::llvm_sys::LLVMTypeKind::LLVMVoidTypeKind;
-        let ty = if has_value && !matches!(opcode, LLVMCall) {
+        let ty = if has_value && !matches!(opcode, LLVMCall | LLVMAtomicCmpXchg) {
             Some(self.llty(i)?)
         } else {
             None
@@ -520,6 +523,66 @@ impl<'a> FnCx<'a> {
                 return Ok(None);
             }
             LLVMCall => return self.call(i),
+            LLVMAtomicRMW => {
+                use inkwell::llvm_sys::LLVMAtomicRMWBinOp::*;
+                let op = match LLVMGetAtomicRMWBinOp(i) {
+                    LLVMAtomicRMWBinOpXchg => AtomicOp::Xchg,
+                    LLVMAtomicRMWBinOpAdd => AtomicOp::Add,
+                    LLVMAtomicRMWBinOpSub => AtomicOp::Sub,
+                    LLVMAtomicRMWBinOpAnd => AtomicOp::And,
+                    LLVMAtomicRMWBinOpOr => AtomicOp::Or,
+                    LLVMAtomicRMWBinOpXor => AtomicOp::Xor,
+                    LLVMAtomicRMWBinOpMin => AtomicOp::SMin,
+                    LLVMAtomicRMWBinOpMax => AtomicOp::SMax,
+                    LLVMAtomicRMWBinOpUMin => AtomicOp::UMin,
+                    LLVMAtomicRMWBinOpUMax => AtomicOp::UMax,
+                    _ => return Err(self.err("unsupported atomicrmw operation")),
+                };
+                let ptr = self.op(LLVMGetOperand(i, 0))?;
+                let value = self.op(LLVMGetOperand(i, 1))?;
+                self.emit_v(InstData::AtomicRmw { op, ptr, value }, t())
+            }
+            LLVMAtomicCmpXchg => {
+                // `{old, success}`: only `extractvalue` may use it (below).
+                let ptr = self.op(LLVMGetOperand(i, 0))?;
+                let expected = self.op(LLVMGetOperand(i, 1))?;
+                let replacement = self.op(LLVMGetOperand(i, 2))?;
+                let ty = self.ty_of(expected);
+                let old = self.emit_v(
+                    InstData::AtomicCas {
+                        ptr,
+                        expected,
+                        replacement,
+                    },
+                    ty,
+                );
+                self.cas.insert(i, (old, expected));
+                return Ok(None);
+            }
+            LLVMExtractValue => {
+                let agg = LLVMGetOperand(i, 0);
+                let idx = if LLVMGetNumIndices(i) == 1 {
+                    *LLVMGetIndices(i)
+                } else {
+                    u32::MAX
+                };
+                let Some(&(old, expected)) = self.cas.get(&agg) else {
+                    return Err(
+                        self.err("extractvalue of an aggregate other than cmpxchg's result")
+                    );
+                };
+                match idx {
+                    0 => old,
+                    1 => self.emit_v(
+                        InstData::Icmp {
+                            cond: IntCC::Eq,
+                            args: [old, expected],
+                        },
+                        Type::I1,
+                    ),
+                    _ => return Err(self.err("extractvalue index")),
+                }
+            }
             LLVMExtractElement => {
                 let args = vec![
                     self.op(LLVMGetOperand(i, 0))?,

@@ -11,7 +11,7 @@
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 
-use lanes_ir::{BinaryOp, CastOp, InstData, Type, Value};
+use lanes_ir::{BinaryOp, CastOp, InstData, ScalarType, Type, Value};
 
 use super::func::FnCx;
 use super::types::{element_type, struct_fields};
@@ -21,9 +21,10 @@ impl FnCx<'_> {
     /// Lowers the GEP instruction or constant expression `g`.
     pub(super) unsafe fn gep(&mut self, g: LLVMValueRef) -> Result<Value, ImportError> {
         let base = self.op(LLVMGetOperand(g, 0))?;
-        if self.ty_of(base).is_vector() {
-            return Err(self.err("vector getelementptr"));
-        }
+        // A vector GEP (vector base or indices) yields a vector of pointers; its offset
+        // terms are `<N x i64>`.
+        let result_ty = self.llty(g)?;
+        let off_ty = result_ty.with_elem(ScalarType::I64);
         let mut ty = LLVMGetGEPSourceElementType(g);
         let n = LLVMGetNumOperands(g) as u32;
         let mut konst: i64 = 0;
@@ -55,26 +56,25 @@ impl FnCx<'_> {
             }
             let mut x = self.op(idx)?;
             let xt = self.ty_of(x);
-            if xt.is_vector() {
-                return Err(self.err("vector getelementptr index"));
-            }
-            if xt != Type::I64 {
+            let x64 = xt.with_elem(ScalarType::I64);
+            if xt != x64 {
                 x = self.emit_v(
                     InstData::Cast {
                         op: CastOp::Sext,
                         arg: x,
                     },
-                    Type::I64,
+                    x64,
                 );
             }
+            x = self.widen(x, off_ty);
             if step != 1 {
-                let s = self.iconst(Type::I64, step);
+                let s = self.iconst(off_ty, step);
                 x = self.emit_v(
                     InstData::Binary {
                         op: BinaryOp::Mul,
                         args: [x, s],
                     },
-                    Type::I64,
+                    off_ty,
                 );
             }
             dynamic = Some(match dynamic {
@@ -84,31 +84,43 @@ impl FnCx<'_> {
                         op: BinaryOp::Add,
                         args: [d, x],
                     },
-                    Type::I64,
+                    off_ty,
                 ),
             });
         }
         let offset = match (dynamic, konst) {
-            (None, 0) => return Ok(base),
-            (None, c) => self.iconst(Type::I64, c),
+            (None, 0) if self.ty_of(base) == result_ty => return Ok(base),
+            (None, c) => self.iconst(off_ty, c),
             (Some(d), 0) => d,
             (Some(d), c) => {
-                let c = self.iconst(Type::I64, c);
+                let c = self.iconst(off_ty, c);
                 self.emit_v(
                     InstData::Binary {
                         op: BinaryOp::Add,
                         args: [d, c],
                     },
-                    Type::I64,
+                    off_ty,
                 )
             }
         };
-        let pty = self.ty_of(base);
         Ok(self.emit_v(
             InstData::PtrAdd {
                 args: [base, offset],
             },
-            pty,
+            result_ty,
         ))
+    }
+
+    /// Broadcasts scalar `x` to the vector type `to` (no-op if `to` is scalar).
+    fn widen(&mut self, x: Value, to: Type) -> Value {
+        if to.is_vector() && !self.ty_of(x).is_vector() {
+            let data = InstData::Intrinsic {
+                id: lanes_ir::Intrinsic::Broadcast,
+                args: vec![x],
+            };
+            self.emit_v(data, to)
+        } else {
+            x
+        }
     }
 }
