@@ -217,7 +217,11 @@ impl DivergenceCtx<'_> {
                 fx.joins.push(x);
             }
         }
+        let b_reentered = region.iter().any(|&x| self.cfg.succs(x).contains(&b));
         for &x in &region {
+            if x == b && !b_reentered {
+                continue;
+            }
             for &inst in self.func.layout.block_insts(x) {
                 if let Some(v) = self.func.dfg.inst_result(inst) {
                     fx.taints.push((v, TaintRegion::Everywhere));
@@ -407,7 +411,7 @@ impl DivergenceCtx<'_> {
             None => self.cfg.is_reachable(x),
         };
         let rpo = |x: Block| self.cfg.rpo_number(x).unwrap_or(u32::MAX);
-        let mut labels: HashMap<Block, Block> = HashMap::new();
+        let mut labels: HashMap<Block, (Block, bool)> = HashMap::new();
         let mut header_labels: HashMap<Block, Vec<Block>> = HashMap::new();
         let mut heap: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
         let mut is_join: HashSet<Block> = HashSet::new();
@@ -421,7 +425,7 @@ impl DivergenceCtx<'_> {
         let mut send = |x: Block,
                         y: Block,
                         label: Block,
-                        labels: &mut HashMap<Block, Block>,
+                        labels: &mut HashMap<Block, (Block, bool)>,
                         heap: &mut BinaryHeap<Reverse<(u32, u32)>>,
                         joins: &mut Vec<Block>| {
             if !in_scope(y) {
@@ -455,11 +459,12 @@ impl DivergenceCtx<'_> {
             };
             match labels.get(&y).copied() {
                 None => {
-                    labels.insert(y, label);
+                    labels.insert(y, (label, false));
                     heap.push(Reverse((rpo(y), y.as_u32())));
                 }
-                Some(l) if l != label && l != y => {
-                    labels.insert(y, y);
+                // Two labels meet (a seed's own label counts): a join, with its own label.
+                Some((l, false)) if l != label => {
+                    labels.insert(y, (y, true));
                     join(y, joins);
                 }
                 Some(_) => {}
@@ -473,7 +478,7 @@ impl DivergenceCtx<'_> {
             if Some(x) == stop_at {
                 continue;
             }
-            let Some(&label) = labels.get(&x) else {
+            let Some(&(label, _)) = labels.get(&x) else {
                 continue;
             };
             if heap.is_empty() {
