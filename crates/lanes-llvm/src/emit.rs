@@ -58,7 +58,13 @@ pub fn codegen_level(opt: u8) -> OptimizationLevel {
 pub fn target_machine(opts: &TargetOptions) -> Result<TargetMachine, LlvmError> {
     init_native()?;
     let triple = match &opts.triple {
-        Some(t) => TargetTriple::create(t),
+        Some(t) => {
+            // Cross compilation: the targets inkwell was built with (x86, AArch64).
+            let config = InitializationConfig::default();
+            Target::initialize_x86(&config);
+            Target::initialize_aarch64(&config);
+            TargetTriple::create(t)
+        }
         None => TargetMachine::get_default_triple(),
     };
     let target = Target::from_triple(&triple).map_err(|e| LlvmError::Llvm(e.to_string()))?;

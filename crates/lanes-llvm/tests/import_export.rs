@@ -75,9 +75,11 @@ d:
   ret i32 %s
 }
 declare i32 @llvm.smax.i32(i32, i32)
-!0 = distinct !{!0, !1, !2}
+!0 = distinct !{!0, !1, !2, !3}
 !1 = !{!"llvm.loop.mustprogress"}
 !2 = !{!"llvm.loop.unroll.count", i32 4}
+!3 = !{!"llvm.loop.parallel_accesses", !4}
+!4 = distinct !{}
 "#;
 
 #[test]
@@ -100,7 +102,8 @@ fn imports_every_input_kind() {
         names,
         [
             ("llvm.loop.mustprogress", None),
-            ("llvm.loop.unroll.count", Some(4))
+            ("llvm.loop.unroll.count", Some(4)),
+            ("llvm.loop.parallel_accesses", None)
         ]
     );
     assert_eq!(m.globals.values().next().map(|g| g.size), Some(16));
@@ -308,6 +311,20 @@ fn emission_kinds_targets_and_vectorizer_flags() {
     assert!(!off.contains("ymm"), "vectorizers off:\n{off}");
     let ll = compile_file(&src, &compile_opts(1, false, EmitKind::Llvm)).expect("llvm");
     assert!(String::from_utf8_lossy(&ll).contains("define"));
+    // Cross compilation for AArch64.
+    let mut cross = compile_opts(2, true, EmitKind::Asm);
+    cross.target = TargetOptions {
+        triple: Some("aarch64-linux-gnu".into()),
+        opt_level: 2,
+        ..TargetOptions::default()
+    };
+    cross.clang.extra.push("--target=aarch64-linux-gnu".into());
+    let asm = compile_file(&src, &cross).expect("aarch64 asm");
+    let asm = String::from_utf8_lossy(&asm);
+    assert!(
+        asm.contains("ret") && asm.contains("fadd") && !asm.contains("%rsp"),
+        "{asm}"
+    );
 }
 
 #[test]

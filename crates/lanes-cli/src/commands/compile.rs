@@ -65,8 +65,13 @@ pub struct CompileArgs {
 pub fn run(args: &CompileArgs) -> Result<()> {
     let emit = if args.asm { Emit::Asm } else { args.emit };
     let opt = args.opt.min(3);
+    let mut clang = args.clang.options(Some(opt.to_string()));
+    if let Some(triple) = &args.target {
+        // The front end must lower the C ABI for the same target.
+        clang.extra.push(format!("--target={triple}"));
+    }
     let opts = CompileOptions {
-        clang: args.clang.options(Some(opt.to_string())),
+        clang,
         pipeline: PipelineOptions {
             opt_level: opt,
             loop_vectorize: opt >= 2 && !args.no_vectorize,

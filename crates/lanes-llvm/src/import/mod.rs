@@ -127,6 +127,24 @@ unsafe fn abi_attrs(f: LLVMValueRef, idx: u32, layout: Layout) -> (AbiAttrs, u32
     )
 }
 
+/// Is `f` an OpenCL kernel? clang marks kernels with `!kernel_arg_addr_space` metadata
+/// (and, for SPIR targets, the `spir_kernel` calling convention, number 76).
+unsafe fn is_kernel(ctx: LLVMContextRef, f: LLVMValueRef) -> bool {
+    if LLVMGetFunctionCallConv(f) == 76 {
+        return true;
+    }
+    let name = "kernel_arg_addr_space";
+    let kind = LLVMGetMDKindIDInContext(ctx, name.as_ptr().cast(), name.len() as u32);
+    let mut n = 0usize;
+    let entries = LLVMGlobalCopyAllMetadata(f, &mut n);
+    if entries.is_null() {
+        return false;
+    }
+    let found = (0..n as u32).any(|i| LLVMValueMetadataEntriesGetKind(entries, i) == kind);
+    LLVMDisposeValueMetadataEntries(entries);
+    found
+}
+
 /// Imports the LLVM module `llm` and verifies the result.
 pub fn import_module(llm: &LlModule<'_>) -> Result<Module, LlvmError> {
     // SAFETY: `llm` is a live module; everything read stays owned by it and is only
@@ -198,6 +216,7 @@ unsafe fn import_raw(llm: &LlModule<'_>) -> Result<Module, ImportError> {
             func.abi.params.clear();
         }
         func.abi.ret = abi_attrs(f, 0, mcx.layout).0;
+        func.attrs.kernel = is_kernel(mcx.ctx, f);
         let id = module.define(func);
         mcx.funcs.insert(f, id);
         defined.push((f, id));
@@ -208,6 +227,7 @@ unsafe fn import_raw(llm: &LlModule<'_>) -> Result<Module, ImportError> {
         };
         let mut func = Function::new(shell.name.clone(), &shell.signature().params, shell.ret);
         func.abi = shell.abi.clone();
+        func.attrs = shell.attrs;
         for (p, q) in func.params.iter_mut().zip(&shell.params) {
             p.attrs = q.attrs;
         }
