@@ -6,8 +6,9 @@
 //! 1. writes a C driver with the inputs as literals, printing each result and every buffer
 //!    after the call; the driver is built with the corpus by clang-19 -O2 (native);
 //! 2. builds the same driver, with clang-19, against objects that `lanes compile` (the
-//!    library's `compile_file`, -O2, generic x86-64) made from the corpus — so linking a lanes
-//!    object into a clang program is exercised for every function;
+//!    library's `compile_module`; -O2 for generic x86-64, and again -O3 for the host CPU
+//!    with LLVM's vectorizers) made from the corpus — so linking a lanes object into a
+//!    clang program is exercised for every function;
 //! 3. imports the corpus into lanes IR and runs each function in the interpreter.
 //!
 //! All three must agree bit for bit (a NaN equals any NaN in float results and buffers).
@@ -550,25 +551,47 @@ fn corpus_three_ways() {
         },
         emit: EmitKind::Object,
     };
-    let mut objects = Vec::new();
     let mut modules = Vec::new();
     for f in &files {
         let module = import_file(f, &opts.clang).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        let obj = compile_module(&module, "corpus", &opts)
-            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        let path = dir.join(f.file_name().expect("name")).with_extension("o");
-        std::fs::write(&path, obj).expect("write object");
-        objects.push(path);
         modules.push(module);
     }
-    let via = dir.join("via_lanes");
-    run(Command::new(&clang)
-        .args(["-O2", &inc])
-        .arg(&drv)
-        .args(&objects)
-        .args(["-lm", "-o"])
-        .arg(&via));
-    let lanes_out = run(&mut Command::new(&via));
+    // The same objects at -O2 for generic x86-64 (as clang -c does) and at -O3 for the host
+    // CPU with LLVM's vectorizers.
+    let o3_native = CompileOptions {
+        pipeline: PipelineOptions {
+            opt_level: 3,
+            ..PipelineOptions::default()
+        },
+        target: TargetOptions {
+            cpu: Some("native".into()),
+            opt_level: 3,
+            ..TargetOptions::default()
+        },
+        ..opts.clone()
+    };
+    let mut outputs = Vec::new();
+    for (tag, o) in [("o2", &opts), ("o3native", &o3_native)] {
+        let mut objects = Vec::new();
+        for (f, module) in files.iter().zip(&modules) {
+            let obj = compile_module(module, "corpus", o)
+                .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            let stem = f.file_stem().expect("name").to_string_lossy();
+            let path = dir.join(format!("{stem}.{tag}.o"));
+            std::fs::write(&path, obj).expect("write object");
+            objects.push(path);
+        }
+        let via = dir.join(format!("via_lanes_{tag}"));
+        run(Command::new(&clang)
+            .args(["-O2", &inc])
+            .arg(&drv)
+            .args(&objects)
+            .args(["-lm", "-o"])
+            .arg(&via));
+        outputs.push(run(&mut Command::new(&via)));
+    }
+    let lanes_out = outputs[0].clone();
+    let lanes_o3 = outputs[1].clone();
 
     let lines = |out: &str| -> HashMap<String, String> {
         out.lines()
@@ -579,7 +602,7 @@ fn corpus_three_ways() {
             })
             .collect()
     };
-    let (n_out, l_out) = (lines(&native_out), lines(&lanes_out));
+    let (n_out, l_out, l3_out) = (lines(&native_out), lines(&lanes_out), lines(&lanes_o3));
     let mut checked = 0;
     for (s, calls) in specs.iter().zip(&inputs) {
         let module = modules
@@ -598,6 +621,13 @@ fn corpus_three_ways() {
                 .get(&key)
                 .unwrap_or_else(|| panic!("lanes object printed no {key}"));
             assert!(agree(s, n, l), "native vs lanes compile:\n  {n}\n  {l}");
+            let l3 = l3_out
+                .get(&key)
+                .unwrap_or_else(|| panic!("lanes -O3 printed no {key}"));
+            assert!(
+                agree(s, n, l3),
+                "native vs lanes compile -O3 native:\n  {n}\n  {l3}"
+            );
             let i = interp_line(module, s, k, vals);
             assert!(agree(s, n, &i), "native vs interpreter:\n  {n}\n  {i}");
             checked += 1;
