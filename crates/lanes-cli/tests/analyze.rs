@@ -1,0 +1,127 @@
+//! End-to-end tests of `lanes analyze` (issue 4, items 3, 6, 7): the text report, JSON,
+//! SVG, `--shapes`, and `--profile` on given and on generated inputs.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn lanes(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("lanes runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+const MANDEL: &str = "kernels/pldi18_fig9_mandelbrot.lir";
+
+#[test]
+fn text_report_classifies_branches_and_values() {
+    let o = lanes(&["analyze", MANDEL]);
+    assert!(o.status.success(), "{o:?}");
+    let out = stdout(&o);
+    assert!(
+        out.contains("branch block1: uniform (v10 uniform)"),
+        "{out}"
+    );
+    assert!(out.contains("branch block2: divergent (v14 varying), reconverges at block4"));
+    assert!(out.contains("join block4: by block2"));
+    assert!(out.contains("exit block1 -> block4 uniform, block2 -> block4 divergent"));
+    assert!(out.contains("v9: uniform, temporally divergent"));
+}
+
+#[test]
+fn shapes_option_overrides_attributes() {
+    // With every argument uniform, nothing diverges.
+    let out = stdout(&lanes(&["analyze", MANDEL, "--shapes", "u,u,u"]));
+    assert!(out.contains("branch block2: uniform"), "{out}");
+    assert!(!out.contains("join"));
+    let o = lanes(&["analyze", MANDEL, "--shapes", "u,q,u"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("bad --shapes"));
+    let o = lanes(&["analyze", MANDEL, "--shapes", "u,u"]);
+    assert!(!o.status.success(), "arity is checked");
+}
+
+#[test]
+fn json_report() {
+    let out = stdout(&lanes(&[
+        "analyze",
+        MANDEL,
+        "--format",
+        "json",
+        "--profile",
+    ]));
+    assert!(out.starts_with("{\"function\":\"mandel\""), "{out}");
+    assert!(out.contains("{\"block\":\"block2\",\"condition\":\"v14\",\"condition_shape\":\"varying\",\"divergent\":true,\"reconverges_at\":\"block4\"}"));
+    assert!(out.contains("\"profile\":{\"branches\":["));
+    assert!(out.contains("\"false_negatives\":0"));
+    let opens = out.matches(['{', '[']).count();
+    let closes = out.matches(['}', ']']).count();
+    assert_eq!(opens, closes, "balanced JSON");
+}
+
+#[test]
+fn svg_marks_divergent_branches_and_joins() {
+    let out = stdout(&lanes(&[
+        "analyze",
+        "kernels/pldi18_fig3.lir",
+        "--format",
+        "svg",
+    ]));
+    assert!(out.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(out.trim_end().ends_with("</svg>"));
+    assert_eq!(
+        out.matches("<g class=\"block\"").count(),
+        8,
+        "one box per block"
+    );
+    // block0, block1, block3 end in divergent branches; block4, block6, block7 are joins.
+    assert_eq!(
+        out.matches(">divergent branch</text>").count(),
+        3 + 1,
+        "3 + legend"
+    );
+    assert_eq!(out.matches(">join-divergent</text>").count(), 3);
+    assert_eq!(out.matches("<g").count(), out.matches("</g>").count());
+}
+
+#[test]
+fn profile_on_given_and_generated_inputs() {
+    let o = lanes(&["analyze", MANDEL, "--profile", "--", "0.25", "0.5", "100"]);
+    assert!(o.status.success(), "{o:?}");
+    let out = stdout(&o);
+    assert!(out.contains("profile (SIMT, 8 lanes):"), "{out}");
+    assert!(out.contains("branch block2: divergent, diverged;"));
+    assert!(out.contains("false-positive rate 0.0%"));
+    let out = stdout(&lanes(&[
+        "analyze",
+        "kernels/stencil1d.lir",
+        "--profile",
+        "--groups",
+        "4",
+    ]));
+    assert!(out.contains("0 false negatives"), "{out}");
+    assert!(out.contains("SIMD utilization"));
+    // A kernel whose lanes fault on generated inputs: reported, not fatal.
+    let f = std::env::temp_dir().join("lanes_analyze_fault.lir");
+    std::fs::write(
+        &f,
+        "function @f(v0: i32 varying) -> i32 {\nblock0:\n    v1: i32 = lane_id\n    v2: i32 = sdiv v0, v1\n    ret v2\n}\n",
+    )
+    .unwrap();
+    let o = lanes(&["analyze", f.to_str().unwrap(), "--profile", "--groups", "1"]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(
+        stdout(&o).contains("fault: group 0 lane 0:"),
+        "{}",
+        stdout(&o)
+    );
+}
