@@ -5,9 +5,10 @@
 //! `!0 = distinct !{!0, !{!"llvm.loop.unroll.count", i32 4}, …}`. lanes keeps each hint as a
 //! name and an optional integer ([`lanes_ir::LoopHint`]) on the latch block
 //! ([`lanes_ir::LoopMd`]); other operands (follow-up loop-id lists) are dropped.
-//! `llvm.loop.parallel_accesses` is kept in lanes IR (it licenses vectorization) but not
-//! re-exported: its access groups would have to be distinct empty nodes on every memory
-//! access, which the LLVM-C API cannot create.
+//! `llvm.loop.parallel_accesses` (the loop's memory accesses are independent across
+//! iterations, which licenses vectorization) is kept as a hint without value; the export
+//! recreates it with a fresh access group (a distinct empty node, which the LLVM-C API can
+//! only obtain by parsing `distinct !{}`) put on every memory access of the loop body.
 
 use std::ffi::c_uint;
 
@@ -65,7 +66,7 @@ pub(crate) fn read(ctx: LLVMContextRef, term: LLVMValueRef) -> Option<Vec<LoopHi
                 (!v.is_null() && !LLVMIsAConstantInt(v).is_null())
                     .then(|| LLVMConstIntGetSExtValue(v))
             });
-            if name == "llvm.loop.parallel_accesses" {
+            if name == PARALLEL {
                 hints.push(LoopHint { name, value: None });
             } else if inner.len() <= 2 {
                 hints.push(LoopHint { name, value });
@@ -75,15 +76,67 @@ pub(crate) fn read(ctx: LLVMContextRef, term: LLVMValueRef) -> Option<Vec<LoopHi
     }
 }
 
-/// Attaches `hints` as a fresh self-referencing `!llvm.loop` node to branch `term`.
-pub(crate) fn attach(ctx: LLVMContextRef, term: LLVMValueRef, hints: &[LoopHint]) {
+/// The name of the parallel-accesses hint.
+pub(crate) const PARALLEL: &str = "llvm.loop.parallel_accesses";
+
+/// A fresh access group: a distinct empty metadata node of `ctx`.
+pub(crate) fn access_group(ctx: LLVMContextRef) -> Option<LLVMMetadataRef> {
+    use inkwell::llvm_sys::ir_reader::LLVMParseIRInContext;
+    let text = "!lanes.ag = !{!0}\n!0 = distinct !{}\n";
+    // SAFETY: the buffer is consumed by the parser; the temporary module is disposed, while
+    // its distinct node stays owned by the context.
+    unsafe {
+        let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+            text.as_ptr().cast(),
+            text.len(),
+            c"lanes.ag".as_ptr(),
+        );
+        let mut m = std::ptr::null_mut();
+        let mut msg = std::ptr::null_mut();
+        if LLVMParseIRInContext(ctx, buf, &mut m, &mut msg) != 0 {
+            if !msg.is_null() {
+                LLVMDisposeMessage(msg);
+            }
+            return None;
+        }
+        let mut ops = [std::ptr::null_mut(); 1];
+        LLVMGetNamedMetadataOperands(m, c"lanes.ag".as_ptr(), ops.as_mut_ptr());
+        let md = (!ops[0].is_null()).then(|| LLVMValueAsMetadata(ops[0]));
+        LLVMDisposeModule(m);
+        md
+    }
+}
+
+/// Puts memory access `inst` into access group `group`.
+pub(crate) fn add_to_group(ctx: LLVMContextRef, inst: LLVMValueRef, group: LLVMMetadataRef) {
+    let kind = "llvm.access.group";
+    // SAFETY: live instruction and metadata of `ctx`.
+    unsafe {
+        let id = LLVMGetMDKindIDInContext(ctx, kind.as_ptr().cast(), kind.len() as u32);
+        LLVMSetMetadata(inst, id, LLVMMetadataAsValue(ctx, group));
+    }
+}
+
+/// Attaches `hints` as a fresh self-referencing `!llvm.loop` node to branch `term`;
+/// `group` is the access group of the loop's accesses, if it has `parallel_accesses`.
+pub(crate) fn attach(
+    ctx: LLVMContextRef,
+    term: LLVMValueRef,
+    hints: &[LoopHint],
+    group: Option<LLVMMetadataRef>,
+) {
     // SAFETY: all metadata is created in `ctx`; the temporary node is replaced (and thereby
     // freed) before returning.
     unsafe {
         let tmp = LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
         let mut ops = vec![tmp];
         for h in hints {
-            if h.name == "llvm.loop.parallel_accesses" {
+            if h.name == PARALLEL {
+                if let Some(g) = group {
+                    let s = LLVMMDStringInContext2(ctx, h.name.as_ptr().cast(), h.name.len());
+                    let mut inner = [s, g];
+                    ops.push(LLVMMDNodeInContext2(ctx, inner.as_mut_ptr(), 2));
+                }
                 continue;
             }
             let s = LLVMMDStringInContext2(ctx, h.name.as_ptr().cast(), h.name.len());

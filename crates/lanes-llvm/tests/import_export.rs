@@ -114,6 +114,9 @@ fn imports_every_input_kind() {
     let llm = lanes_llvm::export_module(&ctx, &m, "walk").expect("export");
     let text = llm.print_to_string().to_string();
     assert!(text.contains("llvm.loop.unroll.count"), "{text}");
+    assert!(text.contains("llvm.loop.parallel_accesses"), "{text}");
+    assert!(text.contains("!llvm.access.group"), "{text}");
+    llm.verify().expect("valid access groups");
     assert!(text.contains("noalias"), "{text}");
 
     // Bitcode from clang.
