@@ -108,3 +108,19 @@ long long triangle(int n) {
         for (int j = 0; j <= i; j++) s = s * 3u + (unsigned long long)i * (unsigned)j;
     return (long long)s;
 }
+
+//@ zero_fill(buf i32 40, range i32 0 40) -> void
+void zero_fill(int *a, int n) {
+    for (int i = 0; i < n; i++) a[i] = 0;
+}
+
+//@ copy_ints(buf i32 30, buf i32 30, range i32 0 30) -> void
+void copy_ints(int *restrict d, const int *restrict s, int n) {
+    for (int i = 0; i < n; i++) d[i] = s[i];
+}
+
+//@ fill_bytes(buf u8 64, range i32 0 64, u8) -> i32
+int fill_bytes(unsigned char *p, int n, unsigned char v) {
+    for (int i = 0; i < n; i++) p[i] = v;
+    return n > 0 ? p[n - 1] : -1;
+}

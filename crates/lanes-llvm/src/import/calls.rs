@@ -7,7 +7,9 @@
 //! generation does for x86-64 without FMA; markers without semantics (`llvm.lifetime.*`,
 //! `llvm.assume`, `llvm.dbg.*`, `llvm.experimental.noalias.scope.decl`) are dropped;
 //! `llvm.memcpy`/`memmove`/`memset` of constant length are expanded into loads and stores
-//! (all loads before all stores, so overlap is fine). Calls to libm functions (`sinf`,
+//! (all loads before all stores, so overlap is fine); `memcpy` and `memset` of variable
+//! length (what loop-idiom recognition makes of copy and fill loops) become byte loops
+//! ([`super::memloop`]). Calls to libm functions (`sinf`,
 //! `pow`, …) and to OpenCL C builtins (Itanium-mangled: `_Z4sqrtDv4_f`, `_Z13get_global_idj`)
 //! become lanes intrinsics and work-item queries. Anything else that is a direct call to a
 //! function of the module stays a call; indirect calls and variadic callees are errors.
@@ -311,7 +313,7 @@ impl FnCx<'_> {
             }
             "fshl" | "fshr" => return self.funnel_shift(base == "fshl", ops, ty()?).map(Some),
             "memcpy" | "memmove" => {
-                self.memcpy(ops)?;
+                self.memcpy(ops, base == "memmove")?;
                 return Ok(None);
             }
             "memset" => {
@@ -509,7 +511,12 @@ impl FnCx<'_> {
         self.emit_v(InstData::PtrAdd { args: [base, o] }, pty)
     }
 
-    unsafe fn memcpy(&mut self, ops: &[LLVMValueRef]) -> Result<(), ImportError> {
+    unsafe fn memcpy(&mut self, ops: &[LLVMValueRef], overlap: bool) -> Result<(), ImportError> {
+        if LLVMIsAConstantInt(ops[2]).is_null() && !overlap {
+            let (dst, src, len) = (self.op(ops[0])?, self.op(ops[1])?, self.op(ops[2])?);
+            self.byte_loop(dst, super::memloop::Fill::Copy(src), len);
+            return Ok(());
+        }
         let n = self.mem_len(ops[2])?;
         let dst = self.op(ops[0])?;
         let src = self.op(ops[1])?;
@@ -534,6 +541,11 @@ impl FnCx<'_> {
     }
 
     unsafe fn memset(&mut self, ops: &[LLVMValueRef]) -> Result<(), ImportError> {
+        if LLVMIsAConstantInt(ops[2]).is_null() {
+            let (dst, byte, len) = (self.op(ops[0])?, self.op(ops[1])?, self.op(ops[2])?);
+            self.byte_loop(dst, super::memloop::Fill::Byte(byte), len);
+            return Ok(());
+        }
         let n = self.mem_len(ops[2])?;
         let dst = self.op(ops[0])?;
         let byte = self.op(ops[1])?;

@@ -42,6 +42,8 @@ pub(super) struct FnCx<'a> {
     pub at: LLVMValueRef,
     /// Latches with `!llvm.loop` metadata.
     loops: Vec<(Block, Vec<lanes_ir::LoopHint>)>,
+    /// The lanes block holding the end (terminator) of each LLVM block.
+    tails: HashMap<LLVMBasicBlockRef, Block>,
     /// `cmpxchg` results: the old value and the expected value.
     cas: HashMap<LLVMValueRef, (Value, Value)>,
 }
@@ -96,6 +98,7 @@ impl<'a> FnCx<'a> {
             at: std::ptr::null_mut(),
             loops: Vec::new(),
             cas: HashMap::new(),
+            tails: HashMap::new(),
         }
     }
 
@@ -314,6 +317,8 @@ impl<'a> FnCx<'a> {
                 }
                 inst = LLVMGetNextInstruction(inst);
             }
+            // Expansions (byte loops) may have moved the block's end to a new block.
+            self.tails.insert(bb, self.cur);
             let term = LLVMGetBasicBlockTerminator(bb);
             if !term.is_null() {
                 if let Some(hints) = crate::loopmd::read(self.mcx.ctx, term) {
@@ -328,7 +333,7 @@ impl<'a> FnCx<'a> {
             let mut incoming = Vec::new();
             for i in 0..LLVMCountIncoming(phi) {
                 let pred = LLVMGetIncomingBlock(phi, i);
-                let Some(&pb) = self.blocks.get(&pred) else {
+                let Some(&pb) = self.tails.get(&pred) else {
                     continue;
                 };
                 if incoming.iter().any(|&(b, _)| b == pb) {

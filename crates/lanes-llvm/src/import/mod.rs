@@ -17,6 +17,7 @@ mod calls;
 mod consts;
 mod func;
 mod gep;
+mod memloop;
 mod types;
 
 use std::collections::HashMap;
