@@ -1,0 +1,108 @@
+//! φ on folded edges become blends (PLDI'18 §5: "If a predecessor edge is if-converted,
+//! ϕ-nodes are replaced with blend instructions that switch on the predicates of the
+//! folded edges to pick a value"; CC'12 §3.3).
+//!
+//! After linearization a block may be entered from other predecessors than in the
+//! original CFG. Its φs then cannot select by predecessor any more; instead each becomes a
+//! chain of `select`s on the predicates of its original incoming edges:
+//! `select(p₁, v₁, select(p₂, v₂, … vₙ))`. Exactly one original edge was taken by an
+//! instance that executes the block with a true predicate, so the chain picks the value
+//! of the path actually taken; for an instance with a false predicate the last incoming
+//! value is chosen, which the divergent loop transform uses to keep masks unchanged
+//! (its pure latch lists the old latch last). After widening the `select`s become
+//! lane-wise blends on `<W x i1>` edge masks.
+//!
+//! A loop header keeps its φ (its back edge is never folded, §3.3); only its entry
+//! incoming is renamed to the header's new forward predecessors.
+
+use std::collections::HashMap;
+
+use lanes_analysis::{ControlFlowGraph, LoopForest};
+use lanes_ir::{Block, Function, InstData, Value};
+
+use crate::cfg_edit::{first_non_phi, phis};
+use crate::WfvError;
+
+/// Rewrites the φs of the `changed` blocks (whose predecessors differ in the linearized
+/// CFG). `old_cfg`/`loops` describe the CFG before linearization, `new_preds` the
+/// predecessors after it, `edge_preds` the materialized predicates of the old in-edges.
+pub fn fold_phis(
+    func: &mut Function,
+    changed: &[Block],
+    loops: &LoopForest,
+    old_cfg: &ControlFlowGraph,
+    new_preds: &HashMap<Block, Vec<Block>>,
+    edge_preds: &HashMap<(Block, Block), Value>,
+) -> Result<(), WfvError> {
+    for &b in changed {
+        let list = phis(func, b);
+        if list.is_empty() {
+            continue;
+        }
+        let header = loops.loop_of_header(b).is_some();
+        if header {
+            let fwd_old: Vec<Block> = old_cfg
+                .preds(b)
+                .iter()
+                .copied()
+                .filter(|&p| !loops.is_back_edge(p, b))
+                .collect();
+            let [pre] = fwd_old[..] else {
+                return Err(WfvError::Internal(format!("header {b} has no preheader")));
+            };
+            let fwd_new: Vec<Block> = new_preds
+                .get(&b)
+                .map(|v| {
+                    v.iter()
+                        .copied()
+                        .filter(|&p| !loops.is_back_edge(p, b))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for phi in list {
+                let InstData::Phi { incoming } = func.dfg.inst(phi).clone() else {
+                    continue;
+                };
+                let entry_v = incoming.iter().find(|(p, _)| *p == pre).map(|&(_, v)| v);
+                let mut new: Vec<(Block, Value)> = incoming
+                    .into_iter()
+                    .filter(|&(p, _)| loops.is_back_edge(p, b))
+                    .collect();
+                if let Some(v) = entry_v {
+                    for &q in &fwd_new {
+                        new.insert(0, (q, v));
+                    }
+                }
+                *func.dfg.inst_mut(phi) = InstData::Phi { incoming: new };
+            }
+            continue;
+        }
+        let mut at = first_non_phi(func, b);
+        for phi in list {
+            let InstData::Phi { incoming } = func.dfg.inst(phi).clone() else {
+                continue;
+            };
+            let me = func.dfg.inst_result(phi).expect("φ result");
+            let ty = func.dfg.value_type(me);
+            let Some(&(_, last)) = incoming.last() else {
+                continue;
+            };
+            let mut acc = last;
+            for &(p, v) in incoming.iter().rev().skip(1) {
+                let Some(&c) = edge_preds.get(&(p, b)) else {
+                    return Err(WfvError::Internal(format!("no predicate for {p}->{b}")));
+                };
+                let inst = func
+                    .dfg
+                    .make_inst(InstData::Select { args: [c, v, acc] }, Some(ty));
+                func.layout.insert_inst_at(inst, b, at);
+                at += 1;
+                acc = func.dfg.inst_result(inst).expect("select result");
+            }
+            func.dfg.replace_uses(me, acc);
+            func.layout.remove_inst(phi);
+            at -= 1;
+        }
+    }
+    Ok(())
+}

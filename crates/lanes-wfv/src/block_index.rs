@@ -1,0 +1,230 @@
+//! The block index of partial linearization (PLDI'18 §3.1).
+//!
+//! A block index is a topological order of the CFG without its back edges that is
+//! *compact* for every loop (the blocks of a loop form one interval, header first, latch
+//! last — §3.3 re-inserts the back edge at the latch, Fig. 8 bottom shows what goes wrong
+//! otherwise) and for every dominance region (the blocks a block dominates form one
+//! interval — Theorem 4.5 needs it, Fig. 8 top).
+//!
+//! Both compactness constraints cannot hold literally for the flat CFG: a loop's exit
+//! block dominated by a block inside the loop would have to sit both next to its
+//! dominator and after the whole loop. The index is therefore built hierarchically, as
+//! the loop nesting forest suggests: at each level (the function, or the body of one
+//! loop) every child loop is collapsed into one node; edges leaving the level are
+//! ignored. The level's nodes are ordered by emitting the dominator tree of that node
+//! graph in preorder, with the children of each node ordered topologically by the edges
+//! between their subtrees (an edge entering a subtree enters at its root, so this order
+//! exists). A collapsed loop expands in place to the index of its body. The result is
+//! loop-compact, topological, and dominance-compact within every level.
+
+use std::collections::HashMap;
+
+use lanes_analysis::{ControlFlowGraph, Loop, LoopForest};
+use lanes_ir::Block;
+
+/// A dominance- and loop-compact topological block order.
+#[derive(Clone, Debug, Default)]
+pub struct BlockIndex {
+    order: Vec<Block>,
+    pos: HashMap<Block, usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Node {
+    Block(Block),
+    Loop(Loop),
+}
+
+impl BlockIndex {
+    /// Computes the index of the reachable blocks. The CFG must be reducible.
+    pub fn compute(cfg: &ControlFlowGraph, loops: &LoopForest) -> BlockIndex {
+        let mut order = Vec::new();
+        if let Some(entry) = cfg.entry() {
+            order_level(cfg, loops, None, entry, &mut order);
+        }
+        let pos = order.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        BlockIndex { order, pos }
+    }
+
+    /// The blocks in index order.
+    pub fn order(&self) -> &[Block] {
+        &self.order
+    }
+
+    /// The index of `b` (None if unreachable).
+    pub fn pos(&self, b: Block) -> Option<usize> {
+        self.pos.get(&b).copied()
+    }
+
+    /// Successors of `b` without back edges, in branch order, deduplicated.
+    pub fn dag_succs(cfg: &ControlFlowGraph, loops: &LoopForest, b: Block) -> Vec<Block> {
+        cfg.succs(b)
+            .iter()
+            .copied()
+            .filter(|&s| !loops.is_back_edge(b, s))
+            .collect()
+    }
+}
+
+/// The node representing `b` at the level of loop `level` (None: the function).
+fn node_of(loops: &LoopForest, level: Option<Loop>, b: Block) -> Option<Node> {
+    let mut l = loops.innermost_loop(b);
+    if l == level {
+        return Some(Node::Block(b));
+    }
+    while let Some(x) = l {
+        let parent = loops.parent(x);
+        if parent == level {
+            return Some(Node::Loop(x));
+        }
+        l = parent;
+    }
+    None
+}
+
+fn order_level(
+    cfg: &ControlFlowGraph,
+    loops: &LoopForest,
+    level: Option<Loop>,
+    entry: Block,
+    out: &mut Vec<Block>,
+) {
+    // Nodes of this level in RPO of their first block.
+    let members: Vec<Block> = match level {
+        None => cfg.rpo().to_vec(),
+        Some(l) => {
+            let mut v: Vec<Block> = loops.blocks(l).to_vec();
+            v.sort_by_key(|&b| cfg.rpo_number(b));
+            v
+        }
+    };
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut idx: HashMap<Node, usize> = HashMap::new();
+    for &b in &members {
+        if let Some(n) = node_of(loops, level, b) {
+            idx.entry(n).or_insert_with(|| {
+                nodes.push(n);
+                nodes.len() - 1
+            });
+        }
+    }
+    let n = nodes.len();
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &b in &members {
+        let Some(u) = node_of(loops, level, b).map(|x| idx[&x]) else {
+            continue;
+        };
+        for s in BlockIndex::dag_succs(cfg, loops, b) {
+            let Some(v) = node_of(loops, level, s).and_then(|x| idx.get(&x).copied()) else {
+                continue;
+            };
+            if u != v && !succs[u].contains(&v) {
+                succs[u].push(v);
+                preds[v].push(u);
+            }
+        }
+    }
+    let Some(&root) = node_of(loops, level, entry).and_then(|x| idx.get(&x)) else {
+        return;
+    };
+    // Topological order (Kahn, ties by RPO position = node number).
+    let mut indeg: Vec<usize> = preds.iter().map(Vec::len).collect();
+    let mut ready: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
+    let mut topo = Vec::with_capacity(n);
+    while let Some(pos) = ready
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, &x)| x)
+        .map(|(i, _)| i)
+    {
+        let u = ready.swap_remove(pos);
+        topo.push(u);
+        for &v in &succs[u] {
+            indeg[v] -= 1;
+            if indeg[v] == 0 {
+                ready.push(v);
+            }
+        }
+    }
+    let mut tpos = vec![usize::MAX; n];
+    for (i, &u) in topo.iter().enumerate() {
+        tpos[u] = i;
+    }
+    // Dominators of the node DAG: dom(v) = {v} ∪ ⋂ dom(preds), one pass in topo order.
+    let mut dom: Vec<Vec<bool>> = vec![vec![false; n]; n];
+    for &v in &topo {
+        let mut d: Option<Vec<bool>> = None;
+        for &p in &preds[v] {
+            d = Some(match d {
+                None => dom[p].clone(),
+                Some(x) => x.iter().zip(&dom[p]).map(|(a, b)| *a && *b).collect(),
+            });
+        }
+        let mut d = if v == root {
+            vec![false; n]
+        } else {
+            d.unwrap_or_else(|| vec![false; n])
+        };
+        d[v] = true;
+        dom[v] = d;
+    }
+    // idom: the strict dominator latest in topological order.
+    let mut idom = vec![usize::MAX; n];
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &v in &topo {
+        if v == root {
+            continue;
+        }
+        if let Some(d) = (0..n)
+            .filter(|&d| d != v && dom[v][d])
+            .max_by_key(|&d| tpos[d])
+        {
+            idom[v] = d;
+            children[d].push(v);
+        }
+    }
+    // Ordering constraints between siblings: an edge u → v with idom(v) ≠ u orders the
+    // child of idom(v) that contains u before v.
+    let mut before: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for v in 0..n {
+        for &u in &preds[v] {
+            let iv = idom[v];
+            if iv == usize::MAX || u == iv {
+                continue;
+            }
+            let mut c = u;
+            while idom[c] != iv && idom[c] != usize::MAX {
+                c = idom[c];
+            }
+            if idom[c] == iv && c != v && !before[v].contains(&c) {
+                before[v].push(c);
+            }
+        }
+    }
+    let mut stack = vec![root];
+    while let Some(u) = stack.pop() {
+        match nodes[u] {
+            Node::Block(b) => out.push(b),
+            Node::Loop(l) => order_level(cfg, loops, Some(l), loops.header(l), out),
+        }
+        // Children in a topological order of the sibling constraints; pushed reversed.
+        let kids = &children[u];
+        let mut placed: Vec<usize> = Vec::new();
+        let mut left: Vec<usize> = kids.clone();
+        while !left.is_empty() {
+            let pick = left
+                .iter()
+                .copied()
+                .filter(|&k| before[k].iter().all(|c| !left.contains(c)))
+                .min_by_key(|&k| tpos[k])
+                .unwrap_or(left[0]);
+            left.retain(|&k| k != pick);
+            placed.push(pick);
+        }
+        // Each child subtree is emitted whole before the next: a DFS stack does that.
+        for &k in placed.iter().rev() {
+            stack.push(k);
+        }
+    }
+}

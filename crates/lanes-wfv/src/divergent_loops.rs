@@ -1,0 +1,271 @@
+//! The divergent loop transform (PLDI'18 §5, Fig. 10–11).
+//!
+//! A loop is divergent when the instances that enter it together may leave it in
+//! different iterations or through different exits. The transform folds the divergent
+//! exits into data flow so that the loop becomes uniform, and partial linearization
+//! (§3.3) can treat it like any uniform loop:
+//!
+//! - the header gets a **live mask** φ (which instances still iterate), one **exit mask**
+//!   φ per exit block (which instances left to it), and one **tracking** φ per LCSSA φ of
+//!   the exits (the value each instance carried out when it left);
+//! - every exiting edge `e → x` is **rebound** to a new block `c` that jumps to a new,
+//!   empty **pure latch** `P`; the old back edge `l → h` goes to `P` too;
+//! - `P` updates the masks with φs (an instance arriving from `c` is no longer live, has
+//!   its exit mask for `x` set and its live-outs recorded; one arriving from `l` keeps
+//!   them) and ends in the only exit branch of the loop: `brif any(live'), h, E`;
+//! - the new exit `E` **dispatches** on the exit masks to the original exit blocks
+//!   (a cascade of `brif`s, part of the parent region), whose LCSSA φs now read the
+//!   tracked values.
+//!
+//! In `P`'s φs the incoming from the old latch comes last: when the φs become blends
+//! ([`crate::blend`]) the last incoming is the value of lanes that took no incoming edge,
+//! which must keep their masks. The live mask starts as `true` here; predicate
+//! construction ([`crate::predicates`]) replaces it by the preheader's predicate, so that
+//! lanes that never entered the loop are not live in it.
+//!
+//! Loops whose exits are all uniform are left alone: the caller only passes divergent
+//! loops (or, for full if-conversion, every loop).
+
+use std::collections::HashMap;
+
+use lanes_ir::{Block, FuncBuilder, Function, InstData, Intrinsic, Type, Value};
+
+use crate::cfg_edit::{bool_const, insert_phi, phis, preds_of, retarget, zero_value};
+use crate::normalize::{lcssa, simplify_loops, Cfg};
+use crate::WfvError;
+
+/// What the transform made of one loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransformedLoop {
+    pub header: Block,
+    pub preheader: Block,
+    /// The live mask φ in the header.
+    pub live: Value,
+    /// The pure latch (the only latch and the only exiting block).
+    pub pure_latch: Block,
+    /// The new dedicated exit, start of the exit dispatch.
+    pub exit: Block,
+}
+
+/// Transforms the loops with the given headers (innermost first), re-normalizing after
+/// each. `func` must be normalized.
+pub fn transform_divergent_loops(
+    func: &mut Function,
+    headers: &[Block],
+) -> Result<Vec<TransformedLoop>, WfvError> {
+    let mut todo: Vec<Block> = headers.to_vec();
+    let mut done = Vec::new();
+    while !todo.is_empty() {
+        let a = Cfg::new(func);
+        let pick = todo
+            .iter()
+            .copied()
+            .filter_map(|h| a.loops.loop_of_header(h).map(|l| (h, l)))
+            .max_by_key(|&(_, l)| a.loops.depth(l));
+        let Some((h, l)) = pick else {
+            return Err(WfvError::Internal(format!("{} is no loop header", todo[0])));
+        };
+        todo.retain(|&x| x != h);
+        let blocks = a.loops.blocks(l).to_vec();
+        let latches = a.loops.latches(l);
+        let [latch] = latches else {
+            return Err(WfvError::Internal(format!("loop {h} has no unique latch")));
+        };
+        let outside: Vec<Block> = a
+            .cfg
+            .preds(h)
+            .iter()
+            .copied()
+            .filter(|p| !blocks.contains(p))
+            .collect();
+        let [pre] = outside[..] else {
+            return Err(WfvError::Internal(format!("loop {h} has no preheader")));
+        };
+        let mut exiting: Vec<(Block, Block)> = Vec::new();
+        for &b in &blocks {
+            for &s in a.cfg.succs(b) {
+                if !blocks.contains(&s) {
+                    exiting.push((b, s));
+                }
+            }
+        }
+        if exiting.is_empty() {
+            return Err(WfvError::InfiniteLoop(h));
+        }
+        let t = transform_one(func, h, pre, *latch, &exiting);
+        done.push(t);
+        simplify_loops(func)?;
+        lcssa(func);
+    }
+    Ok(done)
+}
+
+fn transform_one(
+    func: &mut Function,
+    h: Block,
+    pre: Block,
+    latch: Block,
+    exiting: &[(Block, Block)],
+) -> TransformedLoop {
+    let mut exits: Vec<Block> = Vec::new();
+    for &(_, x) in exiting {
+        if !exits.contains(&x) {
+            exits.push(x);
+        }
+    }
+    // LCSSA φs of the exits and their incoming value per exiting block.
+    let exit_phis: Vec<(Block, lanes_ir::Inst)> = exits
+        .iter()
+        .flat_map(|&x| phis(func, x).into_iter().map(move |p| (x, p)))
+        .collect();
+    let incoming_of = |func: &Function, phi: lanes_ir::Inst, from: Block| -> Option<Value> {
+        match func.dfg.inst(phi) {
+            InstData::Phi { incoming } => {
+                incoming.iter().find(|(p, _)| *p == from).map(|&(_, v)| v)
+            }
+            _ => None,
+        }
+    };
+    // Rebind the exiting edges through fresh blocks `c`.
+    let pure = func.dfg.make_block();
+    func.layout.insert_block_after(pure, latch);
+    let mut rebound: Vec<(Block, Block, Block)> = Vec::new(); // (c, exiting block, exit)
+    for &(e, x) in exiting {
+        let c = func.dfg.make_block();
+        func.layout.insert_block_after(c, e);
+        retarget(func, e, x, c);
+        let mut b = FuncBuilder::new(func);
+        b.switch_to_block(c);
+        b.jump(pure);
+        rebound.push((c, e, x));
+    }
+    // The back edge now goes through the pure latch.
+    retarget(func, latch, h, pure);
+    let t = bool_const(func, true);
+    let f = bool_const(func, false);
+    let mut zeros = HashMap::new();
+    // Header φs: live mask, exit masks, tracked live-outs (their P-incoming set below).
+    let live = insert_phi(func, h, Type::I1, vec![(pre, t)]);
+    let exit_masks: Vec<Value> = exits
+        .iter()
+        .map(|_| insert_phi(func, h, Type::I1, vec![(pre, f)]))
+        .collect();
+    let mut tracks: Vec<Value> = Vec::new();
+    for &(_, phi) in &exit_phis {
+        let ty = func
+            .dfg
+            .value_type(func.dfg.inst_result(phi).expect("φ result"));
+        let z = zero_value(func, ty, &mut zeros);
+        tracks.push(insert_phi(func, h, ty, vec![(pre, z)]));
+    }
+    // Pure latch φs: incoming from each `c`, then from the old latch last.
+    let live_upd = {
+        let mut inc: Vec<(Block, Value)> = rebound.iter().map(|&(c, _, _)| (c, f)).collect();
+        inc.push((latch, live));
+        insert_phi(func, pure, Type::I1, inc)
+    };
+    let mut mask_upd = Vec::new();
+    for (k, &x) in exits.iter().enumerate() {
+        let mut inc: Vec<(Block, Value)> = rebound
+            .iter()
+            .map(|&(c, _, to)| (c, if to == x { t } else { exit_masks[k] }))
+            .collect();
+        inc.push((latch, exit_masks[k]));
+        mask_upd.push(insert_phi(func, pure, Type::I1, inc));
+    }
+    let mut track_upd = Vec::new();
+    for (j, &(x, phi)) in exit_phis.iter().enumerate() {
+        let ty = func.dfg.value_type(tracks[j]);
+        let mut inc: Vec<(Block, Value)> = Vec::new();
+        for &(c, e, to) in &rebound {
+            let v = if to == x {
+                incoming_of(func, phi, e).unwrap_or(tracks[j])
+            } else {
+                tracks[j]
+            };
+            inc.push((c, v));
+        }
+        inc.push((latch, tracks[j]));
+        track_upd.push(insert_phi(func, pure, ty, inc));
+    }
+    // Header φs: the old back-edge incoming now comes from P; values of instances that
+    // arrive at P from an exit are dead, so P merges the latch value with the φ itself.
+    for phi in phis(func, h) {
+        let InstData::Phi { incoming } = func.dfg.inst(phi).clone() else {
+            continue;
+        };
+        let me = func.dfg.inst_result(phi).expect("φ result");
+        let ty = func.dfg.value_type(me);
+        let mut new_inc: Vec<(Block, Value)> = Vec::new();
+        for (p, v) in incoming {
+            if p == latch {
+                let mut inc: Vec<(Block, Value)> =
+                    rebound.iter().map(|&(c, _, _)| (c, me)).collect();
+                inc.push((latch, v));
+                new_inc.push((pure, insert_phi(func, pure, ty, inc)));
+            } else {
+                new_inc.push((p, v));
+            }
+        }
+        *func.dfg.inst_mut(phi) = InstData::Phi { incoming: new_inc };
+    }
+    set_back_incoming(func, live, pure, live_upd);
+    for (k, &m) in exit_masks.iter().enumerate() {
+        set_back_incoming(func, m, pure, mask_upd[k]);
+    }
+    for (j, &tr) in tracks.iter().enumerate() {
+        set_back_incoming(func, tr, pure, track_upd[j]);
+    }
+    // P: continue while any instance is live.
+    let exit = func.dfg.make_block();
+    func.layout.insert_block_after(exit, pure);
+    let mut b = FuncBuilder::new(func);
+    b.switch_to_block(pure);
+    let any = b.intrinsic(Intrinsic::Any, vec![live_upd], Some(Type::I1));
+    let any = func.dfg.inst_result(any).expect("any has a result");
+    let mut b = FuncBuilder::new(func);
+    b.switch_to_block(pure);
+    b.brif(any, h, exit);
+    // Dispatch: E tests the exit masks in turn; the last exit takes the rest.
+    let mut cur = exit;
+    let mut dispatch_pred: HashMap<Block, Block> = HashMap::new();
+    for (k, &x) in exits.iter().enumerate() {
+        let mut b = FuncBuilder::new(func);
+        b.switch_to_block(cur);
+        if k + 1 == exits.len() {
+            b.jump(x);
+            dispatch_pred.insert(x, cur);
+        } else {
+            let next = func.dfg.make_block();
+            func.layout.insert_block_after(next, cur);
+            let mut b = FuncBuilder::new(func);
+            b.switch_to_block(cur);
+            b.brif(mask_upd[k], x, next);
+            dispatch_pred.insert(x, cur);
+            cur = next;
+        }
+    }
+    // Exit φs read the tracked values, from their dispatch block.
+    for (j, &(x, phi)) in exit_phis.iter().enumerate() {
+        *func.dfg.inst_mut(phi) = InstData::Phi {
+            incoming: vec![(dispatch_pred[&x], track_upd[j])],
+        };
+    }
+    debug_assert!(preds_of(func, pure).len() == rebound.len() + 1);
+    TransformedLoop {
+        header: h,
+        preheader: pre,
+        live,
+        pure_latch: pure,
+        exit,
+    }
+}
+
+/// Adds the incoming `(from, v)` to the φ whose result is `phi`.
+fn set_back_incoming(func: &mut Function, phi: Value, from: Block, v: Value) {
+    if let lanes_ir::ValueDef::Result(i) = func.dfg.value_def(phi) {
+        if let InstData::Phi { incoming } = func.dfg.inst_mut(i) {
+            incoming.push((from, v));
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Guarded execution of side effects in linearized regions (PLDI'18 §2.4, §3.4).
+//!
+//! "If the CFG is if-converted, `a` will execute whenever the loop iterates. However, it
+//! is only safe to *perform* the load in `a` if the condition `q ∧ m` holds." After
+//! linearization a block with a varying predicate may run while its predicate is false,
+//! so its effects must be guarded.
+//!
+//! # Representation (before widening)
+//!
+//! The linearized function is still a scalar function of one instance. Its predicated
+//! code is described by a side table, [`Predication`], that the widening stage maps 1:1
+//! onto masked vector operations:
+//!
+//! - `block_mask[b]`: the `i1` predicate of every block whose predicate is varying
+//!   (becomes the block's `<W x i1>` mask). Blocks absent from the table have a uniform
+//!   predicate and are reached exactly when it holds (Theorem 4.1): they run under the
+//!   function's entry mask and carry no mask work;
+//! - `guarded`: every instruction of such a block that stores, calls, reads memory or
+//!   otherwise must not run for an inactive instance, with the mask it runs under. Widening
+//!   turns a guarded load into `masked_load`/`gather`, a store into
+//!   `masked_store`/`scatter`, a call into a loop over the active lanes.
+//! - Integer division and remainder are made safe in place instead: the divisor becomes
+//!   `select(p, d, 1)` (lane-wise after widening), so an inactive instance never traps.
+//!
+//! [`lower_guards`] gives the table its width-1 meaning as plain control flow, so the
+//! interpreter can run the linearized function: each guarded instruction moves into a
+//! block entered only when its mask is true, and its result is `0` otherwise. Tests use
+//! it to check that linearization preserves the semantics and the memory trace.
+
+use std::collections::HashMap;
+
+use lanes_ir::{Block, FuncBuilder, Function, Inst, InstData, Value};
+
+use crate::cfg_edit::{first_non_phi, insert_phi, phis, zero_value};
+
+/// Masks of the linearized function; see the module documentation.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Predication {
+    pub block_mask: HashMap<Block, Value>,
+    pub guarded: Vec<(Inst, Value)>,
+}
+
+/// Guards the effects of block `b`, whose predicate is `p`.
+pub(crate) fn guard_block(func: &mut Function, b: Block, p: Value, out: &mut Vec<(Inst, Value)>) {
+    let start = first_non_phi(func, b);
+    let insts: Vec<Inst> = func.layout.block_insts(b)[start..].to_vec();
+    for inst in insts {
+        let data = func.dfg.inst(inst).clone();
+        if data.is_terminator() {
+            continue;
+        }
+        match data {
+            InstData::Binary { op, args: [x, d] } if op.can_trap() => {
+                let ty = func.dfg.value_type(d);
+                let one = func.dfg.make_inst(InstData::Iconst { imm: 1 }, Some(ty));
+                func.layout.insert_inst_before(one, inst);
+                let one = func.dfg.inst_result(one).expect("result");
+                let sel = func
+                    .dfg
+                    .make_inst(InstData::Select { args: [p, d, one] }, Some(ty));
+                func.layout.insert_inst_before(sel, inst);
+                let sel = func.dfg.inst_result(sel).expect("result");
+                *func.dfg.inst_mut(inst) = InstData::Binary { op, args: [x, sel] };
+            }
+            ref d if d.has_side_effects() || d.reads_memory() => out.push((inst, p)),
+            _ => {}
+        }
+    }
+}
+
+/// Lowers the guarded instructions to branches (their width-1 semantics), so that the
+/// interpreter can run the function.
+pub fn lower_guards(func: &mut Function, predication: &Predication) {
+    let mut zeros = HashMap::new();
+    for &(inst, p) in &predication.guarded {
+        let Some(b) = func.layout.inst_block(inst) else {
+            continue;
+        };
+        let insts = func.layout.block_insts(b).to_vec();
+        let at = insts.iter().position(|&i| i == inst).expect("placed");
+        let rest: Vec<Inst> = insts[at + 1..].to_vec();
+        let body = func.dfg.make_block();
+        func.layout.insert_block_after(body, b);
+        let join = func.dfg.make_block();
+        func.layout.insert_block_after(join, body);
+        // Successors of b now see join as predecessor.
+        for s in func.successors(b) {
+            for phi in phis(func, s) {
+                if let InstData::Phi { incoming } = func.dfg.inst_mut(phi) {
+                    for e in incoming.iter_mut() {
+                        if e.0 == b {
+                            e.0 = join;
+                        }
+                    }
+                }
+            }
+        }
+        func.layout.remove_inst(inst);
+        func.layout.append_inst(inst, body);
+        for &i in &rest {
+            func.layout.remove_inst(i);
+            func.layout.append_inst(i, join);
+        }
+        let mut bld = FuncBuilder::new(func);
+        bld.switch_to_block(b);
+        bld.brif(p, body, join);
+        bld.switch_to_block(body);
+        bld.jump(join);
+        if let Some(r) = func.dfg.inst_result(inst) {
+            let ty = func.dfg.value_type(r);
+            let z = zero_value(func, ty, &mut zeros);
+            let merged = insert_phi(func, join, ty, vec![(b, z), (body, r)]);
+            func.dfg.replace_uses(r, merged);
+            if let lanes_ir::ValueDef::Result(phi) = func.dfg.value_def(merged) {
+                *func.dfg.inst_mut(phi) = InstData::Phi {
+                    incoming: vec![(b, z), (body, r)],
+                };
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! Whole-function vectorization, control-flow half: what lanes does to a scalar SPMD
+//! function before widening it to `W` lanes (PLDI'18 §2–5, CC'12 §3.3).
+//!
+//! The pipeline ([`prepare`]) runs, on a copy of one function of a module:
+//!
+//! 1. [`normalize`](mod@normalize): one exit block, loop simplify, LCSSA, divergent
+//!    `switch`es lowered to `brif` cascades;
+//! 2. [`divergent_loops`]: the divergent loop transform of §5 on every loop the shape
+//!    analysis calls divergent (every loop in full mode), making all loops uniform;
+//! 3. [`linearize`](mod@linearize) over the [`block_index`] (§3.1): Fig. 5 partial
+//!    linearization (or full if-conversion), with [`predicates`] from control dependence
+//!    (§2.4), φs on folded edges turned into [`blend`]s, side effects [`guards`]ed, and
+//!    SSA repaired; [`stats`] counts the branches kept and lost (Table 1).
+//!
+//! The result is still a scalar function of one instance plus a [`Predication`] side
+//! table of masks; [`guards::lower_guards`] gives it a width-1 meaning that the
+//! interpreter runs, which is how the tests prove every step preserves the semantics.
+
+pub mod blend;
+pub mod block_index;
+pub(crate) mod cfg_edit;
+pub mod divergent_loops;
+pub mod guards;
+pub mod linearize;
+pub mod normalize;
+pub mod predicates;
+pub(crate) mod ssa_repair;
+pub mod stats;
+
+use lanes_analysis::shapes::{analyze, ArgShapes, ShapeError, ShapeInfo};
+use lanes_ir::{Block, FuncId, Function, Module};
+
+pub use block_index::BlockIndex;
+pub use divergent_loops::{transform_divergent_loops, TransformedLoop};
+pub use guards::{lower_guards, Predication};
+pub use linearize::{linearize, Linearized, Mode};
+pub use normalize::normalize;
+pub use stats::Stats;
+
+/// Why a function could not be vectorized.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WfvError {
+    #[error("@{0} has no body")]
+    NoBody(String),
+    #[error("@{0} has irreducible control flow")]
+    Irreducible(String),
+    #[error("the loop with header {0} has no exit")]
+    InfiniteLoop(Block),
+    #[error("the latch {0} of a loop ends in a divergent branch")]
+    DivergentLatch(Block),
+    #[error("shape analysis: {0}")]
+    Shapes(#[from] ShapeError),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// The control-flow-vectorized form of one function.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    pub func: Function,
+    pub predication: Predication,
+    pub stats: Stats,
+    pub transformed: Vec<TransformedLoop>,
+}
+
+/// Shape analysis of `func` as function `id` of (a copy of) `module`.
+pub fn shapes_of(
+    module: &Module,
+    id: FuncId,
+    func: &Function,
+    args: &ArgShapes,
+) -> Result<ShapeInfo, WfvError> {
+    let mut m = module.clone();
+    if let Some(f) = m.function_mut(id) {
+        *f = func.clone();
+    }
+    Ok(analyze(&m, id, args)?)
+}
+
+/// Runs the whole pipeline on function `id` of `module` with argument shapes `args`.
+/// `after_pass(name, func)` sees the function after each pass (tests verify it there).
+pub fn prepare(
+    module: &Module,
+    id: FuncId,
+    args: &ArgShapes,
+    mode: Mode,
+    after_pass: &mut dyn FnMut(&str, &Function),
+) -> Result<Prepared, WfvError> {
+    let mut func = module
+        .function(id)
+        .ok_or_else(|| WfvError::NoBody(module.funcs[id].name().to_string()))?
+        .clone();
+    let info = shapes_of(module, id, &func, args)?;
+    normalize(&mut func, &|_, b| {
+        mode == Mode::Full || info.is_divergent_branch(b)
+    })?;
+    after_pass("normalize", &func);
+    let mut transformed: Vec<TransformedLoop> = Vec::new();
+    // Transform divergent loops until none is left (a transform can make an enclosing
+    // loop's exits visible as divergent only through new blocks, so iterate).
+    for _ in 0..64 {
+        let info = shapes_of(module, id, &func, args)?;
+        let headers: Vec<Block> = info
+            .loops
+            .loops()
+            .filter(|&l| mode == Mode::Full || info.is_divergent_loop(l))
+            .map(|l| info.loops.header(l))
+            .filter(|h| !transformed.iter().any(|t| t.header == *h))
+            .collect();
+        if headers.is_empty() {
+            break;
+        }
+        transformed.extend(transform_divergent_loops(&mut func, &headers)?);
+        after_pass("divergent_loops", &func);
+    }
+    let info = shapes_of(module, id, &func, args)?;
+    let lin = linearize(
+        &mut func,
+        &|b| info.is_divergent_branch(b),
+        &transformed,
+        mode,
+    )?;
+    after_pass("linearize", &func);
+    Ok(Prepared {
+        func,
+        predication: lin.predication,
+        stats: lin.stats,
+        transformed,
+    })
+}

@@ -1,0 +1,277 @@
+//! Partial linearization (PLDI'18 §3, Fig. 5) and full if-conversion.
+//!
+//! The figure is present in our text of the paper as a listing; the algorithm is:
+//!
+//! ```text
+//! D ← ∅                                   // deferral relation
+//! foreach b in Index do
+//!     T ← {s | (b, s) ∈ D}                // blocks deferred to b
+//!     if b ends in a uniform branch then
+//!         foreach (b, i, s) ∈ E do
+//!             next ← min(T ∪ {s})
+//!             E_ℓ ← E_ℓ ∪ {(b, i, next)}
+//!             D ← D ∪ {(next, t) | t ∈ (T ∪ {s}) \ {next}}
+//!     else
+//!         S ← {s | ∃i. (b, i, s) ∈ E}
+//!         next ← min(T ∪ S)
+//!         E_ℓ ← E_ℓ ∪ {(b, 0, next)}
+//!         D ← D ∪ {(next, t) | t ∈ (T ∪ S) \ {next}}
+//!     D ← D \ {(b, s) | (b, s) ∈ D}
+//! ```
+//!
+//! It runs on the CFG without back edges, over the block index of §3.1; back edges are
+//! kept at the unique latches (§3.3; all loops are uniform after the divergent loop
+//! transform, so the deferral set of a latch only holds blocks outside the loop, which
+//! its exit edge carries on). A latch whose only successor is its header drops its
+//! deferral set: every path of the iteration also leaves through an exit edge that carries
+//! the same blocks.
+//!
+//! **Full mode** treats every branch as divergent except the `any` branches of the pure
+//! latches (the caller also transforms every loop), which is classic full if-conversion
+//! of the acyclic regions; it exists to compare against and to check the statistics.
+//!
+//! After the new branches are in place, φs whose block got new predecessors become blends
+//! ([`crate::blend`]), side effects in blocks with varying predicates are guarded
+//! ([`crate::guards`]), and SSA is repaired.
+
+use std::collections::{BTreeSet, HashMap};
+
+use lanes_ir::{Block, FuncBuilder, Function};
+
+use crate::blend::fold_phis;
+use crate::block_index::BlockIndex;
+use crate::cfg_edit::split_preds;
+use crate::divergent_loops::TransformedLoop;
+use crate::guards::{guard_block, Predication};
+use crate::normalize::Cfg;
+use crate::predicates::Predicates;
+use crate::ssa_repair::repair_ssa;
+use crate::stats::Stats;
+use crate::WfvError;
+
+/// Which if-conversion to perform.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// PLDI'18 partial linearization: only divergent branches are folded.
+    #[default]
+    Partial,
+    /// Full if-conversion: every branch but the pure latches' is folded.
+    Full,
+}
+
+/// The result of linearizing one function.
+#[derive(Clone, Debug, Default)]
+pub struct Linearized {
+    pub predication: Predication,
+    pub stats: Stats,
+}
+
+/// The new branch targets chosen by Fig. 5.
+#[derive(Clone, Debug, Default)]
+struct Plan {
+    /// Per block: `Some(targets in branch order)` for kept branches, or the single
+    /// target of a folded branch.
+    targets: HashMap<Block, Vec<Block>>,
+    folded: HashMap<Block, bool>,
+}
+
+fn distinct(v: &[Block]) -> usize {
+    let mut s: Vec<Block> = v.to_vec();
+    s.sort();
+    s.dedup();
+    s.len()
+}
+
+/// Splits the critical edges leaving uniform branches (except back edges), so that every
+/// uniform branch dominates its successors: Theorem 4.5 with `d = b` then keeps all its
+/// edges, and no uniform branch is lost (Table 1). Without the split, an edge into a join
+/// that other folded paths also reach may be redirected, as in Fig. 8.
+fn split_uniform_critical_edges(func: &mut Function, a: &Cfg, divergent: &dyn Fn(Block) -> bool) {
+    let blocks: Vec<Block> = a.cfg.rpo().to_vec();
+    for b in blocks {
+        let succs = a.cfg.succs(b).to_vec();
+        if succs.len() < 2 || divergent(b) {
+            continue;
+        }
+        for s in succs {
+            if a.cfg.preds(s).len() > 1 && !a.loops.is_back_edge(b, s) {
+                split_preds(func, s, &[b]);
+            }
+        }
+    }
+}
+
+/// Partially (or fully) linearizes `func`, which must be normalized and have only uniform
+/// loops. `divergent(b)`: the branch ending `b` is divergent.
+pub fn linearize(
+    func: &mut Function,
+    divergent: &dyn Fn(Block) -> bool,
+    transformed: &[TransformedLoop],
+    mode: Mode,
+) -> Result<Linearized, WfvError> {
+    let pre = Cfg::new(func);
+    if !pre.loops.is_reducible() {
+        return Err(WfvError::Irreducible(func.name.clone()));
+    }
+    if mode == Mode::Partial {
+        split_uniform_critical_edges(func, &pre, divergent);
+    }
+    let a = Cfg::new(func);
+    let index = BlockIndex::compute(&a.cfg, &a.loops);
+    let is_latch = |b: Block| transformed.iter().any(|t| t.pure_latch == b);
+    let div = |b: Block| -> bool {
+        if distinct(&func.successors(b)) < 2 {
+            return false;
+        }
+        // The `any` branch of a pure latch is uniform by construction (the shape analysis
+        // may not know that mask queries are uniform).
+        !is_latch(b)
+            && match mode {
+                Mode::Partial => divergent(b),
+                Mode::Full => true,
+            }
+    };
+    let div_map: HashMap<Block, bool> = index.order().iter().map(|&b| (b, div(b))).collect();
+    let div = |b: Block| div_map.get(&b).copied().unwrap_or(false);
+    for l in a.loops.loops() {
+        for &latch in a.loops.latches(l) {
+            if div(latch) {
+                return Err(WfvError::DivergentLatch(latch));
+            }
+        }
+    }
+    // Fig. 5.
+    let mut plan = Plan::default();
+    let mut deferred: HashMap<Block, BTreeSet<usize>> = HashMap::new();
+    let order = index.order().to_vec();
+    let pos = |b: Block| index.pos(b).unwrap_or(usize::MAX);
+    for &b in &order {
+        let t_set = deferred.remove(&b).unwrap_or_default();
+        let targets = func.successors(b);
+        let is_back = |s: Block| a.loops.is_back_edge(b, s);
+        let mut defer = |next: usize, set: &BTreeSet<usize>| {
+            for &t in set {
+                if t != next {
+                    deferred.entry(order[next]).or_default().insert(t);
+                }
+            }
+        };
+        if !div(b) {
+            let mut new = Vec::with_capacity(targets.len());
+            for &s in &targets {
+                if is_back(s) {
+                    new.push(s);
+                    continue;
+                }
+                let mut set = t_set.clone();
+                set.insert(pos(s));
+                let next = *set.iter().next().expect("non-empty");
+                defer(next, &set);
+                new.push(order[next]);
+            }
+            let dag_edges = targets.iter().filter(|&&s| !is_back(s)).count();
+            if dag_edges == 0
+                && !t_set.is_empty()
+                && !a.loops.loops().any(|l| a.loops.latches(l).contains(&b))
+            {
+                return Err(WfvError::Internal(format!(
+                    "{b}: deferred blocks reach a block without successors"
+                )));
+            }
+            plan.targets.insert(b, new);
+            plan.folded.insert(b, false);
+        } else {
+            let mut set = t_set.clone();
+            for &s in &targets {
+                set.insert(pos(s));
+            }
+            let next = *set.iter().next().expect("non-empty");
+            defer(next, &set);
+            plan.targets.insert(b, vec![order[next]]);
+            plan.folded.insert(b, true);
+        }
+    }
+    // Statistics (PLDI'18 Table 1).
+    let mut stats = Stats::default();
+    for &b in &order {
+        if distinct(&func.successors(b)) < 2 {
+            continue;
+        }
+        stats.branches += 1;
+        // Uniform as the shape analysis says (pure latches are uniform by construction),
+        // whatever the mode folded.
+        if divergent(b) && !is_latch(b) {
+            stats.divergent += 1;
+        } else {
+            stats.uniform += 1;
+            if distinct(&plan.targets[&b]) < 2 {
+                stats.lost += 1;
+                stats.lost_blocks.push(b);
+            }
+        }
+    }
+    // Predecessors before and after.
+    let mut new_preds: HashMap<Block, Vec<Block>> = HashMap::new();
+    for &b in &order {
+        for &s in &plan.targets[&b] {
+            let e = new_preds.entry(s).or_default();
+            if !e.contains(&b) {
+                e.push(b);
+            }
+        }
+    }
+    let changed: Vec<Block> = order
+        .iter()
+        .copied()
+        .filter(|&b| {
+            let mut old: Vec<Block> = a.cfg.preds(b).to_vec();
+            let mut new = new_preds.get(&b).cloned().unwrap_or_default();
+            old.sort();
+            new.sort();
+            old != new
+        })
+        .collect();
+    // Predicates and guards, computed on the original branches.
+    let mut preds = Predicates::compute(&a.cfg, &a.loops, &index, &div, transformed);
+    let mut predication = Predication::default();
+    for &b in &order {
+        if let Some(p) = preds.block_pred(func, b) {
+            predication.block_mask.insert(b, p);
+        }
+    }
+    let mut edge_preds: HashMap<(Block, Block), lanes_ir::Value> = HashMap::new();
+    for &b in &changed {
+        for &p in a.cfg.preds(b) {
+            if !a.loops.is_back_edge(p, b) {
+                edge_preds.insert((p, b), preds.edge_pred(func, p, b));
+            }
+        }
+    }
+    for &b in &order {
+        if let Some(&p) = predication.block_mask.get(&b) {
+            guard_block(func, b, p, &mut predication.guarded);
+        }
+    }
+    // New branches.
+    for &b in &order {
+        let Some(t) = func.terminator(b) else {
+            continue;
+        };
+        let new = &plan.targets[&b];
+        if plan.folded[&b] {
+            func.layout.remove_inst(t);
+            let mut bld = FuncBuilder::new(func);
+            bld.switch_to_block(b);
+            bld.jump(new[0]);
+        } else {
+            let mut i = 0;
+            func.dfg.inst_mut(t).for_each_target_mut(|d| {
+                *d = new[i];
+                i += 1;
+            });
+        }
+    }
+    fold_phis(func, &changed, &a.loops, &a.cfg, &new_preds, &edge_preds)?;
+    repair_ssa(func, &index);
+    Ok(Linearized { predication, stats })
+}

@@ -1,0 +1,366 @@
+//! Normalization: the CFG shape the rest of the vectorizer assumes (PLDI'18 §2.1, §3.3, §5).
+//!
+//! - **Reachability and entry**: unreachable blocks are removed; an entry block with
+//!   predecessors (a loop header) gets a fresh entry in front of it.
+//! - **Switches**: a `switch` whose block the caller marks (the divergent ones) becomes a
+//!   cascade of `brif`s comparing the scrutinee with each case, so that predicates and
+//!   linearization only see two-way branches there. Uniform switches are kept.
+//! - **One exit block**: all `ret`s jump to one return block with a φ of the results.
+//!   `unreachable` is undefined behaviour, so its blocks also jump there with a zero
+//!   result: partial linearization must be able to run past them with a false predicate.
+//! - **Loop simplify** (PLDI'18 §2.1 requires a *unique latch*; §3.3 re-inserts the back
+//!   edge there; §5 needs a preheader and dedicated exits to place masks and dispatch):
+//!   every natural loop gets a preheader that only jumps to the header, exactly one latch,
+//!   and exit blocks whose predecessors are all inside the loop.
+//! - **LCSSA**: every value defined in a loop and used outside reaches those uses through
+//!   φs in the loop's exit blocks, so that the divergent loop transform has exactly one
+//!   place per exit to substitute the tracked live-out value (§5, "tracked live-outs").
+//!
+//! Irreducible control flow is rejected ([`crate::WfvError::Irreducible`]).
+
+use std::collections::HashMap;
+
+use lanes_analysis::{ControlFlowGraph, DominatorTree, LoopForest};
+use lanes_ir::{Block, FuncBuilder, Function, InstData, IntCC, Type, Value};
+
+use crate::cfg_edit::{
+    def_block, insert_block_before, insert_phi, phis, preds_of, remove_unreachable, split_preds,
+    zero_value,
+};
+use crate::ssa_repair::{remove_trivial_phis, SsaSearch};
+use crate::WfvError;
+
+/// Normalizes `func` in place. `lower_switch(func, block)` says which `switch`es to lower
+/// (called with the function before any change; blocks keep their identity).
+pub fn normalize(
+    func: &mut Function,
+    lower_switch: &dyn Fn(&Function, Block) -> bool,
+) -> Result<(), WfvError> {
+    if func.entry_block().is_none() {
+        return Err(WfvError::NoBody(func.name.clone()));
+    }
+    let to_lower: Vec<Block> = func
+        .layout
+        .blocks()
+        .filter(|&b| {
+            func.terminator(b)
+                .is_some_and(|t| matches!(func.dfg.inst(t), InstData::Switch { .. }))
+                && lower_switch(func, b)
+        })
+        .collect();
+    remove_unreachable(func);
+    fresh_entry(func);
+    for b in to_lower {
+        if func.layout.is_block_inserted(b) {
+            lower_switch_at(func, b);
+        }
+    }
+    single_exit(func);
+    simplify_loops(func)?;
+    lcssa(func);
+    Ok(())
+}
+
+/// Gives the function an entry block without predecessors.
+fn fresh_entry(func: &mut Function) {
+    let entry = func.entry_block().expect("checked by the caller");
+    if preds_of(func, entry).is_empty() {
+        return;
+    }
+    let new = func.dfg.make_block();
+    insert_block_before(func, new, entry);
+    let mut zeros = HashMap::new();
+    for phi in phis(func, entry) {
+        let v = func.dfg.inst_result(phi).expect("φ result");
+        let ty = func.dfg.value_type(v);
+        let z = zero_value(func, ty, &mut zeros);
+        if let InstData::Phi { incoming } = func.dfg.inst_mut(phi) {
+            incoming.push((new, z));
+        }
+    }
+    // The zeros were placed in the old entry; move them to the new one.
+    for (_, z) in zeros {
+        if let lanes_ir::ValueDef::Result(i) = func.dfg.value_def(z) {
+            func.layout.remove_inst(i);
+            func.layout.append_inst(i, new);
+        }
+    }
+    let mut b = FuncBuilder::new(func);
+    b.switch_to_block(new);
+    b.jump(entry);
+}
+
+/// Replaces the `switch` ending `block` by a cascade of `brif`s.
+fn lower_switch_at(func: &mut Function, block: Block) {
+    let Some(term) = func.terminator(block) else {
+        return;
+    };
+    let InstData::Switch {
+        arg,
+        cases,
+        default,
+    } = func.dfg.inst(term).clone()
+    else {
+        return;
+    };
+    let ty = func.dfg.value_type(arg);
+    func.layout.remove_inst(term);
+    // New predecessor blocks of each target, to fix φs afterwards.
+    let mut new_preds: HashMap<Block, Vec<Block>> = HashMap::new();
+    let mut cur = block;
+    for (i, &(k, target)) in cases.iter().enumerate() {
+        let last = i + 1 == cases.len();
+        let mut b = FuncBuilder::new(func);
+        b.switch_to_block(cur);
+        let kv = b.iconst(ty, k);
+        let c = b.icmp(IntCC::Eq, arg, kv);
+        let next = if last {
+            default
+        } else {
+            let n = func.dfg.make_block();
+            let after = cur;
+            func.layout.insert_block_after(n, after);
+            n
+        };
+        let mut b = FuncBuilder::new(func);
+        b.switch_to_block(cur);
+        b.brif(c, target, next);
+        let mut add = |t: Block| {
+            let e = new_preds.entry(t).or_default();
+            if !e.contains(&cur) {
+                e.push(cur);
+            }
+        };
+        add(target);
+        if last {
+            add(default);
+        }
+        cur = next;
+    }
+    if cases.is_empty() {
+        let mut b = FuncBuilder::new(func);
+        b.switch_to_block(block);
+        b.jump(default);
+        new_preds.entry(default).or_default().push(block);
+    }
+    for (t, ps) in new_preds {
+        for phi in phis(func, t) {
+            if let InstData::Phi { incoming } = func.dfg.inst_mut(phi) {
+                let Some(pos) = incoming.iter().position(|&(p, _)| p == block) else {
+                    continue;
+                };
+                let (_, v) = incoming.remove(pos);
+                for &p in &ps {
+                    incoming.push((p, v));
+                }
+            }
+        }
+    }
+}
+
+/// Makes all `ret` and `unreachable` blocks jump to one return block.
+fn single_exit(func: &mut Function) {
+    let mut rets: Vec<(Block, Option<Value>)> = Vec::new();
+    let mut traps: Vec<Block> = Vec::new();
+    for b in func.layout.blocks() {
+        match func.terminator(b).map(|t| func.dfg.inst(t)) {
+            Some(InstData::Return { value }) => rets.push((b, *value)),
+            Some(InstData::Unreachable) => traps.push(b),
+            _ => {}
+        }
+    }
+    if rets.len() + traps.len() <= 1 && traps.is_empty() {
+        return;
+    }
+    let ret_ty: Option<Type> = func.ret;
+    let exit = func.dfg.make_block();
+    func.layout.append_block(exit);
+    let mut zeros = HashMap::new();
+    let mut incoming = Vec::new();
+    for &b in &traps {
+        if let Some(ty) = ret_ty {
+            incoming.push((b, zero_value(func, ty, &mut zeros)));
+        }
+    }
+    for &(b, v) in &rets {
+        if let Some(v) = v {
+            incoming.push((b, v));
+        }
+    }
+    for &b in traps.iter().chain(rets.iter().map(|(b, _)| b)) {
+        let t = func.terminator(b).expect("has a terminator");
+        func.layout.remove_inst(t);
+        let mut bld = FuncBuilder::new(func);
+        bld.switch_to_block(b);
+        bld.jump(exit);
+    }
+    let value = ret_ty.map(|ty| insert_phi(func, exit, ty, incoming));
+    let mut bld = FuncBuilder::new(func);
+    bld.switch_to_block(exit);
+    bld.ret(value);
+}
+
+/// Analyses of the current CFG.
+pub(crate) struct Cfg {
+    pub cfg: ControlFlowGraph,
+    pub domtree: DominatorTree,
+    pub loops: LoopForest,
+}
+
+impl Cfg {
+    pub fn new(func: &Function) -> Self {
+        let cfg = ControlFlowGraph::with_function(func);
+        let domtree = DominatorTree::with_function(func, &cfg);
+        let loops = LoopForest::with_cfg(&cfg, &domtree);
+        Cfg {
+            cfg,
+            domtree,
+            loops,
+        }
+    }
+}
+
+/// Preheaders, unique latches and dedicated exits for every loop, innermost first.
+pub(crate) fn simplify_loops(func: &mut Function) -> Result<(), WfvError> {
+    // Every edit adds one block and fixes one defect; bound the rounds defensively.
+    for _ in 0..10_000 {
+        let a = Cfg::new(func);
+        if !a.loops.is_reducible() {
+            return Err(WfvError::Irreducible(func.name.clone()));
+        }
+        let mut order: Vec<_> = a.loops.loops().collect();
+        order.sort_by_key(|&l| std::cmp::Reverse(a.loops.depth(l)));
+        let mut changed = false;
+        for l in order {
+            let h = a.loops.header(l);
+            let outside: Vec<Block> = a
+                .cfg
+                .preds(h)
+                .iter()
+                .copied()
+                .filter(|&p| !a.loops.contains(l, p))
+                .collect();
+            let ok_pre = outside.len() == 1 && a.cfg.succs(outside[0]).len() == 1;
+            if !ok_pre {
+                split_preds(func, h, &outside);
+                changed = true;
+                break;
+            }
+            let latches = a.loops.latches(l).to_vec();
+            if latches.len() > 1 {
+                split_preds(func, h, &latches);
+                changed = true;
+                break;
+            }
+            for &x in a.loops.exit_blocks(l) {
+                let (inside, out): (Vec<Block>, Vec<Block>) = a
+                    .cfg
+                    .preds(x)
+                    .iter()
+                    .partition(|&&p| a.loops.contains(l, p));
+                if !out.is_empty() {
+                    split_preds(func, x, &inside);
+                    changed = true;
+                    break;
+                }
+            }
+            if changed {
+                break;
+            }
+        }
+        if !changed {
+            return Ok(());
+        }
+    }
+    Err(WfvError::Internal(
+        "loop simplification did not converge".into(),
+    ))
+}
+
+/// Puts loop live-outs through φs in the exit blocks (loop-closed SSA), innermost first.
+pub(crate) fn lcssa(func: &mut Function) {
+    let a = Cfg::new(func);
+    let mut order: Vec<_> = a.loops.loops().collect();
+    order.sort_by_key(|&l| std::cmp::Reverse(a.loops.depth(l)));
+    for l in order {
+        // Recompute the CFG facts that the previous loop's φs do not change.
+        let blocks = a.loops.blocks(l).to_vec();
+        let exits = a.loops.exit_blocks(l).to_vec();
+        let inside = |b: Block| blocks.contains(&b);
+        // Values defined in the loop with a use outside it.
+        let mut uses: HashMap<Value, Vec<(lanes_ir::Inst, Option<Block>)>> = HashMap::new();
+        for b in func.layout.blocks() {
+            if inside(b) {
+                continue;
+            }
+            for &inst in func.layout.block_insts(b) {
+                match func.dfg.inst(inst) {
+                    InstData::Phi { incoming } => {
+                        for &(p, v) in incoming {
+                            if !inside(p) && def_block(func, v).is_some_and(inside) {
+                                uses.entry(v).or_default().push((inst, Some(p)));
+                            }
+                        }
+                    }
+                    data => data.for_each_arg(|v| {
+                        if def_block(func, v).is_some_and(inside) {
+                            uses.entry(v).or_default().push((inst, None));
+                        }
+                    }),
+                }
+            }
+        }
+        let mut values: Vec<Value> = uses.keys().copied().collect();
+        values.sort();
+        let preds: HashMap<Block, Vec<Block>> = func
+            .layout
+            .blocks()
+            .map(|b| (b, a.cfg.preds(b).to_vec()))
+            .collect();
+        for v in values {
+            let d = def_block(func, v).expect("defined in the loop");
+            let ty = func.dfg.value_type(v);
+            let mut defs = HashMap::new();
+            for &x in &exits {
+                if a.domtree.dominates(d, x) {
+                    let incoming = a.cfg.preds(x).iter().map(|&p| (p, v)).collect();
+                    defs.insert(x, insert_phi(func, x, ty, incoming));
+                }
+            }
+            let never = |_: Block| false;
+            let mut zeros = HashMap::new();
+            let default = zero_value(func, ty, &mut zeros);
+            let mut search = SsaSearch::new(&preds, HashMap::new(), &never, default, ty);
+            // Exit φs are available at the *top* of the exit block: seed them as entry
+            // values by treating the exit as defining block of its own φ.
+            for (&x, &phi) in &defs {
+                search.defs.insert(x, phi);
+            }
+            for (inst, pred) in uses.remove(&v).unwrap_or_default() {
+                let at = func.layout.inst_block(inst).expect("placed");
+                let new = match pred {
+                    Some(p) => search.at_end(func, p),
+                    None if defs.contains_key(&at) => defs[&at],
+                    None => search.at_entry(func, at),
+                };
+                let data = func.dfg.inst_mut(inst);
+                match (data, pred) {
+                    (InstData::Phi { incoming }, Some(p)) => {
+                        for e in incoming.iter_mut() {
+                            if e.0 == p && e.1 == v {
+                                e.1 = new;
+                            }
+                        }
+                    }
+                    (data, _) => data.for_each_arg_mut(|x| {
+                        if *x == v {
+                            *x = new
+                        }
+                    }),
+                }
+            }
+            let created = search.created.clone();
+            remove_trivial_phis(func, &created);
+        }
+    }
+}

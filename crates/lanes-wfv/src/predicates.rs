@@ -1,0 +1,385 @@
+//! Edge and block predicates from control dependence (PLDI'18 §2.4).
+//!
+//! "The predicate for an edge `a → b` is the conjunction of the block predicate of `a`
+//! and the branch condition of `a` leading to `b`. The predicate of a block `b` is the
+//! disjunction of the edge predicates of the control dependence edges of `b`."
+//!
+//! Control dependence is taken on the CFG without back edges (the graph Fig. 5 works on),
+//! per loop iteration: a block `b` of loop `L` that is control dependent on an edge from
+//! outside `L` has exactly the control dependences of `L`'s header `h` (it post-dominates
+//! `h` in the acyclic body), so its predicate *is* `h`'s; so is the predicate of a loop
+//! block without control dependences. The header of a loop made
+//! uniform by the divergent loop transform (§5) has the predicate `entry ∧ live`, so that
+//! lanes that left the loop are inactive in its later iterations; the live mask starts as
+//! the preheader's predicate.
+//!
+//! **Uniformity** (§2.4): `uni(b) ⟺ uni(cdep(b))`, i.e. every control dependence edge
+//! leaves a block with a uniform predicate through a uniform branch. By Theorem 4.1 a
+//! block with a uniform predicate is reached in the partially linearized CFG exactly when
+//! its predicate holds, so such a block needs no mask at all: its predicate is never
+//! materialized and its out-edges' predicates are their branch conditions. Only varying
+//! predicates become `i1` values (vectors after widening).
+//!
+//! Predicates are materialized on demand: a block predicate at the top of its block, an
+//! edge predicate before the terminator of its source, both *before* linearization
+//! rewrites the branches. Their uses may then no longer be dominated by their definitions;
+//! linearization's SSA repair supplies `false` on paths that skip the defining block.
+
+use std::collections::HashMap;
+
+use lanes_analysis::{ControlFlowGraph, LoopForest};
+use lanes_ir::{BinaryOp, Block, Function, InstData, IntCC, Type, UnaryOp, Value};
+
+use crate::block_index::BlockIndex;
+use crate::cfg_edit::{first_non_phi, insert_before_terminator};
+use crate::divergent_loops::TransformedLoop;
+
+/// How a block's predicate is formed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    /// No control dependence: always true when reached.
+    True,
+    /// The predicate of this loop header.
+    SameAs(Block),
+    /// The disjunction of these edge predicates.
+    Or(Vec<(Block, Block)>),
+    /// Header of a transformed loop: `entry ∧ live`.
+    Live {
+        entry: Vec<(Block, Block)>,
+        entry_uniform: bool,
+        live: Value,
+        pre: Block,
+    },
+}
+
+/// Block and edge predicates of one function.
+#[derive(Clone, Debug, Default)]
+pub struct Predicates {
+    kind: HashMap<Block, Kind>,
+    uniform: HashMap<Block, bool>,
+    divergent: HashMap<Block, bool>,
+    cdep: HashMap<Block, Vec<(Block, Block)>>,
+    block_value: HashMap<Block, Option<Value>>,
+    edge_value: HashMap<(Block, Block), Value>,
+}
+
+impl Predicates {
+    /// Computes control dependence on the acyclic CFG and the uniformity of every block.
+    /// `divergent(b)`: the branch ending `b` is divergent.
+    pub fn compute(
+        cfg: &ControlFlowGraph,
+        loops: &LoopForest,
+        index: &BlockIndex,
+        divergent: &dyn Fn(Block) -> bool,
+        transformed: &[TransformedLoop],
+    ) -> Predicates {
+        let order = index.order();
+        let n = order.len();
+        let pos = |b: Block| index.pos(b).unwrap_or(usize::MAX);
+        // Post-dominator sets on the DAG, in reverse index order.
+        let mut pdom: Vec<Vec<bool>> = vec![Vec::new(); n];
+        for i in (0..n).rev() {
+            let b = order[i];
+            let mut set: Option<Vec<bool>> = None;
+            for s in BlockIndex::dag_succs(cfg, loops, b) {
+                let ps = pos(s);
+                if ps >= n {
+                    continue;
+                }
+                set = Some(match set {
+                    None => pdom[ps].clone(),
+                    Some(x) => x.iter().zip(&pdom[ps]).map(|(a, c)| *a && *c).collect(),
+                });
+            }
+            let mut set = set.unwrap_or_else(|| vec![false; n]);
+            set[i] = true;
+            pdom[i] = set;
+        }
+        let mut p = Predicates::default();
+        for (ia, &a) in order.iter().enumerate() {
+            p.divergent.insert(a, divergent(a));
+            for s in BlockIndex::dag_succs(cfg, loops, a) {
+                let is = pos(s);
+                if is >= n {
+                    continue;
+                }
+                for k in 0..n {
+                    if pdom[is][k] && !pdom[ia][k] {
+                        p.cdep.entry(order[k]).or_default().push((a, s));
+                    }
+                }
+            }
+        }
+        for &b in order {
+            let cdep = p.cdep.get(&b).cloned().unwrap_or_default();
+            let edges_uniform = cdep.iter().all(|&(a, _)| p.uniform[&a] && !p.divergent[&a]);
+            let l = loops.innermost_loop(b);
+            let (kind, uni) = if let Some(t) = transformed.iter().find(|t| t.header == b) {
+                (
+                    Kind::Live {
+                        entry: cdep,
+                        entry_uniform: edges_uniform,
+                        live: t.live,
+                        pre: t.preheader,
+                    },
+                    false,
+                )
+            } else if let Some(h) = l.map(|l| loops.header(l)).filter(|&h| h != b).filter(|_| {
+                cdep.is_empty()
+                    || cdep
+                        .iter()
+                        .any(|&(a, _)| !l.is_some_and(|l| loops.contains(l, a)))
+            }) {
+                (Kind::SameAs(h), p.uniform[&h])
+            } else if cdep.is_empty() {
+                (Kind::True, true)
+            } else {
+                (Kind::Or(cdep), edges_uniform)
+            };
+            p.kind.insert(b, kind);
+            p.uniform.insert(b, uni);
+        }
+        p
+    }
+
+    /// `uni(b)`: is the predicate of `b` uniform (so `b` needs no mask)?
+    pub fn is_uniform(&self, b: Block) -> bool {
+        self.uniform.get(&b).copied().unwrap_or(true)
+    }
+
+    /// `cdep(b)` on the acyclic CFG.
+    pub fn cdep(&self, b: Block) -> &[(Block, Block)] {
+        self.cdep.get(&b).map_or(&[], Vec::as_slice)
+    }
+
+    /// The materialized predicate of `b`, or None if it is uniform (Theorem 4.1: the
+    /// block runs exactly when its predicate holds).
+    pub fn block_pred(&mut self, func: &mut Function, b: Block) -> Option<Value> {
+        if let Some(&v) = self.block_value.get(&b) {
+            return v;
+        }
+        let v = if self.is_uniform(b) {
+            None
+        } else {
+            match self.kind.get(&b).cloned().unwrap_or(Kind::True) {
+                Kind::True => None,
+                Kind::SameAs(h) => self.block_pred(func, h),
+                Kind::Or(edges) => Some(self.or_at_top(func, b, &edges)),
+                Kind::Live {
+                    entry,
+                    entry_uniform,
+                    live,
+                    pre,
+                } => {
+                    let entry_v = if entry_uniform || entry.is_empty() {
+                        None
+                    } else {
+                        Some(self.or_at_top(func, b, &entry))
+                    };
+                    // The live mask starts as the preheader's predicate.
+                    if let Some(pp) = self.block_pred(func, pre) {
+                        set_incoming(func, live, pre, pp);
+                    }
+                    Some(match entry_v {
+                        None => live,
+                        Some(e) => at_top(
+                            func,
+                            b,
+                            InstData::Binary {
+                                op: BinaryOp::And,
+                                args: [e, live],
+                            },
+                        ),
+                    })
+                }
+            }
+        };
+        self.block_value.insert(b, v);
+        v
+    }
+
+    /// Disjunction of edge predicates, placed at the top of `b`.
+    fn or_at_top(&mut self, func: &mut Function, b: Block, edges: &[(Block, Block)]) -> Value {
+        let vals: Vec<Value> = edges
+            .iter()
+            .map(|&(a, s)| self.edge_pred(func, a, s))
+            .collect();
+        let mut acc = vals[0];
+        for &v in &vals[1..] {
+            acc = at_top(
+                func,
+                b,
+                InstData::Binary {
+                    op: BinaryOp::Or,
+                    args: [acc, v],
+                },
+            );
+        }
+        acc
+    }
+
+    /// The predicate of the edge `a → s`, placed before `a`'s terminator (which must still
+    /// be the original branch).
+    pub fn edge_pred(&mut self, func: &mut Function, a: Block, s: Block) -> Value {
+        if let Some(&v) = self.edge_value.get(&(a, s)) {
+            return v;
+        }
+        let cond = edge_condition(func, a, s);
+        let bp = self.block_pred(func, a);
+        // Always a fresh instruction in `a`, even for a constant or a value defined
+        // earlier: SSA repair reads `false` for it on paths that skip `a` in the current
+        // iteration, which is what makes blends pick the path actually taken.
+        let data = match (cond, bp) {
+            (None, None) => InstData::Iconst { imm: 1 },
+            (None, Some(x)) | (Some(x), None) => InstData::Unary {
+                op: UnaryOp::Copy,
+                arg: x,
+            },
+            (Some(c), Some(p)) => InstData::Binary {
+                op: BinaryOp::And,
+                args: [p, c],
+            },
+        };
+        let i = insert_before_terminator(func, a, data, Some(Type::I1));
+        let v = func.dfg.inst_result(i).expect("i1 result");
+        self.edge_value.insert((a, s), v);
+        v
+    }
+}
+
+/// Inserts `data` (an `i1` result) after the φs and earlier predicate code of `b`.
+fn at_top(func: &mut Function, b: Block, data: InstData) -> Value {
+    // Keep predicate code in creation order: after the φs and after other predicate
+    // instructions already placed (which are all `and`/`or` on i1 at the top).
+    let insts = func.layout.block_insts(b);
+    let mut at = first_non_phi(func, b);
+    while at < insts.len() {
+        let i = insts[at];
+        let is_pred_code = matches!(
+            func.dfg.inst(i),
+            InstData::Binary {
+                op: BinaryOp::And | BinaryOp::Or,
+                ..
+            }
+        ) && func.dfg.inst_result(i).map(|r| func.dfg.value_type(r))
+            == Some(Type::I1);
+        if !is_pred_code {
+            break;
+        }
+        at += 1;
+    }
+    let inst = func.dfg.make_inst(data, Some(Type::I1));
+    func.layout.insert_inst_at(inst, b, at);
+    func.dfg.inst_result(inst).expect("i1 result")
+}
+
+/// The condition under which `a`'s terminator goes to `s` (None: always), materialized
+/// before the terminator.
+fn edge_condition(func: &mut Function, a: Block, s: Block) -> Option<Value> {
+    let t = func.terminator(a)?;
+    match func.dfg.inst(t).clone() {
+        InstData::Brif {
+            cond,
+            then_dest,
+            else_dest,
+        } => {
+            if then_dest == s && else_dest == s {
+                None
+            } else if then_dest == s {
+                Some(cond)
+            } else {
+                let i = insert_before_terminator(
+                    func,
+                    a,
+                    InstData::Unary {
+                        op: UnaryOp::Not,
+                        arg: cond,
+                    },
+                    Some(Type::I1),
+                );
+                func.dfg.inst_result(i)
+            }
+        }
+        InstData::Switch {
+            arg,
+            cases,
+            default,
+        } => {
+            let ty = func.dfg.value_type(arg);
+            let emit = |func: &mut Function, data: InstData, ty: Type| -> Value {
+                let i = insert_before_terminator(func, a, data, Some(ty));
+                func.dfg.inst_result(i).expect("result")
+            };
+            let mut any_case: Option<Value> = None;
+            let mut none_case: Option<Value> = None;
+            for &(k, target) in &cases {
+                let kv = emit(func, InstData::Iconst { imm: k }, ty);
+                let cc = if target == s { IntCC::Eq } else { IntCC::Ne };
+                let c = emit(
+                    func,
+                    InstData::Icmp {
+                        cond: cc,
+                        args: [arg, kv],
+                    },
+                    Type::I1,
+                );
+                if target == s {
+                    any_case = Some(match any_case {
+                        None => c,
+                        Some(x) => emit(
+                            func,
+                            InstData::Binary {
+                                op: BinaryOp::Or,
+                                args: [x, c],
+                            },
+                            Type::I1,
+                        ),
+                    });
+                } else if default == s {
+                    none_case = Some(match none_case {
+                        None => c,
+                        Some(x) => emit(
+                            func,
+                            InstData::Binary {
+                                op: BinaryOp::And,
+                                args: [x, c],
+                            },
+                            Type::I1,
+                        ),
+                    });
+                }
+            }
+            // For the default edge, cases that also go to `s` count as taken.
+            let dflt = if default == s {
+                Some(none_case.unwrap_or_else(|| emit(func, InstData::Iconst { imm: 1 }, Type::I1)))
+            } else {
+                None
+            };
+            match (any_case, dflt) {
+                (Some(x), Some(y)) => Some(emit(
+                    func,
+                    InstData::Binary {
+                        op: BinaryOp::Or,
+                        args: [x, y],
+                    },
+                    Type::I1,
+                )),
+                (x, y) => x.or(y),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Sets the incoming value of the φ `phi` from `pred`.
+fn set_incoming(func: &mut Function, phi: Value, pred: Block, v: Value) {
+    if let lanes_ir::ValueDef::Result(i) = func.dfg.value_def(phi) {
+        if let InstData::Phi { incoming } = func.dfg.inst_mut(i) {
+            for e in incoming.iter_mut() {
+                if e.0 == pred {
+                    e.1 = v;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! On-demand SSA reconstruction (Braun et al., CC'13, "Simple and Efficient Construction
+//! of Static Single Assignment Form"), used by LCSSA and after linearization.
+//!
+//! Partial linearization changes the CFG, so a definition may stop dominating its uses:
+//! a block that used to be reached only through the defining block can now also be
+//! reached along a folded path that skips it (PLDI'18 §3.4 relies on "proper predication
+//! of the code"). On such a path the value is never needed by an active instance, but SSA
+//! still needs one: the search walks predecessors from the use, placing φs at joins, and
+//! yields a *default* (zero, null, `false`) where the definition cannot reach.
+//!
+//! Freshness across loop iterations comes from the block index (§3.1), as in RV's
+//! `promoteDefinition`: a block earlier in the index than the definition cannot be
+//! reached from it within one iteration, so the search stops there with the default
+//! instead of carrying a value of the previous iteration around the back edge. This is
+//! what makes an edge predicate of a skipped block read as `false`.
+
+use std::collections::HashMap;
+
+use lanes_ir::{Block, Function, InstData, Type, Value};
+
+use crate::cfg_edit::insert_phi;
+
+/// One search for the reaching definition of one variable.
+pub(crate) struct SsaSearch<'a> {
+    /// Predecessors of each block in the CFG being repaired.
+    pub preds: &'a HashMap<Block, Vec<Block>>,
+    /// The value available at the end of these blocks.
+    pub defs: HashMap<Block, Value>,
+    /// Blocks at whose end the variable has the default value.
+    pub cutoff: &'a dyn Fn(Block) -> bool,
+    pub default: Value,
+    pub ty: Type,
+    entry_memo: HashMap<Block, Value>,
+    in_progress: Vec<Block>,
+    /// The φs this search created, for [`remove_trivial_phis`].
+    pub created: Vec<Value>,
+}
+
+impl<'a> SsaSearch<'a> {
+    pub fn new(
+        preds: &'a HashMap<Block, Vec<Block>>,
+        defs: HashMap<Block, Value>,
+        cutoff: &'a dyn Fn(Block) -> bool,
+        default: Value,
+        ty: Type,
+    ) -> Self {
+        SsaSearch {
+            preds,
+            defs,
+            cutoff,
+            default,
+            ty,
+            entry_memo: HashMap::new(),
+            in_progress: Vec::new(),
+            created: Vec::new(),
+        }
+    }
+
+    /// The value at the end of `b`.
+    pub fn at_end(&mut self, func: &mut Function, b: Block) -> Value {
+        if let Some(&v) = self.defs.get(&b) {
+            return v;
+        }
+        if (self.cutoff)(b) {
+            return self.default;
+        }
+        self.at_entry(func, b)
+    }
+
+    /// The value at the top of `b` (before its own instructions).
+    pub fn at_entry(&mut self, func: &mut Function, b: Block) -> Value {
+        if let Some(&v) = self.entry_memo.get(&b) {
+            return v;
+        }
+        let preds = self.preds.get(&b).cloned().unwrap_or_default();
+        match preds.len() {
+            0 => self.default,
+            1 => {
+                // Re-entering `b` is fine once: a reachable cycle passes a block with two
+                // predecessors, whose φ is memoized by then. Only a cycle of
+                // single-predecessor blocks (unreachable code) would come back again.
+                if self.in_progress.iter().filter(|&&x| x == b).count() >= 2 {
+                    return self.default;
+                }
+                self.in_progress.push(b);
+                let v = self.at_end(func, preds[0]);
+                self.in_progress.pop();
+                self.entry_memo.insert(b, v);
+                v
+            }
+            _ => {
+                let phi = insert_phi(func, b, self.ty, Vec::new());
+                self.entry_memo.insert(b, phi);
+                self.created.push(phi);
+                let incoming: Vec<(Block, Value)> =
+                    preds.iter().map(|&p| (p, self.at_end(func, p))).collect();
+                let inst = phi_inst(func, phi);
+                *func.dfg.inst_mut(inst) = InstData::Phi { incoming };
+                phi
+            }
+        }
+    }
+}
+
+fn phi_inst(func: &Function, phi: Value) -> lanes_ir::Inst {
+    match func.dfg.value_def(phi) {
+        lanes_ir::ValueDef::Result(i) => i,
+        lanes_ir::ValueDef::Param(_) => unreachable!("φ values are instruction results"),
+    }
+}
+
+/// Removes φs among `created` whose incoming values are one value besides the φ itself,
+/// replacing their uses, until none is left.
+pub(crate) fn remove_trivial_phis(func: &mut Function, created: &[Value]) {
+    let mut changed = true;
+    let mut removed: Vec<Value> = Vec::new();
+    while changed {
+        changed = false;
+        for &phi in created {
+            if removed.contains(&phi) {
+                continue;
+            }
+            let inst = phi_inst(func, phi);
+            let InstData::Phi { incoming } = func.dfg.inst(inst) else {
+                continue;
+            };
+            let mut same: Option<Value> = None;
+            let mut trivial = true;
+            for &(_, v) in incoming {
+                if v == phi || Some(v) == same {
+                    continue;
+                }
+                if same.is_some() {
+                    trivial = false;
+                    break;
+                }
+                same = Some(v);
+            }
+            if let (true, Some(w)) = (trivial, same) {
+                func.dfg.replace_uses(phi, w);
+                func.layout.remove_inst(inst);
+                removed.push(phi);
+                changed = true;
+            }
+        }
+    }
+}
+
+/// Restores SSA dominance after a CFG rewrite: every use whose definition no longer
+/// dominates it reads the reaching definition, with the type's zero where none reaches
+/// within the current loop iteration (cut off by the block `index`).
+pub(crate) fn repair_ssa(func: &mut Function, index: &crate::block_index::BlockIndex) {
+    use lanes_analysis::{ControlFlowGraph, DominatorTree};
+    let cfg = ControlFlowGraph::with_function(func);
+    let domtree = DominatorTree::with_function(func, &cfg);
+    let preds: HashMap<Block, Vec<Block>> = func
+        .layout
+        .blocks()
+        .map(|b| (b, cfg.preds(b).to_vec()))
+        .collect();
+    // Broken uses: (value, inst, Some(pred) for φ uses).
+    let mut broken: Vec<(Value, lanes_ir::Inst, Option<Block>)> = Vec::new();
+    for b in func.layout.blocks() {
+        for &inst in func.layout.block_insts(b) {
+            match func.dfg.inst(inst) {
+                InstData::Phi { incoming } => {
+                    for &(p, v) in incoming {
+                        if let Some(d) = crate::cfg_edit::def_block(func, v) {
+                            if !domtree.dominates(d, p) {
+                                broken.push((v, inst, Some(p)));
+                            }
+                        }
+                    }
+                }
+                data => data.for_each_arg(|v| {
+                    if let Some(d) = crate::cfg_edit::def_block(func, v) {
+                        if d != b && !domtree.dominates(d, b) {
+                            broken.push((v, inst, None));
+                        }
+                    }
+                }),
+            }
+        }
+    }
+    broken.sort_by_key(|&(v, _, _)| v);
+    let mut zeros = HashMap::new();
+    let mut all_created = Vec::new();
+    let mut i = 0;
+    while i < broken.len() {
+        let v = broken[i].0;
+        let d = crate::cfg_edit::def_block(func, v).expect("instruction result");
+        let dpos = index.pos(d).unwrap_or(0);
+        let cutoff = move |blk: Block| index.pos(blk).is_none_or(|p| p < dpos);
+        let ty = func.dfg.value_type(v);
+        let default = crate::cfg_edit::zero_value(func, ty, &mut zeros);
+        let mut defs = HashMap::new();
+        defs.insert(d, v);
+        let mut search = SsaSearch::new(&preds, defs, &cutoff, default, ty);
+        while i < broken.len() && broken[i].0 == v {
+            let (_, inst, pred) = broken[i];
+            let new = match pred {
+                Some(p) => search.at_end(func, p),
+                None => {
+                    let at = func.layout.inst_block(inst).expect("placed");
+                    search.at_entry(func, at)
+                }
+            };
+            match (func.dfg.inst_mut(inst), pred) {
+                (InstData::Phi { incoming }, Some(p)) => {
+                    for e in incoming.iter_mut() {
+                        if e.0 == p && e.1 == v {
+                            e.1 = new;
+                        }
+                    }
+                }
+                (data, _) => data.for_each_arg_mut(|x| {
+                    if *x == v {
+                        *x = new
+                    }
+                }),
+            }
+            i += 1;
+        }
+        all_created.extend(search.created);
+    }
+    remove_trivial_phis(func, &all_created);
+}
