@@ -1,13 +1,21 @@
 //! Scaling of the shape and divergence analysis (issue 4, item 7): median analysis times
 //! for generated functions of about 1k, 10k and 100k instructions.
 //!
-//! Functions come from `lanes_ir::generator` (work-item queries as data, loops up to
-//! depth 3, unstructured forward edges), sized by their block count; every parameter is
-//! varying, so that many branches are divergent and the divergence machinery (influence
-//! regions, label propagation, loop and reconvergence taints) does real work. The bench
-//! prints the machine, then per size the instruction count, the number of divergent
-//! branches, the median of several runs and the time per instruction; linear growth
-//! shows as a flat time per instruction. Run with
+//! Two families of functions from `lanes_ir::generator` (work-item queries as data,
+//! loops up to depth 3, unstructured forward edges), every parameter varying so that many
+//! branches are divergent and the divergence machinery (label propagation, loop and
+//! reconvergence taints) does real work:
+//!
+//! - *chained*: a program as a sequence of generated regions (functions of 12 blocks, the
+//!   size of a kernel, spliced one after the other into one function), 1k to 100k
+//!   instructions. This is the shape of real code, and analysis time grows linearly: the
+//!   time per instruction stays flat.
+//! - *monolithic*: one generated function of 100, 1,000 and 10,000 blocks. Its forward
+//!   edges may span the whole function, so influence regions of divergent branches grow
+//!   with the function and the total work is superlinear; printed for comparison.
+//!
+//! The bench prints the machine, then per size the instruction count, the number of
+//! divergent branches, the median of several runs and the time per instruction. Run with
 //! `cargo bench -p lanes-analysis --bench analysis_scaling` (no timing is asserted
 //! anywhere in the tests).
 
@@ -15,8 +23,10 @@ use std::time::{Duration, Instant};
 
 use arbitrary::Unstructured;
 use lanes_analysis::shapes::ShapeAnalysis;
+use std::collections::HashMap;
+
 use lanes_ir::generator::{generate, GenConfig, Generated};
-use lanes_ir::Shape;
+use lanes_ir::{Block, EntityRef, FuncId, Function, InstData, Module, Shape, Value, ValueDef};
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 
@@ -56,42 +66,132 @@ fn generated(blocks: usize, seed: u64) -> Generated {
     generate(&mut Unstructured::new(&bytes), &cfg).expect("generation never fails")
 }
 
+/// Splices `segments` generated functions of 12 blocks into one function: parameters
+/// concatenated, each segment's `ret` becoming a branch to the next segment's entry.
+fn chained(segments: usize, seed: u64) -> (Module, FuncId) {
+    let gens: Vec<Generated> = (0..segments)
+        .map(|i| generated(12, seed + i as u64))
+        .collect();
+    let mut module = Module::new();
+    let params: Vec<_> = gens
+        .iter()
+        .flat_map(|g| g.function().signature().params)
+        .collect();
+    let last_ret = gens.last().and_then(|g| g.function().ret);
+    let mut f = Function::new("chained", &params, last_ret);
+    let mut first_param = 0;
+    let mut entries = Vec::new();
+    let mut pending_rets = Vec::new();
+    for g in &gens {
+        let src = g.function();
+        let globals: Vec<_> = g
+            .module
+            .globals
+            .values()
+            .map(|d| module.add_global(d.clone()))
+            .collect();
+        let mut bmap: HashMap<Block, Block> = HashMap::new();
+        for b in src.layout.blocks() {
+            bmap.insert(b, f.append_new_block());
+        }
+        entries.push(bmap[&src.entry_block().unwrap()]);
+        let mut vmap: HashMap<Value, Value> = HashMap::new();
+        for (i, p) in src.params.iter().enumerate() {
+            vmap.insert(p.value, f.params[first_param + i].value);
+        }
+        first_param += src.params.len();
+        let mut new_insts = Vec::new();
+        for b in src.layout.blocks() {
+            for &inst in src.layout.block_insts(b) {
+                let data = src.dfg.inst(inst).clone();
+                let ty = src.dfg.inst_result(inst).map(|v| src.dfg.value_type(v));
+                let ni = f.dfg.make_inst(data, ty);
+                if let (Some(old), Some(new)) = (src.dfg.inst_result(inst), f.dfg.inst_result(ni)) {
+                    vmap.insert(old, new);
+                }
+                f.layout.append_inst(ni, bmap[&b]);
+                new_insts.push(ni);
+            }
+        }
+        for ni in new_insts {
+            let data = f.dfg.inst_mut(ni);
+            data.for_each_arg_mut(|v| *v = vmap[v]);
+            data.for_each_target_mut(|b| *b = bmap[b]);
+            match data {
+                InstData::Phi { incoming } => {
+                    incoming.iter_mut().for_each(|(b, _)| *b = bmap[b]);
+                }
+                InstData::GlobalAddr { global } => *global = globals[global.index()],
+                InstData::Return { .. } => pending_rets.push((ni, entries.len())),
+                _ => {}
+            }
+        }
+    }
+    // Every `ret` of segment k (but the last) jumps to the entry of segment k + 1.
+    for (ni, seg) in pending_rets {
+        if seg < entries.len() {
+            *f.dfg.inst_mut(ni) = InstData::Jump { dest: entries[seg] };
+        }
+    }
+    debug_assert!(f
+        .params
+        .iter()
+        .all(|p| matches!(f.dfg.value_def(p.value), ValueDef::Param(_))));
+    let id = module.define(f);
+    (module, id)
+}
+
+/// Median time and divergent branch count of analyzing `id` with varying arguments.
+fn measure(module: &Module, id: FuncId, runs: usize) -> (Duration, usize, usize) {
+    let func = module.function(id).expect("defined");
+    let shapes: Vec<Option<(Shape, u32)>> = func
+        .params
+        .iter()
+        .map(|_| Some((Shape::Varying, 0)))
+        .collect();
+    let mut times: Vec<Duration> = Vec::new();
+    let mut divergent = 0;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let info = ShapeAnalysis::new(module)
+            .analyze(id, &shapes)
+            .expect("analysis runs");
+        times.push(start.elapsed());
+        divergent = info
+            .cfg
+            .blocks()
+            .iter()
+            .filter(|&&b| info.is_divergent_branch(b))
+            .count();
+    }
+    times.sort();
+    (times[times.len() / 2], divergent, func.num_placed_insts())
+}
+
+fn row(label: &str, (median, divergent, insts): (Duration, usize, usize)) {
+    println!(
+        "{label:<22} {insts:>10} {divergent:>10} {:>10.2}ms {:>10.1}",
+        median.as_secs_f64() * 1e3,
+        median.as_nanos() as f64 / insts as f64
+    );
+}
+
 fn main() {
     println!("analysis_scaling: {}", machine());
     println!(
-        "{:>8} {:>10} {:>10} {:>12} {:>14}",
-        "blocks", "insts", "div.br.", "median", "ns/inst"
+        "{:<22} {:>10} {:>10} {:>12} {:>10}",
+        "function", "insts", "div.br.", "median", "ns/inst"
     );
-    for (blocks, runs) in [(100usize, 21), (1_000, 11), (10_000, 5)] {
+    for (segments, runs) in [(10usize, 21), (100, 11), (1_000, 5)] {
+        let (module, id) = chained(segments, 7);
+        lanes_ir::verifier::verify_module(&module).expect("chained function verifies");
+        row(&format!("chained x{segments}"), measure(&module, id, runs));
+    }
+    for (blocks, runs) in [(100usize, 21), (1_000, 11), (10_000, 3)] {
         let g = generated(blocks, 42);
-        let func = g.function();
-        let insts = func.num_placed_insts();
-        let shapes: Vec<Option<(Shape, u32)>> = func
-            .params
-            .iter()
-            .map(|_| Some((Shape::Varying, 0)))
-            .collect();
-        let mut times: Vec<Duration> = Vec::new();
-        let mut divergent = 0;
-        for _ in 0..runs {
-            let start = Instant::now();
-            let info = ShapeAnalysis::new(&g.module)
-                .analyze(g.func, &shapes)
-                .expect("analysis runs");
-            times.push(start.elapsed());
-            divergent = info
-                .cfg
-                .blocks()
-                .iter()
-                .filter(|&&b| info.is_divergent_branch(b))
-                .count();
-        }
-        times.sort();
-        let median = times[times.len() / 2];
-        println!(
-            "{blocks:>8} {insts:>10} {divergent:>10} {:>10.2}ms {:>14.1}",
-            median.as_secs_f64() * 1e3,
-            median.as_nanos() as f64 / insts as f64
+        row(
+            &format!("monolithic {blocks} blocks"),
+            measure(&g.module, g.func, runs),
         );
     }
 }

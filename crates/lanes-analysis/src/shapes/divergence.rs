@@ -8,22 +8,28 @@
 //!   PACT'11 §III Theorem 3.3 and the gated φ of Algorithm 7 step 1.a): a block reached
 //!   from `b` along two *disjoint* paths that start with different successors of `b`
 //!   receives lanes that took different decisions; its φs are varying. Found by label
-//!   propagation in reverse postorder over the influence region `IR(b)` (PACT'11 §III) and
-//!   `b`'s immediate post-dominator `p`: each successor starts its own label, a block whose
-//!   predecessors bring two different labels is a join and starts its own. Back edges to a
-//!   header of a loop around `b` make the header a join when they bring different labels.
-//!   `p` is always a join: it is where the μ-SIMD machine of PACT'11 §II reconverges.
+//!   propagation in reverse postorder from `b` up to its immediate post-dominator `p` (the
+//!   influence region `IR(b)` of PACT'11 §III): each successor starts its own label, a block
+//!   whose predecessors bring two different labels is a join and starts its own. Back edges
+//!   to a header of a loop around `b` make the header a join when they bring different
+//!   labels. Once a single path remains, no two labels can meet again (except at such
+//!   headers, which are checked) and the propagation stops, so `IR(b)` is never
+//!   materialized. `p` is always a join: it is where the μ-SIMD machine of PACT'11 §II
+//!   reconverges.
 //! - **Divergent loops and temporal divergence** (CC'12 Definition 1 case 3; PACT'11
 //!   Algorithm 7 step 1.b): a loop around `b` whose lanes can leave it at different times —
-//!   `IR(b) ∪ {p}` leaves the loop, or `b` has no post-dominator — is *divergent*. Its exit
-//!   blocks are joins (lanes arrive from different iterations), exit edges are divergent or
-//!   taken by all lanes together, and every value defined in it is varying where used
-//!   outside it.
-//! - **Reconvergence taint**: the μ-SIMD machine reconverges at `p`, so lanes that ran
-//!   different parts of `IR(b)` meet there. A value defined in `IR(b)` and live into `p`
-//!   may differ between lanes at every use reachable from `p` before its definition runs
-//!   again. For a loop with a divergent exit this is the loop rule again, restricted to the
-//!   code after `p`; it also covers reconvergence at the header of an enclosing loop.
+//!   `p` lies outside it, or `b` has no post-dominator, or `p` post-dominates one of its
+//!   exit blocks (paths from `b` leave the loop and come back to `p` around an enclosing
+//!   loop) — is *divergent*. Its exit blocks are joins (lanes arrive from different
+//!   iterations), blocks where two of its exits meet are joins ([`DivergenceCtx::
+//!   loop_exit_joins`], once per loop), exit edges are divergent or taken by all lanes
+//!   together, and every value defined in it is varying where used outside it.
+//! - **Reconvergence inside a loop**: if `p` lies in a loop around `b` and lanes may run
+//!   another iteration of that loop before reaching `p` (a divergent `continue`; `p` the
+//!   loop header), lanes meet at `p` with values computed in different iterations; every
+//!   value defined in such a loop is then varying at every use
+//!   ([`BranchEffects::rerun_loops`]). The test is a sufficient condition on dominance
+//!   ([`reconverges_within`]).
 //! - **Irreducible regions** are handled conservatively, never rejected: if `IR(b) ∪ {p}`
 //!   touches one, every block of it with two predecessors is a join and every value defined
 //!   inside is varying at every use.
@@ -36,7 +42,6 @@ use lanes_ir::{Block, Function, Value, ValueDef};
 
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::DominatorTree;
-use crate::liveness::Liveness;
 use crate::loops::{Loop, LoopForest};
 use crate::post_dominators::PostDominatorTree;
 
@@ -45,25 +50,15 @@ use crate::post_dominators::PostDominatorTree;
 pub enum TaintRegion {
     /// Uses in blocks outside the loop (φ uses: the φ's block).
     OutsideLoop(Loop),
-    /// Uses at blocks reachable from `from` without passing `stop` (φ uses: at the end of
-    /// the incoming predecessor). The blocks are precomputed, sorted.
-    Reach {
-        from: Block,
-        stop: Block,
-        blocks: Vec<Block>,
-    },
     /// Every use.
     Everywhere,
 }
 
 impl TaintRegion {
-    /// Is a use in `block` (or, for a φ, on the edge from `pred` into `block`) inside?
-    pub fn contains(&self, loops: &LoopForest, block: Block, pred: Option<Block>) -> bool {
+    /// Is a use in `block` (for a φ: the φ's block) inside?
+    pub fn contains(&self, loops: &LoopForest, block: Block) -> bool {
         match self {
             TaintRegion::OutsideLoop(l) => !loops.contains(*l, block),
-            TaintRegion::Reach { blocks, .. } => {
-                blocks.binary_search(&pred.unwrap_or(block)).is_ok()
-            }
             TaintRegion::Everywhere => true,
         }
     }
@@ -82,6 +77,10 @@ pub struct BranchEffects {
     pub joins: Vec<Block>,
     /// Loops around the branch that became divergent.
     pub divergent_loops: Vec<Loop>,
+    /// Loops around the branch containing its reconvergence point in which lanes may run
+    /// another iteration before reconverging: lanes meet there with values from different
+    /// iterations, so every value defined in such a loop is varying at every use.
+    pub rerun_loops: Vec<Loop>,
     /// Values and the regions where their uses are varying.
     pub taints: Vec<(Value, TaintRegion)>,
     /// The branch touches an irreducible region (conservative treatment).
@@ -95,7 +94,6 @@ pub struct DivergenceCtx<'a> {
     pub domtree: &'a DominatorTree,
     pub pdt: &'a PostDominatorTree,
     pub loops: &'a LoopForest,
-    pub liveness: &'a Liveness,
 }
 
 /// The block defining `v` (`None` for parameters, which precede every block).
@@ -271,7 +269,7 @@ impl DivergenceCtx<'_> {
             }
             // Only loops around `b` containing `p` in which lanes may run another iteration
             // before `p` can hand `p` values from different iterations.
-            let rerun: Vec<Loop> = around
+            fx.rerun_loops = around
                 .iter()
                 .copied()
                 .filter(|&l| {
@@ -279,58 +277,8 @@ impl DivergenceCtx<'_> {
                         && !reconverges_within(l, b, ipdom, self.domtree, self.loops)
                 })
                 .collect();
-            let live: &[Value] = if rerun.is_empty() {
-                &[]
-            } else {
-                self.liveness.live_in(p)
-            };
-            for &v in live {
-                let Some(d) = def_block(self.func, v) else {
-                    continue;
-                };
-                if d == p || !fx.may_rerun(d, b, self.domtree, self.loops, self.cfg) {
-                    continue;
-                }
-                // A loop around both `d` and `b` that `p` is outside of is divergent, and its
-                // `OutsideLoop` taint already covers every use reachable from `p`.
-                if around
-                    .iter()
-                    .any(|&l| self.loops.contains(l, d) && !self.loops.contains(l, p))
-                {
-                    continue;
-                }
-                let blocks = self.reach_live(p, d, v);
-                fx.taints.push((
-                    v,
-                    TaintRegion::Reach {
-                        from: p,
-                        stop: d,
-                        blocks,
-                    },
-                ));
-            }
         }
         fx
-    }
-
-    /// Blocks reachable from `from` (included) through blocks where `v` is live-in,
-    /// without entering `stop` (the definition of `v`), sorted: where the value `v` held
-    /// at `from` can still be used.
-    fn reach_live(&self, from: Block, stop: Block, v: Value) -> Vec<Block> {
-        // Hash sets, not block-indexed maps: the search is local, its cost must be too.
-        let mut seen: HashSet<Block> = HashSet::from([from]);
-        let mut stack = vec![from];
-        let mut out = Vec::new();
-        while let Some(x) = stack.pop() {
-            out.push(x);
-            for &s in self.cfg.succs(x) {
-                if s != stop && self.liveness.is_live_in(v, s) && seen.insert(s) {
-                    stack.push(s);
-                }
-            }
-        }
-        out.sort();
-        out
     }
 
     /// Joins of the exits of a divergent loop `l` (CC'12 Definition 1 case 3 continued):

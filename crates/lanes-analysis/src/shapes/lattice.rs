@@ -18,7 +18,7 @@
 //!
 //! The order is `undef < strided(s, a) < varying(a')` with alignments ordered the other way
 //! (a larger known alignment is more information, so `strided(s, 8) < strided(s, 4)`). Two
-//! different strides only meet in `varying`. [`Shape::join`] is the least upper bound. The
+//! different strides only meet in `varying`. [`VShape::join`] is the least upper bound. The
 //! lattice has finite height per value (one stride change, then alignment can only shrink
 //! through at most 31 powers of two), which bounds the fixpoint iteration in
 //! [`super::ShapeAnalysis`].

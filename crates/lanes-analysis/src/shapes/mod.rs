@@ -4,7 +4,7 @@
 //! (uniform, contiguous, strided, varying — from `--shapes`, from the parameters' IR
 //! attributes, or by default), the analysis computes
 //!
-//! - the [`VShape`] of every SSA value ([`lattice`], [`transfer`]);
+//! - the [`VShape`] of every SSA value ([`lattice`], [`mod@transfer`]);
 //! - which branches are *divergent* (their condition is not uniform);
 //! - which blocks are *join-divergent* and which loops are *divergent*, and where values
 //!   are temporally divergent ([`divergence`]).
@@ -54,7 +54,6 @@ pub use lattice::{parse_shape, parse_shape_list, ShapeSyntaxError, VShape};
 
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::DominatorTree;
-use crate::liveness::Liveness;
 use crate::loops::{Loop, LoopForest};
 use crate::post_dominators::PostDominatorTree;
 use divergence::{def_block, DivergenceCtx};
@@ -89,6 +88,8 @@ pub struct ShapeInfo {
     /// Branch blocks that made each block join-divergent.
     join_causes: SecondaryMap<Block, Vec<Block>>,
     divergent_loops: Vec<Loop>,
+    /// Loops whose values are varying everywhere (see [`BranchEffects::rerun_loops`]).
+    rerun_loops: Vec<Loop>,
     /// Loops with an exit edge of a divergent branch, per exit edge.
     taints: SecondaryMap<Value, Vec<usize>>,
     regions: Vec<TaintRegion>,
@@ -184,12 +185,12 @@ impl<'m> ShapeAnalysis<'m> {
         let domtree = DominatorTree::with_function(func, &cfg);
         let pdt = PostDominatorTree::with_function(func, &cfg);
         let loops = LoopForest::with_cfg(&cfg, &domtree);
-        let liveness = Liveness::with_function(func, &cfg);
         let mut info = ShapeInfo {
             shapes: SecondaryMap::with_default(VShape::Undef),
             divergent_branch: SecondaryMap::new(),
             join_causes: SecondaryMap::new(),
             divergent_loops: Vec::new(),
+            rerun_loops: Vec::new(),
             taints: SecondaryMap::new(),
             regions: Vec::new(),
             effects: HashMap::new(),
@@ -216,7 +217,7 @@ impl<'m> ShapeAnalysis<'m> {
         while let Some(inst) = queue.pop_front() {
             queued[inst] = false;
             let mut requeue: Vec<Inst> = Vec::new();
-            self.step(func, &liveness, &mut info, inst, &users, &mut requeue);
+            self.step(func, &mut info, inst, &users, &mut requeue);
             for i in requeue {
                 if !queued[i] {
                     queued[i] = true;
@@ -244,7 +245,6 @@ impl<'m> ShapeAnalysis<'m> {
     fn step(
         &self,
         func: &Function,
-        liveness: &Liveness,
         info: &mut ShapeInfo,
         inst: Inst,
         users: &SecondaryMap<Value, Vec<Inst>>,
@@ -266,7 +266,6 @@ impl<'m> ShapeAnalysis<'m> {
                     domtree: &info.domtree,
                     pdt: &info.pdt,
                     loops: &info.loops,
-                    liveness,
                 };
                 let fx = ctx.branch_effects(block);
                 for &j in &fx.joins {
@@ -303,6 +302,19 @@ impl<'m> ShapeAnalysis<'m> {
                         for &i in func.layout.block_insts(lb) {
                             if let Some(v) = func.dfg.inst_result(i) {
                                 taints.push((v, TaintRegion::OutsideLoop(l)));
+                            }
+                        }
+                    }
+                }
+                for &l in &fx.rerun_loops {
+                    if info.rerun_loops.contains(&l) {
+                        continue;
+                    }
+                    info.rerun_loops.push(l);
+                    for &lb in info.loops.blocks(l) {
+                        for &i in func.layout.block_insts(lb) {
+                            if let Some(v) = func.dfg.inst_result(i) {
+                                taints.push((v, TaintRegion::Everywhere));
                             }
                         }
                     }
@@ -407,26 +419,17 @@ impl ShapeInfo {
         let Some(block) = func.layout.inst_block(inst) else {
             return base;
         };
-        if let InstData::Phi { incoming } = func.dfg.inst(inst) {
-            return incoming
-                .iter()
-                .filter(|&&(_, x)| x == v)
-                .fold(VShape::Undef, |acc, &(pred, _)| {
-                    acc.join(self.edge_shape(v, block, pred))
-                });
-        }
-        self.edge_shape_at(v, block, None)
+        // For a φ the use is on its incoming edges; taint regions are judged at the φ's
+        // block, which lies outside a loop exactly when those edges leave it.
+        self.shape_in(v, block)
     }
 
-    fn edge_shape(&self, v: Value, block: Block, pred: Block) -> VShape {
-        self.edge_shape_at(v, block, Some(pred))
-    }
-
-    fn edge_shape_at(&self, v: Value, block: Block, pred: Option<Block>) -> VShape {
+    /// The shape of `v` used in `block`.
+    fn shape_in(&self, v: Value, block: Block) -> VShape {
         let base = self.shape(v);
         let tainted = self.taints.get(v).is_some_and(|ts| {
             ts.iter()
-                .any(|&r| self.regions[r].contains(&self.loops, block, pred))
+                .any(|&r| self.regions[r].contains(&self.loops, block))
         });
         if tainted {
             base.to_varying()
@@ -445,8 +448,8 @@ impl ShapeInfo {
             .copied()
             .filter(|&(p, _)| self.cfg.is_reachable(p) && self.cfg.has_edge(p, block))
             .collect();
-        let joined = live.iter().fold(VShape::Undef, |acc, &(p, v)| {
-            acc.join(self.edge_shape(v, block, p))
+        let joined = live.iter().fold(VShape::Undef, |acc, &(_, v)| {
+            acc.join(self.shape_in(v, block))
         });
         let causes = &self.join_causes[block];
         if causes.is_empty() || joined.is_undef() || self.gated(func, &live, causes) {
