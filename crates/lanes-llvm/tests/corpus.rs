@@ -9,7 +9,8 @@
 //!    library's `compile_module`; -O2 for generic x86-64, and again -O3 for the host CPU
 //!    with LLVM's vectorizers) made from the corpus — so linking a lanes object into a
 //!    clang program is exercised for every function;
-//! 3. imports the corpus into lanes IR and runs each function in the interpreter.
+//! 3. imports the corpus into lanes IR (from clang -O2, and from clang -O0) and runs each
+//!    function in the interpreter.
 //!
 //! All three must agree bit for bit (a NaN equals any NaN in float results and buffers).
 
@@ -552,9 +553,17 @@ fn corpus_three_ways() {
         emit: EmitKind::Object,
     };
     let mut modules = Vec::new();
+    let mut modules_o0 = Vec::new();
+    let o0 = ClangOptions {
+        opt: Some("0".into()),
+        ..ClangOptions::default()
+    };
     for f in &files {
-        let module = import_file(f, &opts.clang).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        modules.push(module);
+        let module = import_file(f, &opts.clang);
+        modules.push(module.unwrap_or_else(|e| panic!("{}: {e}", f.display())));
+        // clang -O0 output (allocas, loads and stores everywhere) imports too.
+        let module = import_file(f, &o0);
+        modules_o0.push(module.unwrap_or_else(|e| panic!("{} -O0: {e}", f.display())));
     }
     // The same objects at -O2 for generic x86-64 (as clang -c does) and at -O3 for the host
     // CPU with LLVM's vectorizers.
@@ -605,13 +614,16 @@ fn corpus_three_ways() {
     let (n_out, l_out, l3_out) = (lines(&native_out), lines(&lanes_out), lines(&lanes_o3));
     let mut checked = 0;
     for (s, calls) in specs.iter().zip(&inputs) {
-        let module = modules
-            .iter()
-            .find(|m| {
-                m.func_by_name(&s.name)
-                    .is_some_and(|id| m.function(id).is_some())
-            })
-            .unwrap_or_else(|| panic!("@{} in no imported module", s.name));
+        let find = |ms: &[Module]| -> usize {
+            ms.iter()
+                .position(|m| {
+                    m.func_by_name(&s.name)
+                        .is_some_and(|id| m.function(id).is_some())
+                })
+                .unwrap_or_else(|| panic!("@{} in no imported module", s.name))
+        };
+        let module = &modules[find(&modules)];
+        let module_o0 = &modules_o0[find(&modules_o0)];
         for (k, vals) in calls.iter().enumerate() {
             let key = format!("{} {k}", s.name);
             let n = n_out
@@ -630,6 +642,11 @@ fn corpus_three_ways() {
             );
             let i = interp_line(module, s, k, vals);
             assert!(agree(s, n, &i), "native vs interpreter:\n  {n}\n  {i}");
+            let i0 = interp_line(module_o0, s, k, vals);
+            assert!(
+                agree(s, n, &i0),
+                "native vs interpreter (-O0 import):\n  {n}\n  {i0}"
+            );
             checked += 1;
         }
     }

@@ -365,3 +365,48 @@ fn vector_ir_lowers_to_llvm_vector_intrinsics() {
     let missing: Vec<_> = wanted.iter().filter(|w| !seen.contains(*w)).collect();
     assert!(missing.is_empty(), "never exported: {missing:?}");
 }
+
+#[test]
+fn saturating_arithmetic_and_expect_import_exactly() {
+    let ll = tmp(
+        "sat.ll",
+        "define i8 @sat(i8 %a, i8 %b, i32 %k) {\n\
+         \x20 %e = call i32 @llvm.expect.i32(i32 %k, i32 0)\n\
+         \x20 switch i32 %e, label %d [ i32 0, label %ua\n i32 1, label %us\n i32 2, label %sa ]\n\
+         ua:\n  %x = call i8 @llvm.uadd.sat.i8(i8 %a, i8 %b)\n  ret i8 %x\n\
+         us:\n  %y = call i8 @llvm.usub.sat.i8(i8 %a, i8 %b)\n  ret i8 %y\n\
+         sa:\n  %z = call i8 @llvm.sadd.sat.i8(i8 %a, i8 %b)\n  ret i8 %z\n\
+         d:\n  %w = call i8 @llvm.ssub.sat.i8(i8 %a, i8 %b)\n  ret i8 %w\n}\n\
+         declare i32 @llvm.expect.i32(i32, i32)\ndeclare i8 @llvm.uadd.sat.i8(i8, i8)\n\
+         declare i8 @llvm.usub.sat.i8(i8, i8)\ndeclare i8 @llvm.sadd.sat.i8(i8, i8)\n\
+         declare i8 @llvm.ssub.sat.i8(i8, i8)\n",
+    );
+    let m = import(&ll);
+    let interp = lanes_interp::Interpreter::new(&m);
+    let mut checked = 0;
+    for a in (-128i32..128).step_by(7).chain([127, -128, 0, -1]) {
+        for b in (-128i32..128).step_by(11).chain([127, -128, 0, 1]) {
+            let (ua, ub) = (a as u8, b as u8);
+            let (sa, sb) = (a as i8, b as i8);
+            let want = [
+                ua.saturating_add(ub) as i8,
+                ua.saturating_sub(ub) as i8,
+                sa.saturating_add(sb),
+                sa.saturating_sub(sb),
+            ];
+            for (k, w) in want.into_iter().enumerate() {
+                let args = [
+                    lanes_interp::RtValue::i8(sa),
+                    lanes_interp::RtValue::i8(sb),
+                    lanes_interp::RtValue::i32(k as i32),
+                ];
+                let r = interp
+                    .call_by_name("sat", &args, &mut lanes_interp::Memory::new())
+                    .expect("runs");
+                assert_eq!(r, Some(lanes_interp::RtValue::i8(w)), "op {k} on {a}, {b}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000);
+}

@@ -23,9 +23,6 @@ use super::func::FnCx;
 use crate::error::ImportError;
 use crate::llvm::value_name;
 
-/// Largest `memcpy`/`memset` length expanded inline.
-const MAX_INLINE_MEM: u64 = 4096;
-
 /// What a math function name means.
 #[derive(Clone, Copy)]
 enum Math {
@@ -267,6 +264,7 @@ impl FnCx<'_> {
             "sideeffect",
             "var.annotation",
             "invariant.end",
+            "prefetch",
         ];
         if DROPPED.iter().any(|p| intr.starts_with(p)) {
             return Ok(None);
@@ -290,6 +288,11 @@ impl FnCx<'_> {
             return Ok(Some(self.emit_v(InstData::Binary { op, args }, ty()?)));
         }
         match base {
+            "expect" => return self.op(ops[0]).map(Some),
+            "is" if intr.starts_with("is.fpclass") => return self.is_fpclass(ops).map(Some),
+            "uadd" | "usub" | "sadd" | "ssub" if intr.contains(".sat.") => {
+                return self.saturating(base, ops, ty()?).map(Some)
+            }
             "abs" | "ctpop" | "ctlz" | "cttz" => {
                 let id = match base {
                     "abs" => Intrinsic::Abs,
@@ -332,39 +335,6 @@ impl FnCx<'_> {
             return self.math(m, ops, ty()?).map(Some);
         }
         Err(self.err(format!("unsupported intrinsic llvm.{intr}")))
-    }
-
-    /// `llvm.fshl(a, b, c)`: the high half of `(a:b) << (c mod w)`, written with shifts
-    /// that stay below the width: `(a << c) | ((b >> 1) >> (c ^ (w - 1)))` (lanes shifts
-    /// take the amount modulo the width); `fshr` symmetrically.
-    unsafe fn funnel_shift(
-        &mut self,
-        left: bool,
-        ops: &[LLVMValueRef],
-        ty: Type,
-    ) -> Result<Value, ImportError> {
-        let (a, b, c) = (self.op(ops[0])?, self.op(ops[1])?, self.op(ops[2])?);
-        let w = i64::from(ty.elem().bits());
-        let one = self.iconst(ty, 1);
-        let wm1 = self.iconst(ty, w - 1);
-        let inv = self.emit_v(
-            InstData::Binary {
-                op: BinaryOp::Xor,
-                args: [c, wm1],
-            },
-            ty,
-        );
-        let bin = |s: &mut Self, op, x, y| s.emit_v(InstData::Binary { op, args: [x, y] }, ty);
-        let (hi, lo) = if left {
-            let hi = bin(self, BinaryOp::Shl, a, c);
-            let b1 = bin(self, BinaryOp::LShr, b, one);
-            (hi, bin(self, BinaryOp::LShr, b1, inv))
-        } else {
-            let lo = bin(self, BinaryOp::LShr, b, c);
-            let a1 = bin(self, BinaryOp::Shl, a, one);
-            (bin(self, BinaryOp::Shl, a1, inv), lo)
-        };
-        Ok(bin(self, BinaryOp::Or, hi, lo))
     }
 
     unsafe fn reduce(
@@ -468,125 +438,6 @@ impl FnCx<'_> {
             }
             _ => Err(self.err(format!("unsupported intrinsic llvm.{intr}"))),
         }
-    }
-
-    /// The constant length operand of a memory intrinsic.
-    unsafe fn mem_len(&self, len: LLVMValueRef) -> Result<u64, ImportError> {
-        if LLVMIsAConstantInt(len).is_null() {
-            return Err(self.err("memcpy/memset of a variable length"));
-        }
-        let n = LLVMConstIntGetZExtValue(len);
-        if n > MAX_INLINE_MEM {
-            return Err(self.err(format!(
-                "memcpy/memset of {n} bytes (at most {MAX_INLINE_MEM} are expanded)"
-            )));
-        }
-        Ok(n)
-    }
-
-    /// Chunks of a copy of `n` bytes: (offset, type).
-    fn chunks(n: u64) -> Vec<(u64, Type)> {
-        let mut out = Vec::new();
-        let mut off = 0;
-        for (size, ty) in [
-            (8, Type::I64),
-            (4, Type::I32),
-            (2, Type::I16),
-            (1, Type::I8),
-        ] {
-            while n - off >= size {
-                out.push((off, ty));
-                off += size;
-            }
-        }
-        out
-    }
-
-    fn addr(&mut self, base: Value, off: u64) -> Value {
-        if off == 0 {
-            return base;
-        }
-        let o = self.iconst(Type::I64, off as i64);
-        let pty = self.ty_of(base);
-        self.emit_v(InstData::PtrAdd { args: [base, o] }, pty)
-    }
-
-    unsafe fn memcpy(&mut self, ops: &[LLVMValueRef], overlap: bool) -> Result<(), ImportError> {
-        if LLVMIsAConstantInt(ops[2]).is_null() && !overlap {
-            let (dst, src, len) = (self.op(ops[0])?, self.op(ops[1])?, self.op(ops[2])?);
-            self.byte_loop(dst, super::memloop::Fill::Copy(src), len);
-            return Ok(());
-        }
-        let n = self.mem_len(ops[2])?;
-        let dst = self.op(ops[0])?;
-        let src = self.op(ops[1])?;
-        let chunks = Self::chunks(n);
-        let mut loaded = Vec::new();
-        for &(off, ty) in &chunks {
-            let p = self.addr(src, off);
-            loaded.push(self.emit_v(InstData::Load { ptr: p, align: 1 }, ty));
-        }
-        for (&(off, _), value) in chunks.iter().zip(loaded) {
-            let ptr = self.addr(dst, off);
-            self.emit(
-                InstData::Store {
-                    value,
-                    ptr,
-                    align: 1,
-                },
-                None,
-            );
-        }
-        Ok(())
-    }
-
-    unsafe fn memset(&mut self, ops: &[LLVMValueRef]) -> Result<(), ImportError> {
-        if LLVMIsAConstantInt(ops[2]).is_null() {
-            let (dst, byte, len) = (self.op(ops[0])?, self.op(ops[1])?, self.op(ops[2])?);
-            self.byte_loop(dst, super::memloop::Fill::Byte(byte), len);
-            return Ok(());
-        }
-        let n = self.mem_len(ops[2])?;
-        let dst = self.op(ops[0])?;
-        let byte = self.op(ops[1])?;
-        let wide = self.emit_v(
-            InstData::Cast {
-                op: CastOp::Zext,
-                arg: byte,
-            },
-            Type::I64,
-        );
-        let ones = self.iconst(Type::I64, 0x0101_0101_0101_0101);
-        let pattern = self.emit_v(
-            InstData::Binary {
-                op: BinaryOp::Mul,
-                args: [wide, ones],
-            },
-            Type::I64,
-        );
-        for (off, ty) in Self::chunks(n) {
-            let value = if ty == Type::I64 {
-                pattern
-            } else {
-                self.emit_v(
-                    InstData::Cast {
-                        op: CastOp::Trunc,
-                        arg: pattern,
-                    },
-                    ty,
-                )
-            };
-            let ptr = self.addr(dst, off);
-            self.emit(
-                InstData::Store {
-                    value,
-                    ptr,
-                    align: 1,
-                },
-                None,
-            );
-        }
-        Ok(())
     }
 }
 

@@ -4,12 +4,23 @@
 //! through the data layout: integers and floats little-endian, aggregates field by field
 //! at their layout offsets, `zeroinitializer`/`undef`/`poison` as zeros. Initializers that
 //! need relocations (pointers to other globals) have no byte image and are rejected.
+//!
+//! Constant operands of instructions become lanes instructions where they are used:
+//! integers and floats `iconst`/`fconst` (float bits exact), `undef`/`poison`/null/zero
+//! vectors a zero, non-splat vectors a broadcast and inserts, globals `global_addr`, and the
+//! constant expressions clang leaves in operands (`getelementptr`, pointer casts) the
+//! instructions they stand for.
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
-use inkwell::llvm_sys::{LLVMTypeKind, LLVMValueKind};
+use inkwell::llvm_sys::{LLVMOpcode, LLVMTypeKind, LLVMValueKind};
 
+use lanes_ir::{CastOp, InstData, Intrinsic, ScalarType, Type, Value};
+
+use super::func::FnCx;
 use super::types::{element_type, struct_fields, Layout};
+use crate::error::ImportError;
+use crate::llvm::print_value;
 
 /// Writes the bytes of constant `c` at `offset` into `out` (which is large enough).
 pub fn write_const(
@@ -86,6 +97,109 @@ pub fn write_const(
                 Ok(())
             }
             _ => Err("initializer needs a relocation or is not a plain constant".into()),
+        }
+    }
+}
+
+impl FnCx<'_> {
+    pub(super) unsafe fn constant(&mut self, c: LLVMValueRef) -> Result<Value, ImportError> {
+        let ty = self.llty(c)?;
+        Ok(match LLVMGetValueKind(c) {
+            LLVMValueKind::LLVMConstantIntValueKind => {
+                let imm = if ty.elem() == ScalarType::I1 {
+                    LLVMConstIntGetZExtValue(c) as i64
+                } else {
+                    LLVMConstIntGetSExtValue(c)
+                };
+                self.iconst(ty, imm)
+            }
+            LLVMValueKind::LLVMConstantFPValueKind => {
+                let mut loses = 0;
+                let x = LLVMConstRealGetDouble(c, &mut loses);
+                let bits = if ty.elem() == ScalarType::F32 {
+                    u64::from((x as f32).to_bits())
+                } else {
+                    x.to_bits()
+                };
+                self.emit_v(InstData::Fconst { bits }, ty)
+            }
+            LLVMValueKind::LLVMConstantPointerNullValueKind
+            | LLVMValueKind::LLVMConstantAggregateZeroValueKind
+            | LLVMValueKind::LLVMUndefValueValueKind
+            | LLVMValueKind::LLVMPoisonValueKind => self.zero(ty),
+            LLVMValueKind::LLVMConstantDataVectorValueKind
+            | LLVMValueKind::LLVMConstantVectorValueKind => {
+                let n = ty.lane_count();
+                let lanes: Vec<LLVMValueRef> =
+                    (0..n).map(|i| LLVMGetAggregateElement(c, i)).collect();
+                if lanes.iter().any(|l| l.is_null()) {
+                    return Err(self.err("unreadable vector constant"));
+                }
+                let first = self.op(lanes[0])?;
+                let mut v = self.emit_v(
+                    InstData::Intrinsic {
+                        id: Intrinsic::Broadcast,
+                        args: vec![first],
+                    },
+                    ty,
+                );
+                for (i, &l) in lanes.iter().enumerate().skip(1) {
+                    if l == lanes[0] {
+                        continue;
+                    }
+                    let x = self.op(l)?;
+                    let idx = self.iconst(Type::I32, i as i64);
+                    v = self.emit_v(
+                        InstData::Intrinsic {
+                            id: Intrinsic::Insert,
+                            args: vec![v, x, idx],
+                        },
+                        ty,
+                    );
+                }
+                v
+            }
+            LLVMValueKind::LLVMGlobalVariableValueKind => match self.mcx.globals.get(&c) {
+                Some(&global) => self.emit_v(InstData::GlobalAddr { global }, ty),
+                None => return Err(self.err("reference to an unknown global")),
+            },
+            LLVMValueKind::LLVMConstantExprValueKind => self.const_expr(c, ty)?,
+            LLVMValueKind::LLVMFunctionValueKind => {
+                return Err(self.err("function pointers are not supported"))
+            }
+            _ => return Err(self.err(format!("unsupported operand `{}`", print_value(c)))),
+        })
+    }
+
+    /// A zero of type `ty` (also what `undef` and `poison` become).
+    pub fn zero(&mut self, ty: Type) -> Value {
+        if ty.is_float() {
+            self.emit_v(InstData::Fconst { bits: 0 }, ty)
+        } else {
+            self.iconst(ty, 0)
+        }
+    }
+
+    unsafe fn const_expr(&mut self, c: LLVMValueRef, ty: Type) -> Result<Value, ImportError> {
+        match LLVMGetConstOpcode(c) {
+            LLVMOpcode::LLVMGetElementPtr => self.gep(c),
+            op => {
+                let arg = self.op(LLVMGetOperand(c, 0))?;
+                let cast = match op {
+                    LLVMOpcode::LLVMPtrToInt => CastOp::PtrToInt,
+                    LLVMOpcode::LLVMIntToPtr => CastOp::IntToPtr,
+                    LLVMOpcode::LLVMAddrSpaceCast => CastOp::AddrSpaceCast,
+                    LLVMOpcode::LLVMBitCast if self.ty_of(arg) == ty => return Ok(arg),
+                    LLVMOpcode::LLVMBitCast => CastOp::Bitcast,
+                    _ => {
+                        return Err(self.err(format!(
+                            "unsupported constant expression `{}`",
+                            print_value(c)
+                        )))
+                    }
+                };
+                Ok(self.emit_v(InstData::Cast { op: cast, arg }, ty))
+            }
         }
     }
 }

@@ -12,13 +12,11 @@ use std::collections::{HashMap, HashSet};
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
-use inkwell::llvm_sys::{
-    LLVMAtomicOrdering, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate, LLVMValueKind,
-};
+use inkwell::llvm_sys::{LLVMAtomicOrdering, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
 
 use lanes_ir::{
-    AtomicOp, BinaryOp, Block, CastOp, FloatCC, Function, Inst, InstData, IntCC, Intrinsic,
-    ScalarType, Type, UnaryOp, Value,
+    AtomicOp, BinaryOp, Block, CastOp, FloatCC, Function, Inst, InstData, IntCC, Intrinsic, Type,
+    UnaryOp, Value,
 };
 
 use super::types::lanes_type;
@@ -188,107 +186,6 @@ impl<'a> FnCx<'a> {
         }
         // SAFETY: live value; accessors chosen by value kind.
         unsafe { self.constant(v) }
-    }
-
-    unsafe fn constant(&mut self, c: LLVMValueRef) -> Result<Value, ImportError> {
-        let ty = self.llty(c)?;
-        Ok(match LLVMGetValueKind(c) {
-            LLVMValueKind::LLVMConstantIntValueKind => {
-                let imm = if ty.elem() == ScalarType::I1 {
-                    LLVMConstIntGetZExtValue(c) as i64
-                } else {
-                    LLVMConstIntGetSExtValue(c)
-                };
-                self.iconst(ty, imm)
-            }
-            LLVMValueKind::LLVMConstantFPValueKind => {
-                let mut loses = 0;
-                let x = LLVMConstRealGetDouble(c, &mut loses);
-                let bits = if ty.elem() == ScalarType::F32 {
-                    u64::from((x as f32).to_bits())
-                } else {
-                    x.to_bits()
-                };
-                self.emit_v(InstData::Fconst { bits }, ty)
-            }
-            LLVMValueKind::LLVMConstantPointerNullValueKind
-            | LLVMValueKind::LLVMConstantAggregateZeroValueKind
-            | LLVMValueKind::LLVMUndefValueValueKind
-            | LLVMValueKind::LLVMPoisonValueKind => self.zero(ty),
-            LLVMValueKind::LLVMConstantDataVectorValueKind
-            | LLVMValueKind::LLVMConstantVectorValueKind => {
-                let n = ty.lane_count();
-                let lanes: Vec<LLVMValueRef> =
-                    (0..n).map(|i| LLVMGetAggregateElement(c, i)).collect();
-                if lanes.iter().any(|l| l.is_null()) {
-                    return Err(self.err("unreadable vector constant"));
-                }
-                let first = self.op(lanes[0])?;
-                let mut v = self.emit_v(
-                    InstData::Intrinsic {
-                        id: Intrinsic::Broadcast,
-                        args: vec![first],
-                    },
-                    ty,
-                );
-                for (i, &l) in lanes.iter().enumerate().skip(1) {
-                    if l == lanes[0] {
-                        continue;
-                    }
-                    let x = self.op(l)?;
-                    let idx = self.iconst(Type::I32, i as i64);
-                    v = self.emit_v(
-                        InstData::Intrinsic {
-                            id: Intrinsic::Insert,
-                            args: vec![v, x, idx],
-                        },
-                        ty,
-                    );
-                }
-                v
-            }
-            LLVMValueKind::LLVMGlobalVariableValueKind => match self.mcx.globals.get(&c) {
-                Some(&global) => self.emit_v(InstData::GlobalAddr { global }, ty),
-                None => return Err(self.err("reference to an unknown global")),
-            },
-            LLVMValueKind::LLVMConstantExprValueKind => self.const_expr(c, ty)?,
-            LLVMValueKind::LLVMFunctionValueKind => {
-                return Err(self.err("function pointers are not supported"))
-            }
-            _ => return Err(self.err(format!("unsupported operand `{}`", print_value(c)))),
-        })
-    }
-
-    /// A zero of type `ty` (also what `undef` and `poison` become).
-    pub fn zero(&mut self, ty: Type) -> Value {
-        if ty.is_float() {
-            self.emit_v(InstData::Fconst { bits: 0 }, ty)
-        } else {
-            self.iconst(ty, 0)
-        }
-    }
-
-    unsafe fn const_expr(&mut self, c: LLVMValueRef, ty: Type) -> Result<Value, ImportError> {
-        match LLVMGetConstOpcode(c) {
-            LLVMOpcode::LLVMGetElementPtr => self.gep(c),
-            op => {
-                let arg = self.op(LLVMGetOperand(c, 0))?;
-                let cast = match op {
-                    LLVMOpcode::LLVMPtrToInt => CastOp::PtrToInt,
-                    LLVMOpcode::LLVMIntToPtr => CastOp::IntToPtr,
-                    LLVMOpcode::LLVMAddrSpaceCast => CastOp::AddrSpaceCast,
-                    LLVMOpcode::LLVMBitCast if self.ty_of(arg) == ty => return Ok(arg),
-                    LLVMOpcode::LLVMBitCast => CastOp::Bitcast,
-                    _ => {
-                        return Err(self.err(format!(
-                            "unsupported constant expression `{}`",
-                            print_value(c)
-                        )))
-                    }
-                };
-                Ok(self.emit_v(InstData::Cast { op: cast, arg }, ty))
-            }
-        }
     }
 
     /// Translates the body of LLVM function `f`.

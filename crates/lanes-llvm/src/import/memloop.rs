@@ -1,4 +1,6 @@
-//! Variable-length `memcpy`/`memset` as byte loops in lanes IR.
+//! Memory intrinsics: `llvm.memcpy`/`memmove`/`memset` of constant length as loads and
+//! stores (all loads before all stores, so overlap is fine), and of variable length as
+//! byte loops in lanes IR.
 //!
 //! lanes has no memory-block operations, and LLVM's loop-idiom recognition turns ordinary
 //! copy and fill loops into `llvm.memcpy`/`llvm.memset` calls of a variable length, so the
@@ -14,9 +16,16 @@
 //! The translation continues in `exit`; the importer records it as the block's tail so that
 //! φs of successors name the right predecessor. LLVM recognizes the idiom again on export.
 
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+
 use lanes_ir::{BinaryOp, CastOp, InstData, IntCC, Type, Value};
 
 use super::func::FnCx;
+use crate::error::ImportError;
+
+/// Largest `memcpy`/`memset` length expanded inline.
+const MAX_INLINE_MEM: u64 = 4096;
 
 /// What the loop stores at each byte.
 pub(super) enum Fill {
@@ -109,5 +118,128 @@ impl FnCx<'_> {
             incoming: vec![(pre, zero), (body, next)],
         };
         self.cur = exit;
+    }
+
+    /// The constant length operand of a memory intrinsic.
+    unsafe fn mem_len(&self, len: LLVMValueRef) -> Result<u64, ImportError> {
+        if LLVMIsAConstantInt(len).is_null() {
+            return Err(self.err("memcpy/memset of a variable length"));
+        }
+        let n = LLVMConstIntGetZExtValue(len);
+        if n > MAX_INLINE_MEM {
+            return Err(self.err(format!(
+                "memcpy/memset of {n} bytes (at most {MAX_INLINE_MEM} are expanded)"
+            )));
+        }
+        Ok(n)
+    }
+
+    /// Chunks of a copy of `n` bytes: (offset, type).
+    pub(super) fn chunks(n: u64) -> Vec<(u64, Type)> {
+        let mut out = Vec::new();
+        let mut off = 0;
+        for (size, ty) in [
+            (8, Type::I64),
+            (4, Type::I32),
+            (2, Type::I16),
+            (1, Type::I8),
+        ] {
+            while n - off >= size {
+                out.push((off, ty));
+                off += size;
+            }
+        }
+        out
+    }
+
+    fn addr(&mut self, base: Value, off: u64) -> Value {
+        if off == 0 {
+            return base;
+        }
+        let o = self.iconst(Type::I64, off as i64);
+        let pty = self.ty_of(base);
+        self.emit_v(InstData::PtrAdd { args: [base, o] }, pty)
+    }
+
+    pub(super) unsafe fn memcpy(
+        &mut self,
+        ops: &[LLVMValueRef],
+        overlap: bool,
+    ) -> Result<(), ImportError> {
+        if LLVMIsAConstantInt(ops[2]).is_null() && !overlap {
+            let (dst, src, len) = (self.op(ops[0])?, self.op(ops[1])?, self.op(ops[2])?);
+            self.byte_loop(dst, super::memloop::Fill::Copy(src), len);
+            return Ok(());
+        }
+        let n = self.mem_len(ops[2])?;
+        let dst = self.op(ops[0])?;
+        let src = self.op(ops[1])?;
+        let chunks = Self::chunks(n);
+        let mut loaded = Vec::new();
+        for &(off, ty) in &chunks {
+            let p = self.addr(src, off);
+            loaded.push(self.emit_v(InstData::Load { ptr: p, align: 1 }, ty));
+        }
+        for (&(off, _), value) in chunks.iter().zip(loaded) {
+            let ptr = self.addr(dst, off);
+            self.emit(
+                InstData::Store {
+                    value,
+                    ptr,
+                    align: 1,
+                },
+                None,
+            );
+        }
+        Ok(())
+    }
+
+    pub(super) unsafe fn memset(&mut self, ops: &[LLVMValueRef]) -> Result<(), ImportError> {
+        if LLVMIsAConstantInt(ops[2]).is_null() {
+            let (dst, byte, len) = (self.op(ops[0])?, self.op(ops[1])?, self.op(ops[2])?);
+            self.byte_loop(dst, super::memloop::Fill::Byte(byte), len);
+            return Ok(());
+        }
+        let n = self.mem_len(ops[2])?;
+        let dst = self.op(ops[0])?;
+        let byte = self.op(ops[1])?;
+        let wide = self.emit_v(
+            InstData::Cast {
+                op: CastOp::Zext,
+                arg: byte,
+            },
+            Type::I64,
+        );
+        let ones = self.iconst(Type::I64, 0x0101_0101_0101_0101);
+        let pattern = self.emit_v(
+            InstData::Binary {
+                op: BinaryOp::Mul,
+                args: [wide, ones],
+            },
+            Type::I64,
+        );
+        for (off, ty) in Self::chunks(n) {
+            let value = if ty == Type::I64 {
+                pattern
+            } else {
+                self.emit_v(
+                    InstData::Cast {
+                        op: CastOp::Trunc,
+                        arg: pattern,
+                    },
+                    ty,
+                )
+            };
+            let ptr = self.addr(dst, off);
+            self.emit(
+                InstData::Store {
+                    value,
+                    ptr,
+                    align: 1,
+                },
+                None,
+            );
+        }
+        Ok(())
     }
 }

@@ -15,8 +15,10 @@
 
 mod calls;
 mod consts;
+mod fpclass;
 mod func;
 mod gep;
+mod int_idioms;
 mod memloop;
 mod types;
 
