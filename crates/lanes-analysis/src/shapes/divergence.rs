@@ -421,9 +421,11 @@ impl DivergenceCtx<'_> {
         for &(x, y, label) in seeds {
             send(x, y, label, &mut labels, &mut heap, &mut joins);
         }
+        let mut reached_stop = false;
         while let Some(Reverse((_, x))) = heap.pop() {
             let x = Block::new(x as usize);
             if Some(x) == stop_at {
+                reached_stop = true;
                 continue;
             }
             let Some(&(label, _)) = labels.get(&x) else {
@@ -435,7 +437,10 @@ impl DivergenceCtx<'_> {
                     let h = self.loops.header(l);
                     if self.loops.contains(l, x) {
                         let seen = header_labels.get(&h).map_or(&[][..], |v| v.as_slice());
-                        if seen.iter().any(|&o| o != label || relabel) {
+                        // The path may also pass the reconvergence point inside the loop,
+                        // leaving it with a label of its own.
+                        let via_stop = stop_at.is_some_and(|p| self.loops.contains(l, p));
+                        if seen.iter().any(|&o| o != label || relabel || via_stop) {
                             join(h, &mut joins);
                         }
                     }
@@ -444,6 +449,17 @@ impl DivergenceCtx<'_> {
             }
             for &y in self.cfg.succs(x) {
                 send(x, y, label, &mut labels, &mut heap, &mut joins);
+            }
+        }
+        // Lanes leave the reconvergence point together, with a label of their own: if it
+        // lies in a loop around `b` whose header already saw a label over a back edge, the
+        // header receives two.
+        if let Some(p) = stop_at.filter(|_| reached_stop) {
+            for &l in around {
+                let h = self.loops.header(l);
+                if self.loops.contains(l, p) && header_labels.contains_key(&h) {
+                    join(h, &mut joins);
+                }
             }
         }
         joins
