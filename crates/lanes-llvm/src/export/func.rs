@@ -11,15 +11,13 @@ use std::collections::HashMap;
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
-use inkwell::llvm_sys::{
-    LLVMAtomicOrdering, LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMRealPredicate,
-};
+use inkwell::llvm_sys::LLVMAtomicOrdering;
 
 use lanes_ir::{
-    AtomicOp, BinaryOp, Block, CastOp, FloatCC, Function, Inst, InstData, IntCC, Module,
-    ScalarType, Type, UnaryOp, Value,
+    AtomicOp, Block, Function, Inst, InstData, Module, ScalarType, Type, UnaryOp, Value,
 };
 
+use super::arith::{int_pred, real_pred, rmw_op};
 use crate::error::ExportError;
 use crate::llvm::{cstr, noname, Types};
 
@@ -32,10 +30,10 @@ pub(crate) struct FuncCx<'a> {
     pub func: &'a Function,
     pub funcs: &'a [(LLVMValueRef, LLVMTypeRef)],
     pub globals: &'a [LLVMValueRef],
-    values: HashMap<Value, LLVMValueRef>,
-    blocks: HashMap<Block, LLVMBasicBlockRef>,
-    alloca_block: LLVMBasicBlockRef,
-    phis: Vec<(Inst, LLVMValueRef, LLVMBasicBlockRef)>,
+    pub(super) values: HashMap<Value, LLVMValueRef>,
+    pub(super) blocks: HashMap<Block, LLVMBasicBlockRef>,
+    pub(super) alloca_block: LLVMBasicBlockRef,
+    pub(super) phis: Vec<(Inst, LLVMValueRef, LLVMBasicBlockRef)>,
     /// The instruction being translated, for error messages.
     pub inst: Option<Inst>,
 }
@@ -171,79 +169,6 @@ impl FuncCx<'_> {
         Ok(())
     }
 
-    /// Attaches `llvm.loop` metadata recorded at import to the latches' branches; for
-    /// `parallel_accesses`, a fresh access group on every memory access of the loop.
-    unsafe fn export_loop_md(&mut self) {
-        for md in &self.func.abi.loops {
-            let Some(&bb) = self.blocks.get(&md.latch) else {
-                continue;
-            };
-            let term = LLVMGetBasicBlockTerminator(bb);
-            if term.is_null() {
-                continue;
-            }
-            let parallel = md.hints.iter().any(|h| h.name == crate::loopmd::PARALLEL);
-            let group = if parallel {
-                crate::loopmd::access_group(self.t.ctx)
-            } else {
-                None
-            };
-            if let Some(g) = group {
-                for b in self.loop_body(md.latch) {
-                    let mut i = LLVMGetFirstInstruction(self.blocks[&b]);
-                    while !i.is_null() {
-                        if !LLVMIsALoadInst(i).is_null()
-                            || !LLVMIsAStoreInst(i).is_null()
-                            || (!LLVMIsACallInst(i).is_null()
-                                && crate::llvm::value_name(LLVMGetCalledValue(i))
-                                    .starts_with("llvm.masked."))
-                        {
-                            crate::loopmd::add_to_group(self.t.ctx, i, g);
-                        }
-                        i = LLVMGetNextInstruction(i);
-                    }
-                }
-            }
-            crate::loopmd::attach(self.t.ctx, term, &md.hints, group);
-        }
-    }
-
-    /// The natural loop of the back edge leaving `latch`: its header is the successor of
-    /// `latch` that comes first in reverse postorder (a back edge goes to a dominator), the
-    /// body every block that reaches `latch` without passing the header.
-    fn loop_body(&self, latch: Block) -> Vec<Block> {
-        let rpo = reverse_postorder(self.func);
-        let pos = |b: Block| rpo.iter().position(|&x| x == b);
-        let Some(lp) = pos(latch) else {
-            return Vec::new();
-        };
-        let Some(header) = self
-            .func
-            .successors(latch)
-            .into_iter()
-            .filter(|&s| pos(s).is_some_and(|p| p <= lp))
-            .min_by_key(|&s| pos(s))
-        else {
-            return Vec::new();
-        };
-        let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
-        for &b in &rpo {
-            for s in self.func.successors(b) {
-                preds.entry(s).or_default().push(b);
-            }
-        }
-        let mut body = vec![header];
-        let mut stack = vec![latch];
-        while let Some(b) = stack.pop() {
-            if body.contains(&b) {
-                continue;
-            }
-            body.push(b);
-            stack.extend(preds.get(&b).into_iter().flatten().copied());
-        }
-        body
-    }
-
     /// The LLVM value of lanes value `v` (of type `ty`); `undef` if its definition was not
     /// translated (it is in an unreachable block).
     pub(crate) fn val(&self, v: Value, ty: Type) -> LLVMValueRef {
@@ -254,11 +179,11 @@ impl FuncCx<'_> {
         }
     }
 
-    fn vt(&self, v: Value) -> Type {
+    pub(super) fn vt(&self, v: Value) -> Type {
         self.func.value_type(v)
     }
 
-    fn arg(&self, v: Value) -> LLVMValueRef {
+    pub(super) fn arg(&self, v: Value) -> LLVMValueRef {
         self.val(v, self.vt(v))
     }
 
@@ -631,119 +556,5 @@ impl FuncCx<'_> {
                 LLVMBuildShuffleVector(self.b, v, undef, m, noname())
             }
         }
-    }
-
-    unsafe fn binary(&self, op: BinaryOp, a: Value, b: Value) -> Result<LLVMValueRef, ExportError> {
-        let ty = self.vt(a);
-        let (x, y) = (self.arg(a), self.arg(b));
-        let bd = self.b;
-        let n = noname();
-        let lt = self.t.ty(ty);
-        Ok(match op {
-            BinaryOp::Add => LLVMBuildAdd(bd, x, y, n),
-            BinaryOp::Sub => LLVMBuildSub(bd, x, y, n),
-            BinaryOp::Mul => LLVMBuildMul(bd, x, y, n),
-            BinaryOp::SDiv => LLVMBuildSDiv(bd, x, y, n),
-            BinaryOp::UDiv => LLVMBuildUDiv(bd, x, y, n),
-            BinaryOp::SRem => LLVMBuildSRem(bd, x, y, n),
-            BinaryOp::URem => LLVMBuildURem(bd, x, y, n),
-            BinaryOp::And => LLVMBuildAnd(bd, x, y, n),
-            BinaryOp::Or => LLVMBuildOr(bd, x, y, n),
-            BinaryOp::Xor => LLVMBuildXor(bd, x, y, n),
-            BinaryOp::Shl | BinaryOp::LShr | BinaryOp::AShr => {
-                // lanes takes the amount modulo the width; LLVM makes a large one poison.
-                let mask = self.const_bits(ty, u64::from(ty.elem().bits() - 1));
-                let y = LLVMBuildAnd(bd, y, mask, n);
-                match op {
-                    BinaryOp::Shl => LLVMBuildShl(bd, x, y, n),
-                    BinaryOp::LShr => LLVMBuildLShr(bd, x, y, n),
-                    _ => LLVMBuildAShr(bd, x, y, n),
-                }
-            }
-            BinaryOp::SMin => self.call_intrinsic("llvm.smin", &[lt], &[x, y])?,
-            BinaryOp::SMax => self.call_intrinsic("llvm.smax", &[lt], &[x, y])?,
-            BinaryOp::UMin => self.call_intrinsic("llvm.umin", &[lt], &[x, y])?,
-            BinaryOp::UMax => self.call_intrinsic("llvm.umax", &[lt], &[x, y])?,
-            BinaryOp::FAdd => LLVMBuildFAdd(bd, x, y, n),
-            BinaryOp::FSub => LLVMBuildFSub(bd, x, y, n),
-            BinaryOp::FMul => LLVMBuildFMul(bd, x, y, n),
-            BinaryOp::FDiv => LLVMBuildFDiv(bd, x, y, n),
-            BinaryOp::FRem => LLVMBuildFRem(bd, x, y, n),
-            BinaryOp::FMin => self.call_intrinsic("llvm.minnum", &[lt], &[x, y])?,
-            BinaryOp::FMax => self.call_intrinsic("llvm.maxnum", &[lt], &[x, y])?,
-        })
-    }
-
-    unsafe fn cast(&self, op: CastOp, arg: Value, to: Type) -> Result<LLVMValueRef, ExportError> {
-        let x = self.arg(arg);
-        let lt = self.t.ty(to);
-        let (bd, n) = (self.b, noname());
-        Ok(match op {
-            CastOp::Trunc => LLVMBuildTrunc(bd, x, lt, n),
-            CastOp::Zext => LLVMBuildZExt(bd, x, lt, n),
-            CastOp::Sext => LLVMBuildSExt(bd, x, lt, n),
-            CastOp::FpTrunc => LLVMBuildFPTrunc(bd, x, lt, n),
-            CastOp::FpExt => LLVMBuildFPExt(bd, x, lt, n),
-            CastOp::FpToSi => self.call_intrinsic("llvm.fptosi.sat", &[lt, LLVMTypeOf(x)], &[x])?,
-            CastOp::FpToUi => self.call_intrinsic("llvm.fptoui.sat", &[lt, LLVMTypeOf(x)], &[x])?,
-            CastOp::SiToFp => LLVMBuildSIToFP(bd, x, lt, n),
-            CastOp::UiToFp => LLVMBuildUIToFP(bd, x, lt, n),
-            CastOp::Bitcast => LLVMBuildBitCast(bd, x, lt, n),
-            CastOp::PtrToInt => LLVMBuildPtrToInt(bd, x, lt, n),
-            CastOp::IntToPtr => LLVMBuildIntToPtr(bd, x, lt, n),
-            CastOp::AddrSpaceCast => LLVMBuildAddrSpaceCast(bd, x, lt, n),
-        })
-    }
-}
-
-fn int_pred(c: IntCC) -> LLVMIntPredicate {
-    use LLVMIntPredicate::*;
-    match c {
-        IntCC::Eq => LLVMIntEQ,
-        IntCC::Ne => LLVMIntNE,
-        IntCC::Slt => LLVMIntSLT,
-        IntCC::Sle => LLVMIntSLE,
-        IntCC::Sgt => LLVMIntSGT,
-        IntCC::Sge => LLVMIntSGE,
-        IntCC::Ult => LLVMIntULT,
-        IntCC::Ule => LLVMIntULE,
-        IntCC::Ugt => LLVMIntUGT,
-        IntCC::Uge => LLVMIntUGE,
-    }
-}
-
-fn real_pred(c: FloatCC) -> LLVMRealPredicate {
-    use LLVMRealPredicate::*;
-    match c {
-        FloatCC::Oeq => LLVMRealOEQ,
-        FloatCC::One => LLVMRealONE,
-        FloatCC::Olt => LLVMRealOLT,
-        FloatCC::Ole => LLVMRealOLE,
-        FloatCC::Ogt => LLVMRealOGT,
-        FloatCC::Oge => LLVMRealOGE,
-        FloatCC::Ord => LLVMRealORD,
-        FloatCC::Uno => LLVMRealUNO,
-        FloatCC::Ueq => LLVMRealUEQ,
-        FloatCC::Une => LLVMRealUNE,
-        FloatCC::Ult => LLVMRealULT,
-        FloatCC::Ule => LLVMRealULE,
-        FloatCC::Ugt => LLVMRealUGT,
-        FloatCC::Uge => LLVMRealUGE,
-    }
-}
-
-fn rmw_op(op: AtomicOp) -> LLVMAtomicRMWBinOp {
-    use LLVMAtomicRMWBinOp::*;
-    match op {
-        AtomicOp::Xchg => LLVMAtomicRMWBinOpXchg,
-        AtomicOp::Add => LLVMAtomicRMWBinOpAdd,
-        AtomicOp::Sub => LLVMAtomicRMWBinOpSub,
-        AtomicOp::And => LLVMAtomicRMWBinOpAnd,
-        AtomicOp::Or => LLVMAtomicRMWBinOpOr,
-        AtomicOp::Xor => LLVMAtomicRMWBinOpXor,
-        AtomicOp::SMin => LLVMAtomicRMWBinOpMin,
-        AtomicOp::SMax => LLVMAtomicRMWBinOpMax,
-        AtomicOp::UMin => LLVMAtomicRMWBinOpUMin,
-        AtomicOp::UMax => LLVMAtomicRMWBinOpUMax,
     }
 }

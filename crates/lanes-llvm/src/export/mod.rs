@@ -20,8 +20,10 @@
 //! Module-level work (globals, function declarations, attributes) lives here; function
 //! bodies in [`func`], intrinsic lowering in [`intrinsics`].
 
+mod arith;
 mod func;
 mod intrinsics;
+mod loops;
 
 use inkwell::context::Context;
 use inkwell::llvm_sys::core::*;

@@ -1,0 +1,139 @@
+//! Arithmetic, comparisons and casts on export, where lanes semantics are spelled out:
+//! shift amounts masked to the width, `fmin`/`fmax` as `llvm.minnum`/`maxnum`, integer
+//! min/max as `llvm.smin` etc., `fptosi`/`fptoui` as the saturating `llvm.fpto[su]i.sat`.
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMRealPredicate};
+
+use lanes_ir::{AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, Type, Value};
+
+use super::func::FuncCx;
+use crate::error::ExportError;
+use crate::llvm::noname;
+
+impl FuncCx<'_> {
+    pub(super) unsafe fn binary(
+        &self,
+        op: BinaryOp,
+        a: Value,
+        b: Value,
+    ) -> Result<LLVMValueRef, ExportError> {
+        let ty = self.vt(a);
+        let (x, y) = (self.arg(a), self.arg(b));
+        let bd = self.b;
+        let n = noname();
+        let lt = self.t.ty(ty);
+        Ok(match op {
+            BinaryOp::Add => LLVMBuildAdd(bd, x, y, n),
+            BinaryOp::Sub => LLVMBuildSub(bd, x, y, n),
+            BinaryOp::Mul => LLVMBuildMul(bd, x, y, n),
+            BinaryOp::SDiv => LLVMBuildSDiv(bd, x, y, n),
+            BinaryOp::UDiv => LLVMBuildUDiv(bd, x, y, n),
+            BinaryOp::SRem => LLVMBuildSRem(bd, x, y, n),
+            BinaryOp::URem => LLVMBuildURem(bd, x, y, n),
+            BinaryOp::And => LLVMBuildAnd(bd, x, y, n),
+            BinaryOp::Or => LLVMBuildOr(bd, x, y, n),
+            BinaryOp::Xor => LLVMBuildXor(bd, x, y, n),
+            BinaryOp::Shl | BinaryOp::LShr | BinaryOp::AShr => {
+                // lanes takes the amount modulo the width; LLVM makes a large one poison.
+                let mask = self.const_bits(ty, u64::from(ty.elem().bits() - 1));
+                let y = LLVMBuildAnd(bd, y, mask, n);
+                match op {
+                    BinaryOp::Shl => LLVMBuildShl(bd, x, y, n),
+                    BinaryOp::LShr => LLVMBuildLShr(bd, x, y, n),
+                    _ => LLVMBuildAShr(bd, x, y, n),
+                }
+            }
+            BinaryOp::SMin => self.call_intrinsic("llvm.smin", &[lt], &[x, y])?,
+            BinaryOp::SMax => self.call_intrinsic("llvm.smax", &[lt], &[x, y])?,
+            BinaryOp::UMin => self.call_intrinsic("llvm.umin", &[lt], &[x, y])?,
+            BinaryOp::UMax => self.call_intrinsic("llvm.umax", &[lt], &[x, y])?,
+            BinaryOp::FAdd => LLVMBuildFAdd(bd, x, y, n),
+            BinaryOp::FSub => LLVMBuildFSub(bd, x, y, n),
+            BinaryOp::FMul => LLVMBuildFMul(bd, x, y, n),
+            BinaryOp::FDiv => LLVMBuildFDiv(bd, x, y, n),
+            BinaryOp::FRem => LLVMBuildFRem(bd, x, y, n),
+            BinaryOp::FMin => self.call_intrinsic("llvm.minnum", &[lt], &[x, y])?,
+            BinaryOp::FMax => self.call_intrinsic("llvm.maxnum", &[lt], &[x, y])?,
+        })
+    }
+
+    pub(super) unsafe fn cast(
+        &self,
+        op: CastOp,
+        arg: Value,
+        to: Type,
+    ) -> Result<LLVMValueRef, ExportError> {
+        let x = self.arg(arg);
+        let lt = self.t.ty(to);
+        let (bd, n) = (self.b, noname());
+        Ok(match op {
+            CastOp::Trunc => LLVMBuildTrunc(bd, x, lt, n),
+            CastOp::Zext => LLVMBuildZExt(bd, x, lt, n),
+            CastOp::Sext => LLVMBuildSExt(bd, x, lt, n),
+            CastOp::FpTrunc => LLVMBuildFPTrunc(bd, x, lt, n),
+            CastOp::FpExt => LLVMBuildFPExt(bd, x, lt, n),
+            CastOp::FpToSi => self.call_intrinsic("llvm.fptosi.sat", &[lt, LLVMTypeOf(x)], &[x])?,
+            CastOp::FpToUi => self.call_intrinsic("llvm.fptoui.sat", &[lt, LLVMTypeOf(x)], &[x])?,
+            CastOp::SiToFp => LLVMBuildSIToFP(bd, x, lt, n),
+            CastOp::UiToFp => LLVMBuildUIToFP(bd, x, lt, n),
+            CastOp::Bitcast => LLVMBuildBitCast(bd, x, lt, n),
+            CastOp::PtrToInt => LLVMBuildPtrToInt(bd, x, lt, n),
+            CastOp::IntToPtr => LLVMBuildIntToPtr(bd, x, lt, n),
+            CastOp::AddrSpaceCast => LLVMBuildAddrSpaceCast(bd, x, lt, n),
+        })
+    }
+}
+
+pub(super) fn int_pred(c: IntCC) -> LLVMIntPredicate {
+    use LLVMIntPredicate::*;
+    match c {
+        IntCC::Eq => LLVMIntEQ,
+        IntCC::Ne => LLVMIntNE,
+        IntCC::Slt => LLVMIntSLT,
+        IntCC::Sle => LLVMIntSLE,
+        IntCC::Sgt => LLVMIntSGT,
+        IntCC::Sge => LLVMIntSGE,
+        IntCC::Ult => LLVMIntULT,
+        IntCC::Ule => LLVMIntULE,
+        IntCC::Ugt => LLVMIntUGT,
+        IntCC::Uge => LLVMIntUGE,
+    }
+}
+
+pub(super) fn real_pred(c: FloatCC) -> LLVMRealPredicate {
+    use LLVMRealPredicate::*;
+    match c {
+        FloatCC::Oeq => LLVMRealOEQ,
+        FloatCC::One => LLVMRealONE,
+        FloatCC::Olt => LLVMRealOLT,
+        FloatCC::Ole => LLVMRealOLE,
+        FloatCC::Ogt => LLVMRealOGT,
+        FloatCC::Oge => LLVMRealOGE,
+        FloatCC::Ord => LLVMRealORD,
+        FloatCC::Uno => LLVMRealUNO,
+        FloatCC::Ueq => LLVMRealUEQ,
+        FloatCC::Une => LLVMRealUNE,
+        FloatCC::Ult => LLVMRealULT,
+        FloatCC::Ule => LLVMRealULE,
+        FloatCC::Ugt => LLVMRealUGT,
+        FloatCC::Uge => LLVMRealUGE,
+    }
+}
+
+pub(super) fn rmw_op(op: AtomicOp) -> LLVMAtomicRMWBinOp {
+    use LLVMAtomicRMWBinOp::*;
+    match op {
+        AtomicOp::Xchg => LLVMAtomicRMWBinOpXchg,
+        AtomicOp::Add => LLVMAtomicRMWBinOpAdd,
+        AtomicOp::Sub => LLVMAtomicRMWBinOpSub,
+        AtomicOp::And => LLVMAtomicRMWBinOpAnd,
+        AtomicOp::Or => LLVMAtomicRMWBinOpOr,
+        AtomicOp::Xor => LLVMAtomicRMWBinOpXor,
+        AtomicOp::SMin => LLVMAtomicRMWBinOpMin,
+        AtomicOp::SMax => LLVMAtomicRMWBinOpMax,
+        AtomicOp::UMin => LLVMAtomicRMWBinOpUMin,
+        AtomicOp::UMax => LLVMAtomicRMWBinOpUMax,
+    }
+}
