@@ -7,15 +7,21 @@
 //! `lanes_analysis::shapes`: a branch whose active lanes went different ways must be a
 //! divergent branch, a value whose active lanes computed different results must not be
 //! uniform, and an operand read with different values by the active lanes must not be
-//! uniform at that use. A single false negative fails the test.
+//! uniform at that use. A single false negative fails the test. Beyond uniformity, every
+//! stride and alignment the analysis claims for an integer or pointer value (lane `i`
+//! holds `base + i·s`, `base` a multiple of `a`) is checked at every execution of its
+//! definition.
 
 use arbitrary::Unstructured;
-use lanes_analysis::shapes::ShapeAnalysis;
+use std::collections::BTreeMap;
+
+use lanes_analysis::shapes::{ShapeAnalysis, ShapeInfo, VShape};
+use lanes_interp::simt::affine::Claim;
 use lanes_interp::simt::inputs::lane_inputs;
 use lanes_interp::simt::{LaneOutcome, Simt};
 use lanes_interp::{Memory, RtValue};
 use lanes_ir::generator::{generate, GenConfig, GenParam, Generated, BUFFER_ALIGN};
-use lanes_ir::{AddrSpace, ScalarType, Shape, Type};
+use lanes_ir::{AddrSpace, ScalarType, Shape, Type, Value};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
 
@@ -53,6 +59,32 @@ struct Tally {
     diverged_branches: u64,
     divergent_values: u64,
     faults: u64,
+    claims: u64,
+}
+
+/// The strides and alignments the analysis claims for integer and pointer values: each
+/// is checked by the SIMT run at every execution of the definition.
+fn claims(func: &lanes_ir::Function, info: &ShapeInfo) -> BTreeMap<Value, Claim> {
+    let mut out = BTreeMap::new();
+    for v in func.dfg.values() {
+        let ty = func.dfg.value_type(v);
+        if !(ty.is_int() || ty.is_ptr()) {
+            continue;
+        }
+        let claim = match info.shape(v) {
+            VShape::Strided { stride, align } => Claim {
+                stride: Some(stride),
+                align,
+            },
+            VShape::Varying { align } if align > 1 => Claim {
+                stride: None,
+                align,
+            },
+            _ => continue,
+        };
+        out.insert(v, claim);
+    }
+    out
 }
 
 fn check_program(seed: u64, cfg: &GenConfig, tally: &mut Tally) {
@@ -97,14 +129,26 @@ fn check_program(seed: u64, cfg: &GenConfig, tally: &mut Tally) {
     };
     let group = rng.gen_range(0..4u64);
     let lanes = lane_inputs(&base, &shapes, width, group, &mut mem, &mut vary).expect("inputs");
-    let outcome = Simt::new(&g.module)
-        .fuel(2_000_000)
-        .run(g.func, &lanes, &mut mem)
-        .expect("run starts");
-    let arg_shapes: Vec<Option<(Shape, u32)>> = shapes.iter().map(|s| s.map(|s| (s, 0))).collect();
+    let arg_shapes: Vec<Option<(Shape, u32)>> = shapes
+        .iter()
+        .zip(&g.params)
+        .map(|(s, p)| {
+            let align = if matches!(p, GenParam::Buffer { .. }) {
+                BUFFER_ALIGN
+            } else {
+                0
+            };
+            s.map(|s| (s, align))
+        })
+        .collect();
     let info = ShapeAnalysis::new(&g.module)
         .analyze(g.func, &arg_shapes)
         .expect("analysis runs");
+    let outcome = Simt::new(&g.module)
+        .fuel(2_000_000)
+        .claims(claims(func, &info))
+        .run(g.func, &lanes, &mut mem)
+        .expect("run starts");
     let text = || lanes_ir::write::module_to_string(&g.module);
     for b in outcome.profile.diverged_branches() {
         assert!(
@@ -135,6 +179,15 @@ fn check_program(seed: u64, cfg: &GenConfig, tally: &mut Tally) {
             text()
         );
     }
+    for &v in &outcome.profile.refuted_claims {
+        panic!(
+            "seed {seed}: {v} is claimed {} but the lanes refute it (width {width}, shapes \
+             {shapes:?})\n{}",
+            info.shape(v),
+            text()
+        );
+    }
+    tally.claims += outcome.profile.refuted_claims.len() as u64;
     tally.faults += outcome
         .lanes
         .iter()

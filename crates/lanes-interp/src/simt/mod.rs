@@ -28,6 +28,7 @@
 //! static divergence analysis must cover (its soundness test) and that `lanes analyze
 //! --profile` compares it with (its precision, PACT'11 §V).
 
+pub mod affine;
 pub mod inputs;
 pub mod precision;
 
@@ -71,6 +72,8 @@ pub struct SimtProfile {
     pub active_lane_sum: u64,
     /// Instructions executed (once per group of active lanes).
     pub steps: u64,
+    /// Values whose claimed shape ([`Simt::claims`]) some execution refuted.
+    pub refuted_claims: BTreeSet<Value>,
 }
 
 impl SimtProfile {
@@ -135,6 +138,7 @@ struct Entry {
 pub struct Simt<'m> {
     module: &'m Module,
     fuel: u64,
+    claims: BTreeMap<Value, affine::Claim>,
 }
 
 fn lanes_of(mask: u64) -> impl Iterator<Item = usize> {
@@ -161,12 +165,20 @@ impl<'m> Simt<'m> {
         Simt {
             module,
             fuel: crate::DEFAULT_FUEL,
+            claims: BTreeMap::new(),
         }
     }
 
     /// Sets the budget of executed instructions (group steps plus callee instructions).
     pub fn fuel(mut self, n: u64) -> Self {
         self.fuel = n;
+        self
+    }
+
+    /// Shape claims about values of the entry function, checked at every execution of
+    /// their definitions (refutations go to [`SimtProfile::refuted_claims`]).
+    pub fn claims(mut self, claims: BTreeMap<Value, affine::Claim>) -> Self {
+        self.claims = claims;
         self
     }
 
@@ -356,6 +368,21 @@ impl Run<'_, '_> {
         }
     }
 
+    /// Records what the active lanes of `mask` hold for the result `r` just defined.
+    fn observe(&mut self, r: Value, mask: u64) {
+        if differs(&self.vals, mask, r) {
+            self.profile.divergent_values.insert(r);
+        }
+        if let Some(&claim) = self.simt.claims.get(&r) {
+            let lanes: Vec<(usize, &RtValue)> = lanes_of(mask)
+                .filter_map(|l| self.vals[l].operand(r).map(|v| (l, v)))
+                .collect();
+            if affine::refutes(claim, &lanes) {
+                self.profile.refuted_claims.insert(r);
+            }
+        }
+    }
+
     fn charge(&mut self, n: u64) -> bool {
         self.used_fuel = self.used_fuel.saturating_add(n);
         self.used_fuel <= self.simt.fuel
@@ -402,9 +429,7 @@ impl Run<'_, '_> {
             }
             for &inst in &insts[..nphi] {
                 if let Some(r) = self.func.dfg.inst_result(inst) {
-                    if differs(&self.vals, mask & self.live_mask(), r) {
-                        self.profile.divergent_values.insert(r);
-                    }
+                    self.observe(r, mask & self.live_mask());
                 }
             }
         }
@@ -431,9 +456,7 @@ impl Run<'_, '_> {
                 self.step_lane(l, block, inst, mem, &mut targets);
             }
             if let Some(r) = self.func.dfg.inst_result(inst) {
-                if differs(&self.vals, mask & self.live_mask(), r) {
-                    self.profile.divergent_values.insert(r);
-                }
+                self.observe(r, mask & self.live_mask());
             }
             if data.is_terminator() {
                 if matches!(data, InstData::Brif { .. } | InstData::Switch { .. }) {
