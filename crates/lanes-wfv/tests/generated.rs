@@ -9,7 +9,7 @@
 mod common;
 
 use arbitrary::Unstructured;
-use lanes_interp::{Memory, RtValue};
+use lanes_interp::{Memory, RtValue, WorkItemContext};
 use lanes_ir::generator::{generate, GenConfig, GenParam, Generated, BUFFER_ALIGN};
 use lanes_ir::{AddrSpace, ScalarType, Shape};
 use lanes_wfv::{Mode, Stats};
@@ -101,13 +101,10 @@ fn check(count: u64, mode: Mode) -> Stats {
         total += &p.stats;
         for round in 0..2u64 {
             let alloc = |mem: &mut Memory| arguments(&g, seed * 7 + round, mem);
-            if common::compare(
-                &g.module,
-                &m,
-                g.func,
-                &alloc,
-                &format!("{what} round {round}"),
-            ) {
+            // Different work items, so that `global_id` takes several values.
+            let item = WorkItemContext::one_dim(0, round + seed % 4, 8, 1);
+            let what = format!("{what} round {round}");
+            if common::compare(&g.module, &m, g.func, &alloc, &item, &what) {
                 compared += 1;
             }
         }
@@ -119,14 +116,14 @@ fn check(count: u64, mode: Mode) -> Stats {
 
 #[test]
 fn partial_linearization_preserves_semantics_and_uniform_branches() {
-    let s = check(2600, Mode::Partial);
+    let s = check(5000, Mode::Partial);
     assert_eq!(s.lost, 0);
     assert!(s.divergent > 0 && s.uniform > 0, "{s}");
 }
 
 #[test]
 fn full_if_conversion_preserves_semantics_and_loses_uniform_branches() {
-    let s = check(2600, Mode::Full);
+    let s = check(5000, Mode::Full);
     assert!(
         s.lost > 0,
         "full if-conversion must lose uniform branches: {s}"

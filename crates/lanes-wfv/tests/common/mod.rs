@@ -2,7 +2,7 @@
 //! their width-1 meaning) on the same inputs and compare result, memory and access trace.
 #![allow(dead_code)]
 
-use lanes_interp::{Access, Interpreter, Memory, RtValue};
+use lanes_interp::{Access, Interpreter, Memory, RtValue, WorkItemContext};
 use lanes_ir::verifier::verify_function;
 use lanes_ir::{FuncId, Function, Module};
 use lanes_wfv::{lower_guards, prepare, Mode, Prepared};
@@ -17,11 +17,12 @@ pub fn run(
     module: &Module,
     id: FuncId,
     alloc: &dyn Fn(&mut Memory) -> Vec<RtValue>,
+    item: &WorkItemContext,
 ) -> Outcome {
     let mut mem = Memory::new();
     let args = alloc(&mut mem);
     mem.enable_trace();
-    let interp = Interpreter::new(module).fuel(FUEL);
+    let interp = Interpreter::new(module).fuel(FUEL).work_item(item.clone());
     let r = interp.call(id, &args, &mut mem).map_err(|e| e.to_string());
     let trace = mem.take_trace();
     let bytes = mem.allocations().map(|a| a.bytes().to_vec()).collect();
@@ -67,13 +68,14 @@ pub fn compare(
     transformed: &Module,
     id: FuncId,
     alloc: &dyn Fn(&mut Memory) -> Vec<RtValue>,
+    item: &WorkItemContext,
     what: &str,
 ) -> bool {
-    let (ra, ma, ta) = run(original, id, alloc);
+    let (ra, ma, ta) = run(original, id, alloc, item);
     let Ok(va) = ra else {
         return false;
     };
-    let (rb, mb, tb) = run(transformed, id, alloc);
+    let (rb, mb, tb) = run(transformed, id, alloc, item);
     let vb = rb.unwrap_or_else(|e| {
         panic!(
             "{what}: transformed run failed: {e}\n{}",
