@@ -12,7 +12,7 @@ mod common;
 use std::path::Path;
 
 use lanes_interp::{Memory, RtValue, WorkItemContext};
-use lanes_ir::{AddrSpace, FuncId, Module, ScalarType, Shape, Type};
+use lanes_ir::{AddrSpace, FuncId, Module, ScalarType, Shape};
 use lanes_wfv::{Mode, Stats};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
