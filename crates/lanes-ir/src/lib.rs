@@ -40,8 +40,7 @@ pub use instructions::InstData;
 pub use layout::Layout;
 pub use module::{ExternFunc, FuncEntry, GlobalData, Module};
 pub use opcodes::{
-    AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, IntrinsicClass, UnaryOp,
-    WorkItemQuery,
+    AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, IntrinsicClass, UnaryOp, WorkItemQuery,
 };
 pub use parser::{parse_function, parse_module, ParseError};
 pub use types::{AddrSpace, ScalarType, Type};
