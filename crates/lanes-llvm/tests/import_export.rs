@@ -230,6 +230,15 @@ fn unsupported_input_is_an_error_naming_function_instruction_and_line() {
         }
         other => panic!("expected an import error, got {other:?}"),
     }
+    // A libm name with the wrong arity is an error, not an out-of-bounds panic.
+    let knr = tmp(
+        "knr.ll",
+        "declare i32 @abs()\ndeclare float @sqrtf()\ndefine i32 @k() {\n  %a = call i32 @abs()\n  %b = call float @sqrtf()\n  ret i32 %a\n}\n",
+    );
+    match import_file(&knr, &ClangOptions::default()) {
+        Err(LlvmError::Import(e)) => assert_eq!(e.func.as_deref(), Some("k"), "{e}"),
+        other => panic!("expected an import error, got {other:?}"),
+    }
     // Malformed inputs are errors too, never panics.
     for (name, text) in [
         ("junk.ll", "this is not llvm"),

@@ -110,6 +110,18 @@ fn reduction(base: &str) -> Option<Intrinsic> {
 }
 
 impl FnCx<'_> {
+    /// Operand `i` of a call, or an error if the call has fewer (a malformed declaration
+    /// such as a K&R `int abs();` called without arguments).
+    pub(super) fn nth(&self, ops: &[LLVMValueRef], i: usize) -> Result<LLVMValueRef, ImportError> {
+        ops.get(i).copied().ok_or_else(|| {
+            self.err(format!(
+                "call with {} operands, at least {} expected",
+                ops.len(),
+                i + 1
+            ))
+        })
+    }
+
     /// Translates call instruction `i`.
     pub(super) unsafe fn call(&mut self, i: LLVMValueRef) -> Result<Option<Value>, ImportError> {
         let callee = LLVMGetCalledValue(i);
@@ -166,7 +178,7 @@ impl FnCx<'_> {
             }
             if matches!(name.as_str(), "abs" | "labs" | "llabs") {
                 if let Some(ty) = ret {
-                    let x = self.op(ops[0])?;
+                    let x = self.op(self.nth(&ops, 0)?)?;
                     return Ok(Some(self.emit_v(
                         InstData::Intrinsic {
                             id: Intrinsic::Abs,
@@ -284,11 +296,11 @@ impl FnCx<'_> {
             _ => None,
         };
         if let Some(op) = int_op(base) {
-            let args = [self.op(ops[0])?, self.op(ops[1])?];
+            let args = [self.op(self.nth(ops, 0)?)?, self.op(self.nth(ops, 1)?)?];
             return Ok(Some(self.emit_v(InstData::Binary { op, args }, ty()?)));
         }
         match base {
-            "expect" => return self.op(ops[0]).map(Some),
+            "expect" => return self.op(self.nth(ops, 0)?).map(Some),
             "is" if intr.starts_with("is.fpclass") => return self.is_fpclass(ops).map(Some),
             "uadd" | "usub" | "sadd" | "ssub" if intr.contains(".sat.") => {
                 return self.saturating(base, ops, ty()?).map(Some)
@@ -300,7 +312,7 @@ impl FnCx<'_> {
                     "ctlz" => Intrinsic::Ctlz,
                     _ => Intrinsic::Cttz,
                 };
-                let x = self.op(ops[0])?;
+                let x = self.op(self.nth(ops, 0)?)?;
                 return Ok(Some(
                     self.emit_v(InstData::Intrinsic { id, args: vec![x] }, ty()?),
                 ));
@@ -311,7 +323,7 @@ impl FnCx<'_> {
                 } else {
                     CastOp::FpToUi
                 };
-                let arg = self.op(ops[0])?;
+                let arg = self.op(self.nth(ops, 0)?)?;
                 return Ok(Some(self.emit_v(InstData::Cast { op, arg }, ty()?)));
             }
             "fshl" | "fshr" => return self.funnel_shift(base == "fshl", ops, ty()?).map(Some),
@@ -344,7 +356,7 @@ impl FnCx<'_> {
         ty: Type,
     ) -> Result<Value, ImportError> {
         if let Some(id) = reduction(r) {
-            let v = self.op(ops[0])?;
+            let v = self.op(self.nth(ops, 0)?)?;
             return Ok(self.emit_v(InstData::Intrinsic { id, args: vec![v] }, ty));
         }
         let op = match r {
@@ -353,8 +365,8 @@ impl FnCx<'_> {
             _ => return Err(self.err(format!("unsupported reduction {r}"))),
         };
         // Ordered: ((start op v0) op v1) …, exactly as LLVM defines it without reassoc.
-        let mut acc = self.op(ops[0])?;
-        let v = self.op(ops[1])?;
+        let mut acc = self.op(self.nth(ops, 0)?)?;
+        let v = self.op(self.nth(ops, 1)?)?;
         for k in 0..self.ty_of(v).lane_count() {
             let idx = self.iconst(Type::I32, i64::from(k));
             let x = self.emit_v(
@@ -392,10 +404,10 @@ impl FnCx<'_> {
         match kind {
             "load" | "gather" => {
                 let ty = ret.ok_or_else(|| self.err("masked load without result"))?;
-                let ptr = self.op(ops[0])?;
-                let align = self.const_u32(ops[1]);
-                let mask = self.op(ops[2])?;
-                let passthru = self.op(ops[3])?;
+                let ptr = self.op(self.nth(ops, 0)?)?;
+                let align = self.const_u32(self.nth(ops, 1)?);
+                let mask = self.op(self.nth(ops, 2)?)?;
+                let passthru = self.op(self.nth(ops, 3)?)?;
                 let data = if kind == "load" {
                     InstData::MaskedLoad {
                         ptr,
@@ -414,10 +426,10 @@ impl FnCx<'_> {
                 Ok(Some(self.emit_v(data, ty)))
             }
             "store" | "scatter" => {
-                let value = self.op(ops[0])?;
-                let ptr = self.op(ops[1])?;
-                let align = self.const_u32(ops[2]);
-                let mask = self.op(ops[3])?;
+                let value = self.op(self.nth(ops, 0)?)?;
+                let ptr = self.op(self.nth(ops, 1)?)?;
+                let align = self.const_u32(self.nth(ops, 2)?);
+                let mask = self.op(self.nth(ops, 3)?)?;
                 let data = if kind == "store" {
                     InstData::MaskedStore {
                         value,

@@ -21,7 +21,11 @@ impl FnCx<'_> {
         ops: &[LLVMValueRef],
         ty: Type,
     ) -> Result<Value, ImportError> {
-        let (a, b, c) = (self.op(ops[0])?, self.op(ops[1])?, self.op(ops[2])?);
+        let (a, b, c) = (
+            self.op(self.nth(ops, 0)?)?,
+            self.op(self.nth(ops, 1)?)?,
+            self.op(self.nth(ops, 2)?)?,
+        );
         let w = i64::from(ty.elem().bits());
         let one = self.iconst(ty, 1);
         let wm1 = self.iconst(ty, w - 1);
@@ -52,7 +56,7 @@ impl FnCx<'_> {
         ops: &[LLVMValueRef],
         ty: Type,
     ) -> Result<Value, ImportError> {
-        let (a, b) = (self.op(ops[0])?, self.op(ops[1])?);
+        let (a, b) = (self.op(self.nth(ops, 0)?)?, self.op(self.nth(ops, 1)?)?);
         let bin = |s: &mut Self, op, x, y| s.emit_v(InstData::Binary { op, args: [x, y] }, ty);
         let cmp = |s: &mut Self, cond, x, y| {
             s.emit_v(InstData::Icmp { cond, args: [x, y] }, ty.as_bool())

@@ -166,14 +166,18 @@ impl FnCx<'_> {
         ops: &[LLVMValueRef],
         overlap: bool,
     ) -> Result<(), ImportError> {
-        if LLVMIsAConstantInt(ops[2]).is_null() && !overlap {
-            let (dst, src, len) = (self.op(ops[0])?, self.op(ops[1])?, self.op(ops[2])?);
+        if LLVMIsAConstantInt(self.nth(ops, 2)?).is_null() && !overlap {
+            let (dst, src, len) = (
+                self.op(self.nth(ops, 0)?)?,
+                self.op(self.nth(ops, 1)?)?,
+                self.op(self.nth(ops, 2)?)?,
+            );
             self.byte_loop(dst, super::memloop::Fill::Copy(src), len);
             return Ok(());
         }
-        let n = self.mem_len(ops[2])?;
-        let dst = self.op(ops[0])?;
-        let src = self.op(ops[1])?;
+        let n = self.mem_len(self.nth(ops, 2)?)?;
+        let dst = self.op(self.nth(ops, 0)?)?;
+        let src = self.op(self.nth(ops, 1)?)?;
         let chunks = Self::chunks(n);
         let mut loaded = Vec::new();
         for &(off, ty) in &chunks {
@@ -195,14 +199,18 @@ impl FnCx<'_> {
     }
 
     pub(super) unsafe fn memset(&mut self, ops: &[LLVMValueRef]) -> Result<(), ImportError> {
-        if LLVMIsAConstantInt(ops[2]).is_null() {
-            let (dst, byte, len) = (self.op(ops[0])?, self.op(ops[1])?, self.op(ops[2])?);
+        if LLVMIsAConstantInt(self.nth(ops, 2)?).is_null() {
+            let (dst, byte, len) = (
+                self.op(self.nth(ops, 0)?)?,
+                self.op(self.nth(ops, 1)?)?,
+                self.op(self.nth(ops, 2)?)?,
+            );
             self.byte_loop(dst, super::memloop::Fill::Byte(byte), len);
             return Ok(());
         }
-        let n = self.mem_len(ops[2])?;
-        let dst = self.op(ops[0])?;
-        let byte = self.op(ops[1])?;
+        let n = self.mem_len(self.nth(ops, 2)?)?;
+        let dst = self.op(self.nth(ops, 0)?)?;
+        let byte = self.op(self.nth(ops, 1)?)?;
         let wide = self.emit_v(
             InstData::Cast {
                 op: CastOp::Zext,
