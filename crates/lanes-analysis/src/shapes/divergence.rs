@@ -362,6 +362,8 @@ impl DivergenceCtx<'_> {
         let mut labels: HashMap<Block, (Block, bool)> = HashMap::new();
         let mut header_labels: HashMap<Block, Vec<Block>> = HashMap::new();
         let mut heap: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
+        // Labels of the pending blocks, with counts.
+        let mut pending: HashMap<Block, usize> = HashMap::new();
         let mut is_join: HashSet<Block> = HashSet::new();
         let mut joins: Vec<Block> = Vec::new();
         let relabel = stop_exits.is_empty();
@@ -375,6 +377,7 @@ impl DivergenceCtx<'_> {
                         label: Block,
                         labels: &mut HashMap<Block, (Block, bool)>,
                         heap: &mut BinaryHeap<Reverse<(u32, u32)>>,
+                        pending: &mut HashMap<Block, usize>,
                         joins: &mut Vec<Block>| {
             if !in_scope(y) {
                 return;
@@ -408,18 +411,35 @@ impl DivergenceCtx<'_> {
             match labels.get(&y).copied() {
                 None => {
                     labels.insert(y, (label, false));
+                    *pending.entry(label).or_default() += 1;
                     heap.push(Reverse((rpo(y), y.as_u32())));
                 }
                 // Two labels meet (a seed's own label counts): a join, with its own label.
                 Some((l, false)) if l != label => {
                     labels.insert(y, (y, true));
+                    // `y` is still pending (forward edges go up in RPO): move its count.
+                    if let Some(c) = pending.get_mut(&l) {
+                        *c -= 1;
+                        if *c == 0 {
+                            pending.remove(&l);
+                        }
+                    }
+                    *pending.entry(y).or_default() += 1;
                     join(y, joins);
                 }
                 Some(_) => {}
             }
         };
         for &(x, y, label) in seeds {
-            send(x, y, label, &mut labels, &mut heap, &mut joins);
+            send(
+                x,
+                y,
+                label,
+                &mut labels,
+                &mut heap,
+                &mut pending,
+                &mut joins,
+            );
         }
         let mut reached_stop = false;
         while let Some(Reverse((_, x))) = heap.pop() {
@@ -431,7 +451,17 @@ impl DivergenceCtx<'_> {
             let Some(&(label, _)) = labels.get(&x) else {
                 continue;
             };
-            if heap.is_empty() {
+            if let Some(c) = pending.get_mut(&label) {
+                *c -= 1;
+                if *c == 0 {
+                    pending.remove(&label);
+                }
+            }
+            // One label left among the pending paths (one path, when labels are renewed at
+            // loop exits): no two labels can meet any more.
+            let one_label = pending.is_empty()
+                || (!relabel && pending.len() == 1 && pending.contains_key(&label));
+            if heap.is_empty() || one_label {
                 // One path left: only headers of loops around it can still see two labels.
                 for &l in around {
                     let h = self.loops.header(l);
@@ -448,7 +478,15 @@ impl DivergenceCtx<'_> {
                 break;
             }
             for &y in self.cfg.succs(x) {
-                send(x, y, label, &mut labels, &mut heap, &mut joins);
+                send(
+                    x,
+                    y,
+                    label,
+                    &mut labels,
+                    &mut heap,
+                    &mut pending,
+                    &mut joins,
+                );
             }
         }
         // Lanes leave the reconvergence point together, with a label of their own: if it
