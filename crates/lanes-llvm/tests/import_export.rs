@@ -419,3 +419,45 @@ fn saturating_arithmetic_and_expect_import_exactly() {
     }
     assert!(checked > 1000);
 }
+
+#[test]
+fn globals_keep_their_contents_and_mutability() {
+    let src = tmp(
+        "glob.c",
+        "static int counter;\nint hist[4] = {1, 2, 3, 4};\nstatic const short tbl[3] = {-5, 6, 7};\n\
+         int bump(int x) { counter += x + tbl[x & 1]; hist[x & 3]++; return counter + hist[x & 3]; }\n",
+    );
+    let m = import(&src);
+    roundtrips(&m);
+    let g = |name: &str| {
+        m.globals
+            .values()
+            .find(|g| g.name.contains(name))
+            .unwrap_or_else(|| panic!("global {name}"))
+    };
+    assert!(!g("counter").constant && g("counter").init.is_none());
+    assert_eq!(
+        g("hist").init.as_deref(),
+        Some(&[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0][..])
+    );
+    assert!(g("tbl").constant);
+    let interp = lanes_interp::Interpreter::new(&m);
+    let mut mem = lanes_interp::Memory::new();
+    interp.init_globals(&mut mem).expect("globals");
+    let call = |mem: &mut lanes_interp::Memory, x: i32| {
+        interp
+            .call_by_name("bump", &[lanes_interp::RtValue::i32(x)], mem)
+            .expect("runs")
+    };
+    // counter = 2 + tbl[0] = -3, hist[2] = 4 → 1; then counter = -3 + 3 + 6 = 6, hist[3] = 5 → 11.
+    assert_eq!(call(&mut mem, 2), Some(lanes_interp::RtValue::i32(1)));
+    assert_eq!(call(&mut mem, 3), Some(lanes_interp::RtValue::i32(11)));
+    // The export defines them again: writable ones external, constant tables internal.
+    let ll = compile_module(&m, "glob", &compile_opts(0, false, EmitKind::Llvm)).expect("compiles");
+    let ll = String::from_utf8_lossy(&ll);
+    assert!(ll.contains("@hist = global [16 x i8]"), "{ll}");
+    assert!(
+        ll.contains("internal unnamed_addr constant [6 x i8]"),
+        "{ll}"
+    );
+}

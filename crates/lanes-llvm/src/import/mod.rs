@@ -35,6 +35,10 @@ use crate::error::{ImportError, LlvmError};
 use crate::llvm::{attr_kind, print_type, print_value, value_name};
 use types::{lanes_type, Layout};
 
+/// Largest global with a non-zero initializer that is imported (its bytes are held in
+/// memory); zero-initialized globals of any size are fine.
+const MAX_INITIALIZED_GLOBAL: u64 = 1 << 26;
+
 /// Module-wide facts shared by the function importers.
 pub(crate) struct ModuleCx {
     pub ctx: LLVMContextRef,
@@ -179,9 +183,18 @@ unsafe fn import_raw(llm: &LlModule<'_>) -> Result<Module, ImportError> {
         }
         let vty = LLVMGlobalGetValueType(g);
         let size = mcx.layout.alloc_size(vty);
-        let mut bytes = vec![0u8; size as usize];
-        consts::write_const(LLVMGetInitializer(g), mcx.layout, &mut bytes, 0)
-            .map_err(|e| module_err(g, e))?;
+        let init = LLVMGetInitializer(g);
+        let zero = LLVMIsNull(init) != 0;
+        if !zero && size > MAX_INITIALIZED_GLOBAL {
+            return Err(module_err(
+                g,
+                format!("initialized global of {size} bytes (at most {MAX_INITIALIZED_GLOBAL})"),
+            ));
+        }
+        let mut bytes = vec![0u8; if zero { 0 } else { size as usize }];
+        if !zero {
+            consts::write_const(init, mcx.layout, &mut bytes, 0).map_err(|e| module_err(g, e))?;
+        }
         let space = u8::try_from(LLVMGetPointerAddressSpace(LLVMTypeOf(g))).unwrap_or(0);
         let id = module.add_global(GlobalData {
             name,
