@@ -81,6 +81,10 @@ pub struct BranchEffects {
     /// another iteration before reconverging: lanes meet there with values from different
     /// iterations, so every value defined in such a loop is varying at every use.
     pub rerun_loops: Vec<Loop>,
+    /// Loops around the branch in which some path from it reaches a latch before `p`
+    /// (lanes may run another iteration before reconverging); `None`: not computed, so
+    /// [`BranchEffects::may_rerun`] uses a dominance test instead.
+    pub rerun_within: Option<Vec<Loop>>,
     /// Values and the regions where their uses are varying.
     pub taints: Vec<(Value, TaintRegion)>,
     /// The branch touches an irreducible region (conservative treatment).
@@ -133,6 +137,9 @@ impl BranchEffects {
         // reconvergence point `p` lies on every way from `b` to that loop's latches: `p` in
         // the loop, dominating every latch, not dominating `b` (then a path from `b` to a
         // latch avoiding `p` would extend a path from the entry to `b` avoiding `p`).
+        if let Some(within) = &self.rerun_within {
+            return within.iter().any(|&x| loops.contains(x, d));
+        }
         let mut l = loops.innermost_loop(b);
         while let Some(x) = l {
             if loops.contains(x, d) && !reconverges_within(x, b, self.ipdom, domtree, loops) {
@@ -143,6 +150,9 @@ impl BranchEffects {
         false
     }
 }
+
+/// Blocks a [`DivergenceCtx`] search for a latch may visit per branch and loop.
+pub const RERUN_SEARCH_BUDGET: usize = 64;
 
 /// Does every path from `b` to a latch of `l` pass `p`? (Sufficient test, see
 /// [`BranchEffects::may_rerun`].)
@@ -262,6 +272,13 @@ impl DivergenceCtx<'_> {
                 fx.divergent_loops.push(l);
             }
         }
+        fx.rerun_within = Some(
+            around
+                .iter()
+                .copied()
+                .filter(|&l| !self.reconverges_before_latch(l, b, ipdom))
+                .collect(),
+        );
         self.propagate_labels(b, ipdom, None, &around, &mut fx);
         if let Some(p) = ipdom {
             if !fx.joins.contains(&p) {
@@ -269,16 +286,56 @@ impl DivergenceCtx<'_> {
             }
             // Only loops around `b` containing `p` in which lanes may run another iteration
             // before `p` can hand `p` values from different iterations.
-            fx.rerun_loops = around
-                .iter()
-                .copied()
-                .filter(|&l| {
-                    self.loops.contains(l, p)
-                        && !reconverges_within(l, b, ipdom, self.domtree, self.loops)
-                })
+            let within = fx.rerun_within.clone().unwrap_or_default();
+            fx.rerun_loops = within
+                .into_iter()
+                .filter(|&l| self.loops.contains(l, p))
                 .collect();
         }
         fx
+    }
+
+    /// Does every path from `b` to a latch of `l` pass `p`? First the dominance test of
+    /// [`reconverges_within`]; failing that, a forward search from `b` that avoids `p` and
+    /// the loop's back edges, looking for a latch, bounded to [`RERUN_SEARCH_BUDGET`]
+    /// blocks (beyond it the answer is a conservative no), so the cost per branch stays
+    /// constant.
+    fn reconverges_before_latch(&self, l: Loop, b: Block, p: Option<Block>) -> bool {
+        let Some(p) = p else {
+            return false;
+        };
+        if !self.loops.contains(l, p) {
+            return false;
+        }
+        if reconverges_within(l, b, Some(p), self.domtree, self.loops) {
+            return true;
+        }
+        let latches = self.loops.latches(l);
+        let mut seen: HashSet<Block> = HashSet::from([b]);
+        let mut stack = vec![b];
+        while let Some(x) = stack.pop() {
+            // A latch reached before `p` starts another iteration, unless its back edge
+            // leads to `p` itself (reconvergence at the header, same iteration count).
+            if latches.contains(&x) && self.loops.header(l) != p {
+                return false;
+            }
+            for &s in self.cfg.succs(x) {
+                if s == p || !self.loops.contains(l, s) || self.loops.is_back_edge(x, s) {
+                    // Leaving the loop without `p` is the nested case: conservative.
+                    if s != p && !self.loops.contains(l, s) {
+                        return false;
+                    }
+                    continue;
+                }
+                if seen.insert(s) {
+                    if seen.len() > RERUN_SEARCH_BUDGET {
+                        return false;
+                    }
+                    stack.push(s);
+                }
+            }
+        }
+        true
     }
 
     /// Joins of the exits of a divergent loop `l` (CC'12 Definition 1 case 3 continued):
