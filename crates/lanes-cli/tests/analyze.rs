@@ -125,3 +125,30 @@ fn profile_on_given_and_generated_inputs() {
         stdout(&o)
     );
 }
+
+#[test]
+fn opencl_input_through_the_llvm_bridge() {
+    if Command::new("clang-19").arg("--version").output().is_err() {
+        eprintln!("clang-19 not installed: skipped");
+        return;
+    }
+    let f = std::env::temp_dir().join("lanes_analyze_kernel.cl");
+    std::fs::write(
+        &f,
+        "__kernel void k(__global float* x, float a, int n) {\n    int i = get_global_id(0);\n    if (i < n) x[i] = x[i] * a;\n    if (n > 4) x[0] = a;\n}\n",
+    )
+    .unwrap();
+    let o = lanes(&["analyze", f.to_str().unwrap(), "--profile", "--groups", "4"]);
+    assert!(o.status.success(), "{o:?}");
+    let out = stdout(&o);
+    assert!(out.contains("args: v0 uniform"), "{out}");
+    assert!(
+        out.contains(": divergent ("),
+        "the bounds check is divergent: {out}"
+    );
+    assert!(
+        out.contains(": uniform ("),
+        "the test on n is uniform: {out}"
+    );
+    assert!(out.contains("0 false negatives"));
+}

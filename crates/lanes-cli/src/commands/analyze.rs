@@ -13,8 +13,10 @@
 //! divergence per branch and in total, with the false-positive rate (PACT'11 §V). Lanes
 //! that fault are listed, not fatal.
 //!
-//! Only `.lir` input is supported for now; C and OpenCL C come through the LLVM bridge
-//! (`lanes-llvm`) once it offers an import API.
+//! Input is `.lir`, or C / C++ / OpenCL C / LLVM IR, imported through the LLVM bridge
+//! (`lanes_llvm::driver::import_file`, as `lanes import` does; `-O`, `-I`, `-D`, `--std`
+//! are handed to clang-19). OpenCL kernels keep their `kernel` attribute, so their
+//! arguments default to uniform and `get_global_id(0)` is contiguous.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -26,6 +28,7 @@ use lanes_interp::runline::parse_args;
 use lanes_interp::simt::precision::{profile_function, PrecisionReport, ProfileConfig};
 use lanes_ir::Shape;
 
+use crate::commands::import::ClangArgs;
 use crate::input::{read_verified_module, select_function};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -66,10 +69,25 @@ pub struct AnalyzeArgs {
     /// Seed of generated inputs for --profile
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Optimization level clang runs before importing C or OpenCL input (0, 1, 2, 3, s, z)
+    #[arg(short = 'O', value_name = "LEVEL", default_value = "2")]
+    pub opt: String,
+    #[command(flatten)]
+    pub clang: ClangArgs,
+}
+
+/// Reads `.lir` (or standard input) directly, anything else through the LLVM bridge.
+fn read_input(args: &AnalyzeArgs) -> Result<lanes_ir::Module> {
+    let path = &args.file;
+    if path == std::path::Path::new("-") || path.extension().is_some_and(|e| e == "lir") {
+        return read_verified_module(path);
+    }
+    lanes_llvm::driver::import_file(path, &args.clang.options(Some(args.opt.clone())))
+        .with_context(|| format!("{}: import failed", path.display()))
 }
 
 pub fn run(args: &AnalyzeArgs) -> Result<()> {
-    let module = read_verified_module(&args.file)?;
+    let module = read_input(args)?;
     let id = select_function(&module, args.function.as_deref(), &args.file)?;
     let func = module
         .function(id)
