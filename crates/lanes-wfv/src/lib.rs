@@ -26,6 +26,7 @@ pub mod normalize;
 pub mod predicates;
 pub(crate) mod ssa_repair;
 pub mod stats;
+pub mod widen;
 
 use lanes_analysis::shapes::{analyze, ArgShapes, ShapeError, ShapeInfo};
 use lanes_ir::{Block, FuncId, Function, Module};
@@ -36,6 +37,7 @@ pub use guards::{lower_guards, Predication};
 pub use linearize::{linearize, Linearized, Mode};
 pub use normalize::normalize;
 pub use stats::Stats;
+pub use widen::widen;
 
 /// Why a function could not be vectorized.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -50,6 +52,8 @@ pub enum WfvError {
     DivergentLatch(Block),
     #[error("shape analysis: {0}")]
     Shapes(#[from] ShapeError),
+    #[error("not supported by widening yet: {0}")]
+    Unsupported(String),
     #[error("internal error: {0}")]
     Internal(String),
 }

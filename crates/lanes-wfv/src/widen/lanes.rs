@@ -1,0 +1,140 @@
+//! Code that runs per lane or once for all active lanes, as explicit control flow in the
+//! widened function.
+//!
+//! - [`Widener::per_lane`]: calls and atomics run once per active lane, in lane order (the
+//!   order in which the scalar function would run the instances one after the other):
+//!   for each lane, `brif extract(mask, k)` into a block that extracts the lane's operands,
+//!   performs the operation and inserts its result into the result vector;
+//! - [`Widener::once_if_any`]: an access to a uniform address under a varying mask runs
+//!   once, if `any(mask)`.
+
+use lanes_ir::{Block, FuncBuilder, InstData, Intrinsic, Type, Value};
+
+use super::{vec_of, Widener};
+
+impl Widener<'_> {
+    /// Starts a new block after the current one; returns it (not switched to).
+    fn new_block(&mut self) -> Block {
+        let b = self.new.dfg.make_block();
+        self.new.layout.insert_block_after(b, self.cur);
+        b
+    }
+
+    /// `if cond { data }`, with the result (or zero) merged in a φ; continues after it.
+    fn guarded(&mut self, cond: Value, data: InstData, ty: Option<Type>) -> Option<Value> {
+        let from = self.cur;
+        let body = self.new_block();
+        self.cur = body;
+        let join = self.new_block();
+        let mut b = FuncBuilder::new(&mut self.new);
+        b.switch_to_block(from);
+        b.brif(cond, body, join);
+        self.cur = body;
+        let r = self.emit(data, ty);
+        let mut b = FuncBuilder::new(&mut self.new);
+        b.switch_to_block(body);
+        b.jump(join);
+        self.cur = join;
+        let ty = ty?;
+        let z = {
+            // The zero lives in `from`, before its branch.
+            let t = self.new.terminator(from).expect("branch");
+            let d = if ty.is_float() {
+                InstData::Fconst { bits: 0 }
+            } else {
+                InstData::Iconst { imm: 0 }
+            };
+            let i = self.new.dfg.make_inst(d, Some(ty));
+            self.new.layout.insert_inst_before(i, t);
+            self.new.dfg.inst_result(i).expect("zero")
+        };
+        let phi = self.new.dfg.make_inst(
+            InstData::Phi {
+                incoming: vec![(from, z), (body, r.expect("result"))],
+            },
+            Some(ty),
+        );
+        self.new.layout.append_inst(phi, join);
+        self.new.dfg.inst_result(phi)
+    }
+
+    fn any(&mut self, mask: Value) -> Value {
+        self.emit_v(
+            InstData::Intrinsic {
+                id: Intrinsic::Any,
+                args: vec![mask],
+            },
+            Type::I1,
+        )
+    }
+
+    pub(super) fn once_if_any(&mut self, mask: Value, data: InstData, ty: Type) -> Value {
+        let a = self.any(mask);
+        self.guarded(a, data, Some(ty)).expect("result")
+    }
+
+    pub(super) fn once_if_any_effect(&mut self, mask: Value, data: InstData) {
+        let a = self.any(mask);
+        self.guarded(a, data, None);
+    }
+
+    /// Runs `data` (a call or atomic of the old function) once per active lane.
+    pub(super) fn per_lane(
+        &mut self,
+        data: &InstData,
+        res_ty: Option<Type>,
+        mask: Option<Value>,
+    ) -> Option<Value> {
+        let args = data.args();
+        let mut acc = res_ty.map(|t| self.zero_vec(t));
+        for k in 0..self.width {
+            let idx = self.emit_v(InstData::Iconst { imm: i64::from(k) }, Type::I32);
+            let mut lane_args = Vec::with_capacity(args.len());
+            for &a in &args {
+                let v = if self.is_uniform(a) {
+                    self.scalar(a)
+                } else {
+                    let vec = self.map[&a];
+                    let t = self.old.dfg.value_type(a);
+                    self.emit_v(
+                        InstData::Intrinsic {
+                            id: Intrinsic::Extract,
+                            args: vec![vec, idx],
+                        },
+                        t,
+                    )
+                };
+                lane_args.push(v);
+            }
+            let mut d = data.clone();
+            let mut i = 0;
+            d.for_each_arg_mut(|v| {
+                *v = lane_args[i];
+                i += 1;
+            });
+            let r = match mask {
+                None => self.emit(d, res_ty),
+                Some(m) => {
+                    let bit = self.emit_v(
+                        InstData::Intrinsic {
+                            id: Intrinsic::Extract,
+                            args: vec![m, idx],
+                        },
+                        Type::I1,
+                    );
+                    self.guarded(bit, d, res_ty)
+                }
+            };
+            if let (Some(t), Some(a), Some(r)) = (res_ty, acc, r) {
+                acc = Some(self.emit_v(
+                    InstData::Intrinsic {
+                        id: Intrinsic::Insert,
+                        args: vec![a, r, idx],
+                    },
+                    vec_of(t, self.width),
+                ));
+            }
+        }
+        acc
+    }
+}

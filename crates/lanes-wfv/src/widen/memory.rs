@@ -1,0 +1,141 @@
+//! Loads and stores of the widened function (CC'12 §3.3; issue "Widening" item).
+//!
+//! | address      | mask      | load                         | store                         |
+//! |--------------|-----------|------------------------------|-------------------------------|
+//! | uniform      | none      | scalar load                  | scalar store (uniform value)  |
+//! | uniform      | varying   | scalar load if `any(mask)`   | scalar store if `any(mask)`   |
+//! | uniform      | any       |                              | varying value: scatter, the highest active lane wins |
+//! | contiguous   | none      | vector load at lane 0's address | vector store               |
+//! | contiguous   | varying   | `masked_load`                | `masked_store`                |
+//! | other        | any       | `gather`                     | `scatter`                     |
+//!
+//! "Contiguous" is the shape analysis' stride of the address equal to the access size.
+//! Inactive lanes never touch memory: masked operations skip them, and a scalar access
+//! under a varying mask runs only if some lane is active.
+
+use lanes_ir::{InstData, Intrinsic, Type, Value};
+
+use super::{vec_of, Widener};
+
+impl Widener<'_> {
+    fn contiguous(&self, ptr: Value, ty: Type) -> bool {
+        self.info.shape(ptr).stride() == Some(i64::from(ty.bytes()))
+    }
+
+    /// Lane 0's address of a vector of pointers.
+    fn lane0(&mut self, ptrs: Value, ptr_ty: Type) -> Value {
+        let zero = self.emit_v(InstData::Iconst { imm: 0 }, Type::I32);
+        self.emit_v(
+            InstData::Intrinsic {
+                id: Intrinsic::Extract,
+                args: vec![ptrs, zero],
+            },
+            ptr_ty,
+        )
+    }
+
+    pub(super) fn load(
+        &mut self,
+        ptr: Value,
+        align: u32,
+        ty: Type,
+        uniform: bool,
+        mask: Option<Value>,
+    ) -> Value {
+        if self.is_uniform(ptr) {
+            let p = self.scalar(ptr);
+            let load = InstData::Load { ptr: p, align };
+            let v = match mask {
+                None => self.emit_v(load, ty),
+                Some(m) => self.once_if_any(m, load, ty),
+            };
+            return if uniform { v } else { self.broadcast(v) };
+        }
+        let vt = vec_of(ty, self.width);
+        let ptrs = self.vector(ptr);
+        if self.contiguous(ptr, ty) {
+            let p0 = self.lane0(ptrs, self.old.dfg.value_type(ptr));
+            return match mask {
+                None => self.emit_v(InstData::Load { ptr: p0, align }, vt),
+                Some(m) => {
+                    let z = self.zero_vec(ty);
+                    self.emit_v(
+                        InstData::MaskedLoad {
+                            ptr: p0,
+                            mask: m,
+                            passthru: z,
+                            align,
+                        },
+                        vt,
+                    )
+                }
+            };
+        }
+        let m = match mask {
+            Some(m) => m,
+            None => self.all_true(),
+        };
+        let z = self.zero_vec(ty);
+        self.emit_v(
+            InstData::Gather {
+                ptrs,
+                mask: m,
+                passthru: z,
+                align,
+            },
+            vt,
+        )
+    }
+
+    pub(super) fn store(&mut self, value: Value, ptr: Value, align: u32, mask: Option<Value>) {
+        let ty = self.old.dfg.value_type(value);
+        if self.is_uniform(ptr) && self.is_uniform(value) {
+            let d = InstData::Store {
+                value: self.scalar(value),
+                ptr: self.scalar(ptr),
+                align,
+            };
+            match mask {
+                None => {
+                    self.emit(d, None);
+                }
+                Some(m) => self.once_if_any_effect(m, d),
+            }
+            return;
+        }
+        let v = self.vector(value);
+        if !self.is_uniform(ptr) && self.contiguous(ptr, ty) {
+            let ptrs = self.vector(ptr);
+            let p0 = self.lane0(ptrs, self.old.dfg.value_type(ptr));
+            let d = match mask {
+                None => InstData::Store {
+                    value: v,
+                    ptr: p0,
+                    align,
+                },
+                Some(m) => InstData::MaskedStore {
+                    value: v,
+                    ptr: p0,
+                    mask: m,
+                    align,
+                },
+            };
+            self.emit(d, None);
+            return;
+        }
+        let ptrs = self.vector(ptr);
+        let m = match mask {
+            Some(m) => m,
+            None => self.all_true(),
+        };
+        self.emit(
+            InstData::Scatter {
+                value: v,
+                ptrs,
+                mask: m,
+                align,
+            },
+            None,
+        );
+    }
+}

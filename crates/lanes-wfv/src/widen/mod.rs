@@ -1,0 +1,518 @@
+//! Widening: the linearized scalar function becomes a function of `W` lanes (PLDI'18
+//! §2.2 stage 4, CC'12 §3.3).
+//!
+//! Every instance runs in one lane. After linearization the only branches left are
+//! uniform, so the CFG is kept as is and each instruction is mapped on its own:
+//!
+//! - values that stay uniform ([`shapes`]) stay scalar and are broadcast (once, right
+//!   after their definition) where a vector needs them;
+//! - other values become `<W x T>`; lane-wise operations (arithmetic, compares, casts,
+//!   selects, φs, math intrinsics, `ptradd`) are the same instruction on vectors, and
+//!   blends (`select` on an `i1` predicate) become lane-wise selects on the `<W x i1>`
+//!   masks of the [`Predication`](crate::Predication) table;
+//! - `global_id 0`/`local_id 0` become the scalar query plus `lane_id`; `alloca` becomes a
+//!   `W` times larger allocation sliced per lane;
+//! - memory ([`memory`]): contiguous addresses give vector loads and stores, masked where
+//!   the block mask is not all-true; other varying addresses give gathers and scatters; a
+//!   uniform address under a varying mask is loaded once if any lane is active, and a
+//!   varying value stored to a uniform address is a scatter in which the highest active
+//!   lane wins, as if the lanes had run one after the other;
+//! - calls and atomics run once per active lane ([`lanes`]), in lane order;
+//! - mask queries reduce over the active lanes only.
+//!
+//! Not handled yet (reported as [`WfvError::Unsupported`]): vector values in the scalar
+//! function, barriers, a kept branch whose condition turns out varying, and calls of
+//! functions that query their work item.
+
+mod lanes;
+mod memory;
+mod shapes;
+
+use std::collections::HashMap;
+
+use lanes_analysis::shapes::ArgShapes;
+use lanes_analysis::ControlFlowGraph;
+use lanes_ir::{
+    BinaryOp, Block, FuncId, Function, Inst, InstData, Intrinsic, IntrinsicClass, Module, Type,
+    UnaryOp, Value, ValueDef, WorkItemQuery,
+};
+
+use crate::{shapes_of, Prepared, WfvError};
+
+/// Widens the prepared (linearized) form of function `id` of `module` to `width` lanes.
+/// Parameters whose shape is not uniform become vectors; the result is always a vector.
+pub fn widen(
+    module: &Module,
+    id: FuncId,
+    prepared: &Prepared,
+    args: &ArgShapes,
+    width: u16,
+) -> Result<Function, WfvError> {
+    let old = &prepared.func;
+    for v in old.dfg.values() {
+        if old.dfg.value_type(v).is_vector() {
+            return Err(WfvError::Unsupported(format!("vector value {v}")));
+        }
+    }
+    let info = shapes_of(module, id, old, args)?;
+    let uni = shapes::uniform_values(old, &info);
+    let param_tys: Vec<Type> = old
+        .params
+        .iter()
+        .map(|p| {
+            let t = old.dfg.value_type(p.value);
+            if uni[&p.value] {
+                t
+            } else {
+                vec_of(t, width)
+            }
+        })
+        .collect();
+    let ret = old.ret.map(|t| vec_of(t, width));
+    let mut new = Function::new(format!("{}_w{width}", old.name), &param_tys, ret);
+    new.attrs = old.attrs;
+    let cfg = ControlFlowGraph::with_function(old);
+    let mut w = Widener {
+        module,
+        old,
+        new,
+        width,
+        uni,
+        info,
+        prepared,
+        map: HashMap::new(),
+        bcast: HashMap::new(),
+        lane_ids: HashMap::new(),
+        block_map: HashMap::new(),
+        exit_map: HashMap::new(),
+        cur: Block::from_u32(0),
+        phis: Vec::new(),
+    };
+    for (p, q) in old.params.iter().zip(w.new.params.clone()) {
+        w.map.insert(p.value, q.value);
+    }
+    for b in old.layout.blocks() {
+        let nb = w.new.append_new_block();
+        w.block_map.insert(b, nb);
+    }
+    for &b in cfg.rpo() {
+        w.cur = w.block_map[&b];
+        for &inst in old.layout.block_insts(b) {
+            w.inst(b, inst)?;
+        }
+        w.exit_map.insert(b, w.cur);
+    }
+    w.fill_phis();
+    // Blocks the entry cannot reach have no code; drop them.
+    for b in old.layout.blocks() {
+        if !cfg.is_reachable(b) {
+            w.new.layout.remove_block(w.block_map[&b]);
+        }
+    }
+    Ok(w.new)
+}
+
+fn vec_of(t: Type, width: u16) -> Type {
+    Type::vector(width, t.elem())
+}
+
+pub(crate) struct Widener<'a> {
+    module: &'a Module,
+    old: &'a Function,
+    new: Function,
+    width: u16,
+    uni: HashMap<Value, bool>,
+    info: lanes_analysis::shapes::ShapeInfo,
+    prepared: &'a Prepared,
+    /// Old value → new value (scalar for uniform values, else vector).
+    map: HashMap<Value, Value>,
+    /// Broadcasts of uniform new values.
+    bcast: HashMap<Value, Value>,
+    lane_ids: HashMap<Type, Value>,
+    block_map: HashMap<Block, Block>,
+    /// The new block holding the end of each old block (blocks split by per-lane code).
+    exit_map: HashMap<Block, Block>,
+    /// The block being filled.
+    cur: Block,
+    /// φs to fill once every block is done: (old φ, new φ instruction).
+    phis: Vec<(Inst, Inst)>,
+}
+
+impl Widener<'_> {
+    fn is_uniform(&self, v: Value) -> bool {
+        self.uni.get(&v).copied().unwrap_or(true)
+    }
+
+    /// Appends an instruction to the current block; its result.
+    fn emit(&mut self, data: InstData, ty: Option<Type>) -> Option<Value> {
+        let inst = self.new.dfg.make_inst(data, ty);
+        self.new.layout.append_inst(inst, self.cur);
+        self.new.dfg.inst_result(inst)
+    }
+
+    fn emit_v(&mut self, data: InstData, ty: Type) -> Value {
+        self.emit(data, Some(ty)).expect("has a result")
+    }
+
+    fn scalar(&self, v: Value) -> Value {
+        self.map[&v]
+    }
+
+    /// `v` as a vector (broadcast if uniform).
+    fn vector(&mut self, v: Value) -> Value {
+        let nv = self.map[&v];
+        if !self.is_uniform(v) {
+            return nv;
+        }
+        self.broadcast(nv)
+    }
+
+    /// Broadcast of the new scalar `nv`, placed right after its definition.
+    fn broadcast(&mut self, nv: Value) -> Value {
+        if let Some(&b) = self.bcast.get(&nv) {
+            return b;
+        }
+        let ty = vec_of(self.new.dfg.value_type(nv), self.width);
+        let inst = self.new.dfg.make_inst(
+            InstData::Intrinsic {
+                id: Intrinsic::Broadcast,
+                args: vec![nv],
+            },
+            Some(ty),
+        );
+        self.place_after_def(nv, inst);
+        let b = self.new.dfg.inst_result(inst).expect("result");
+        self.bcast.insert(nv, b);
+        b
+    }
+
+    fn place_after_def(&mut self, nv: Value, inst: Inst) {
+        match self.new.dfg.value_def(nv) {
+            ValueDef::Param(_) => {
+                let entry = self.new.entry_block().expect("entry");
+                self.new.layout.insert_inst_at(inst, entry, 0);
+            }
+            ValueDef::Result(d) => {
+                let b = self.new.layout.inst_block(d).expect("placed");
+                let phis = self
+                    .new
+                    .layout
+                    .block_insts(b)
+                    .iter()
+                    .take_while(|&&i| self.new.dfg.inst(i).is_phi())
+                    .count();
+                let at = (self.new.layout.inst_index(d) + 1).max(phis);
+                self.new.layout.insert_inst_at(inst, b, at);
+            }
+        }
+    }
+
+    /// `<0, 1, …, W-1>` of integer type `elem`, in the entry block.
+    fn lane_id(&mut self, ty: Type) -> Value {
+        let vty = vec_of(ty, self.width);
+        if let Some(&v) = self.lane_ids.get(&vty) {
+            return v;
+        }
+        let inst = self.new.dfg.make_inst(
+            InstData::Intrinsic {
+                id: Intrinsic::LaneId,
+                args: vec![],
+            },
+            Some(vty),
+        );
+        let entry = self.new.entry_block().expect("entry");
+        self.new.layout.insert_inst_at(inst, entry, 0);
+        let v = self.new.dfg.inst_result(inst).expect("result");
+        self.lane_ids.insert(vty, v);
+        v
+    }
+
+    /// The `<W x i1>` mask of old block `b`, or None when all lanes are active.
+    fn mask_of(&mut self, b: Block) -> Option<Value> {
+        let p = *self.prepared.predication.block_mask.get(&b)?;
+        Some(self.vector(p))
+    }
+
+    fn all_true(&mut self) -> Value {
+        self.emit_v(InstData::Iconst { imm: 1 }, Type::mask(self.width))
+    }
+
+    fn zero_vec(&mut self, ty: Type) -> Value {
+        let vt = vec_of(ty, self.width);
+        let data = if ty.is_float() {
+            InstData::Fconst { bits: 0 }
+        } else {
+            InstData::Iconst { imm: 0 }
+        };
+        self.emit_v(data, vt)
+    }
+
+    fn guard_mask(&mut self, b: Block, inst: Inst) -> Option<Value> {
+        let guarded = self
+            .prepared
+            .predication
+            .guarded
+            .iter()
+            .any(|&(i, _)| i == inst);
+        if guarded {
+            self.mask_of(b)
+        } else {
+            None
+        }
+    }
+
+    fn inst(&mut self, b: Block, inst: Inst) -> Result<(), WfvError> {
+        let data = self.old.dfg.inst(inst).clone();
+        let res = self.old.dfg.inst_result(inst);
+        let res_ty = res.map(|r| self.old.dfg.value_type(r));
+        let uniform = res.is_none_or(|r| self.is_uniform(r));
+        let out_ty = res_ty.map(|t| if uniform { t } else { vec_of(t, self.width) });
+        let new_v: Option<Value> = match &data {
+            InstData::Phi { .. } => {
+                let i = self
+                    .new
+                    .dfg
+                    .make_inst(InstData::Phi { incoming: vec![] }, out_ty);
+                self.new.layout.append_inst(i, self.cur);
+                self.phis.push((inst, i));
+                self.new.dfg.inst_result(i)
+            }
+            InstData::Jump { dest } => {
+                let d = self.block_map[dest];
+                self.emit(InstData::Jump { dest: d }, None)
+            }
+            InstData::Brif {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                if !self.is_uniform(*cond) {
+                    return Err(WfvError::Unsupported(format!("varying branch in {b}")));
+                }
+                let d = InstData::Brif {
+                    cond: self.scalar(*cond),
+                    then_dest: self.block_map[then_dest],
+                    else_dest: self.block_map[else_dest],
+                };
+                self.emit(d, None)
+            }
+            InstData::Switch {
+                arg,
+                cases,
+                default,
+            } => {
+                if !self.is_uniform(*arg) {
+                    return Err(WfvError::Unsupported(format!("varying switch in {b}")));
+                }
+                let d = InstData::Switch {
+                    arg: self.scalar(*arg),
+                    cases: cases
+                        .iter()
+                        .map(|&(k, t)| (k, self.block_map[&t]))
+                        .collect(),
+                    default: self.block_map[default],
+                };
+                self.emit(d, None)
+            }
+            InstData::Return { value } => {
+                let v = value.map(|v| self.vector(v));
+                self.emit(InstData::Return { value: v }, None)
+            }
+            InstData::Unreachable => self.emit(InstData::Unreachable, None),
+            InstData::Alloca { size, align } => {
+                let total = size.saturating_mul(u32::from(self.width));
+                let base = self.emit_v(
+                    InstData::Alloca {
+                        size: total,
+                        align: *align,
+                    },
+                    res_ty.expect("alloca result"),
+                );
+                let lanes = self.lane_id(Type::I64);
+                let sz = self.emit_v(
+                    InstData::Iconst {
+                        imm: i64::from(*size),
+                    },
+                    vec_of(Type::I64, self.width),
+                );
+                let off = self.emit_v(
+                    InstData::Binary {
+                        op: BinaryOp::Mul,
+                        args: [lanes, sz],
+                    },
+                    vec_of(Type::I64, self.width),
+                );
+                let bb = self.broadcast(base);
+                Some(self.emit_v(InstData::PtrAdd { args: [bb, off] }, out_ty.unwrap()))
+            }
+            InstData::WorkItem { query, dim }
+                if !uniform
+                    && *dim == 0
+                    && matches!(query, WorkItemQuery::GlobalId | WorkItemQuery::LocalId) =>
+            {
+                let ty = res_ty.expect("result");
+                let s = self.emit_v(data.clone(), ty);
+                let sv = self.broadcast(s);
+                let l = self.lane_id(ty);
+                Some(self.emit_v(
+                    InstData::Binary {
+                        op: BinaryOp::Add,
+                        args: [sv, l],
+                    },
+                    out_ty.unwrap(),
+                ))
+            }
+            InstData::Intrinsic { id, args } => match id.class() {
+                IntrinsicClass::LaneQuery if *id == Intrinsic::LaneId => {
+                    Some(self.lane_id(res_ty.expect("result")))
+                }
+                IntrinsicClass::LaneQuery => Some(self.emit_v(
+                    InstData::Iconst {
+                        imm: i64::from(self.width),
+                    },
+                    res_ty.expect("result"),
+                )),
+                IntrinsicClass::MaskQuery => {
+                    let m = self.vector(args[0]);
+                    let mask = self.mask_of(b);
+                    let mt = Type::mask(self.width);
+                    let m = match (mask, *id) {
+                        (None, _) => m,
+                        (Some(k), Intrinsic::All) => {
+                            let nk = self.emit_v(
+                                InstData::Unary {
+                                    op: UnaryOp::Not,
+                                    arg: k,
+                                },
+                                mt,
+                            );
+                            self.emit_v(
+                                InstData::Binary {
+                                    op: BinaryOp::Or,
+                                    args: [m, nk],
+                                },
+                                mt,
+                            )
+                        }
+                        (Some(k), _) => self.emit_v(
+                            InstData::Binary {
+                                op: BinaryOp::And,
+                                args: [m, k],
+                            },
+                            mt,
+                        ),
+                    };
+                    Some(self.emit_v(
+                        InstData::Intrinsic {
+                            id: *id,
+                            args: vec![m],
+                        },
+                        res_ty.expect("result"),
+                    ))
+                }
+                IntrinsicClass::Barrier => {
+                    return Err(WfvError::Unsupported("barrier".into()));
+                }
+                _ => self.lanewise(&data, uniform, out_ty),
+            },
+            InstData::Load { ptr, align } => {
+                let mask = self.guard_mask(b, inst);
+                Some(self.load(*ptr, *align, res_ty.expect("load result"), uniform, mask))
+            }
+            InstData::Store { value, ptr, align } => {
+                let mask = self.guard_mask(b, inst);
+                self.store(*value, *ptr, *align, mask);
+                None
+            }
+            InstData::Call { func, .. } if self.callee_asks_work_item(*func) => {
+                return Err(WfvError::Unsupported(format!(
+                    "call of @{} which queries its work item",
+                    self.module.funcs[*func].name()
+                )));
+            }
+            InstData::Call { .. } | InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } => {
+                let mask = self.guard_mask(b, inst);
+                self.per_lane(&data, res_ty, mask)
+            }
+            InstData::MaskedLoad { .. }
+            | InstData::MaskedStore { .. }
+            | InstData::Gather { .. }
+            | InstData::Scatter { .. }
+            | InstData::Shuffle { .. } => {
+                return Err(WfvError::Unsupported(format!(
+                    "{} in the scalar function",
+                    data.opcode_name()
+                )));
+            }
+            _ => self.lanewise(&data, uniform, out_ty),
+        };
+        if let (Some(r), Some(n)) = (res, new_v) {
+            self.map.insert(r, n);
+        }
+        Ok(())
+    }
+
+    /// The same operation on scalars (uniform result) or on vectors.
+    fn lanewise(&mut self, data: &InstData, uniform: bool, ty: Option<Type>) -> Option<Value> {
+        let mut d = data.clone();
+        if uniform {
+            d.for_each_arg_mut(|v| *v = self.map[v]);
+        } else {
+            let args = d.args();
+            let vecs: Vec<Value> = args.iter().map(|&v| self.vector(v)).collect();
+            let mut i = 0;
+            d.for_each_arg_mut(|v| {
+                *v = vecs[i];
+                i += 1;
+            });
+        }
+        self.emit(d, ty)
+    }
+
+    /// Does the callee (or a function it calls) query its work item? Run once per lane
+    /// from the widened function it would see lane 0's item, so it is not supported yet.
+    fn callee_asks_work_item(&self, func: FuncId) -> bool {
+        let mut todo = vec![func];
+        let mut seen = Vec::new();
+        while let Some(f) = todo.pop() {
+            if seen.contains(&f) {
+                continue;
+            }
+            seen.push(f);
+            let Some(body) = self.module.function(f) else {
+                continue;
+            };
+            for i in body.dfg.insts() {
+                match body.dfg.inst(i) {
+                    InstData::WorkItem { .. } => return true,
+                    InstData::Call { func, .. } => todo.push(*func),
+                    _ => {}
+                }
+            }
+        }
+        false
+    }
+
+    fn fill_phis(&mut self) {
+        for (old, new) in std::mem::take(&mut self.phis) {
+            let InstData::Phi { incoming } = self.old.dfg.inst(old).clone() else {
+                continue;
+            };
+            let r = self.old.dfg.inst_result(old).expect("φ result");
+            let uniform = self.is_uniform(r);
+            let inc: Vec<(Block, Value)> = incoming
+                .iter()
+                .filter_map(|&(p, v)| {
+                    let nb = *self.exit_map.get(&p)?;
+                    let nv = if uniform {
+                        self.map[&v]
+                    } else {
+                        self.vector(v)
+                    };
+                    Some((nb, nv))
+                })
+                .collect();
+            *self.new.dfg.inst_mut(new) = InstData::Phi { incoming: inc };
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! Which values of the linearized function stay scalar when it is widened (CC'12 §3.3).
+//!
+//! The starting point is the shape analysis of the linearized function: uniform values
+//! stay scalar, all others become `<W x T>`. Widening then needs a few facts the analysis
+//! does not state, applied as overrides and propagated forward to a fixpoint so that the
+//! set stays closed under data flow (a value with a vector operand is a vector):
+//!
+//! - mask queries (`any`, `all`, `popcount`, `ballot`) reduce across lanes: uniform;
+//!   `num_lanes` is the constant `W`; `lane_id` is varying;
+//! - calls and atomics run once per active lane: varying results;
+//! - `alloca` is private per lane: varying (one slice of a `W`-times larger allocation).
+
+use std::collections::HashMap;
+
+use lanes_analysis::shapes::ShapeInfo;
+use lanes_ir::{Function, InstData, Intrinsic, IntrinsicClass, Value};
+
+/// `true` for values that stay scalar.
+pub(crate) fn uniform_values(func: &Function, info: &ShapeInfo) -> HashMap<Value, bool> {
+    let mut uni: HashMap<Value, bool> = HashMap::new();
+    for p in &func.params {
+        uni.insert(p.value, info.shape(p.value).is_uniform());
+    }
+    let mut insts = Vec::new();
+    for b in func.layout.blocks() {
+        for &i in func.layout.block_insts(b) {
+            insts.push(i);
+            if let Some(r) = func.dfg.inst_result(i) {
+                let forced = forced(func.dfg.inst(i));
+                uni.insert(r, forced.unwrap_or_else(|| info.shape(r).is_uniform()));
+            }
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &i in &insts {
+            let Some(r) = func.dfg.inst_result(i) else {
+                continue;
+            };
+            let data = func.dfg.inst(i);
+            if !uni[&r] || forced(data) == Some(true) {
+                continue;
+            }
+            let mut any_varying = false;
+            data.for_each_arg(|v| any_varying |= !uni.get(&v).copied().unwrap_or(true));
+            if any_varying {
+                uni.insert(r, false);
+                changed = true;
+            }
+        }
+    }
+    uni
+}
+
+/// The shape widening imposes on an instruction's result, if any.
+fn forced(data: &InstData) -> Option<bool> {
+    match data {
+        InstData::Intrinsic { id, .. } => match id.class() {
+            IntrinsicClass::MaskQuery => Some(true),
+            _ if *id == Intrinsic::NumLanes => Some(true),
+            _ if *id == Intrinsic::LaneId => Some(false),
+            _ => None,
+        },
+        InstData::Call { .. }
+        | InstData::AtomicRmw { .. }
+        | InstData::AtomicCas { .. }
+        | InstData::Alloca { .. } => Some(false),
+        _ => None,
+    }
+}
