@@ -11,7 +11,7 @@
 //!
 //! and reports medians of several runs, microseconds per lanes instruction, and each phase
 //! relative to O3, with the machine and settings. Results also go to
-//! `bench/results/llvm_scaling.json`.
+//! `bench/results/llvm_scaling.json` and a log-log plot `bench/results/llvm_scaling.svg`.
 //!
 //! Run: `cargo bench -p lanes-llvm --bench llvm_scaling` (release build). Set
 //! `LANES_BENCH_QUICK=1` for a fast smoke run with small sizes.
@@ -231,5 +231,92 @@ fn main() {
     if !quick && std::fs::create_dir_all(&out).is_ok() {
         let _ = std::fs::write(out.join("llvm_scaling.json"), json);
     }
+    if quick {
+        // Exercise the plot in smoke runs without overwriting the results.
+        assert!(plot(&rows).contains("polyline"));
+    }
+    if !quick {
+        let _ = std::fs::write(out.join("llvm_scaling.svg"), plot(&rows));
+    }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A log-log SVG plot of the three phases' times against module size.
+fn plot(rows: &[Row]) -> String {
+    let (w, h, m) = (640.0, 420.0, 60.0);
+    let xs: Vec<f64> = rows
+        .iter()
+        .map(|r| (r.insts.max(1) as f64).log10())
+        .collect();
+    let series: [(&str, &str, Vec<f64>); 3] = [
+        (
+            "import",
+            "#1f77b4",
+            rows.iter().map(|r| r.import.as_secs_f64()).collect(),
+        ),
+        (
+            "export",
+            "#2ca02c",
+            rows.iter().map(|r| r.export.as_secs_f64()).collect(),
+        ),
+        (
+            "LLVM O3",
+            "#d62728",
+            rows.iter().map(|r| r.o3.as_secs_f64()).collect(),
+        ),
+    ];
+    let ys: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.2.iter().map(|t| (t * 1e3).max(1e-3).log10()))
+        .collect();
+    let (x0, x1) = (
+        xs.iter().cloned().fold(f64::MAX, f64::min).floor(),
+        xs.iter().cloned().fold(f64::MIN, f64::max).ceil(),
+    );
+    let (y0, y1) = (
+        ys.iter().cloned().fold(f64::MAX, f64::min).floor(),
+        ys.iter().cloned().fold(f64::MIN, f64::max).ceil(),
+    );
+    let px = |x: f64| m + (x - x0) / (x1 - x0).max(1e-9) * (w - 2.0 * m);
+    let py = |y: f64| h - m - (y - y0) / (y1 - y0).max(1e-9) * (h - 2.0 * m);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"{}\" y=\"20\" text-anchor=\"middle\">lanes import/export vs LLVM O3 (median ms, log-log)</text>\n",
+        w / 2.0
+    );
+    for d in (x0 as i32)..=(x1 as i32) {
+        let x = px(f64::from(d));
+        let _ = writeln!(svg, "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"#ddd\"/><text x=\"{x}\" y=\"{}\" text-anchor=\"middle\">1e{d}</text>", m, h - m, h - m + 16.0);
+    }
+    for d in (y0 as i32)..=(y1 as i32) {
+        let y = py(f64::from(d));
+        let _ = writeln!(svg, "<line x1=\"{m}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\">1e{d} ms</text>", w - m, m - 6.0, y + 4.0);
+    }
+    let _ = writeln!(
+        svg,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">lanes instructions in the module</text>",
+        w / 2.0,
+        h - 16.0
+    );
+    for (i, (name, color, ts)) in series.iter().enumerate() {
+        let pts: Vec<String> = xs
+            .iter()
+            .zip(ts)
+            .map(|(&x, &t)| format!("{:.1},{:.1}", px(x), py((t * 1e3).max(1e-3).log10())))
+            .collect();
+        let _ = writeln!(
+            svg,
+            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>",
+            pts.join(" ")
+        );
+        let _ = writeln!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" fill=\"{color}\">{name}</text>",
+            m + 10.0,
+            m + 16.0 * (i as f64 + 1.0)
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
 }

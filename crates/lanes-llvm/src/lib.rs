@@ -5,7 +5,14 @@
 //! - [`export`]: lanes IR → LLVM IR, scalar and vector;
 //! - [`pipeline`]: the new pass manager's `default<On>` with LLVM's vectorizers on or off;
 //! - [`emit`]: target machines and object / assembly / LLVM text output;
-//! - [`jit`]: runs exported functions by name from Rust.
+//! - [`jit`]: runs exported functions by name from Rust;
+//! - [`driver`]: the `lanes import` and `lanes compile` flows on files.
+//!
+//! Everything below this crate (IR, analyses, interpreter, vectorizers) builds and tests
+//! without LLVM. The tests prove the bridge against the interpreter: export + JIT on
+//! generated programs (`tests/jit_vs_interp.rs`), export → import round trips
+//! (`tests/export_import.rs`), and the C corpus `corpus/c` checked three ways — clang-19
+//! native, `lanes compile` objects, interpreter (`tests/corpus.rs`).
 
 pub mod clang;
 pub mod driver;
