@@ -461,3 +461,106 @@ fn globals_keep_their_contents_and_mutability() {
         "{ll}"
     );
 }
+
+/// The `llvm.*` intrinsics clang emits for scalar code, each checked by running the import.
+const INTRINSICS_LL: &str = r#"
+define float @fl(float %a, float %b, float %c) {
+  %m = call float @llvm.fmuladd.f32(float %a, float %b, float %c)
+  %f = call float @llvm.fabs.f32(float %m)
+  %s = call float @llvm.sqrt.f32(float %f)
+  %n = call float @llvm.minnum.f32(float %s, float 1.0e3)
+  %x = call float @llvm.maxnum.f32(float %n, float %c)
+  ret float %x
+}
+define i32 @in(i32 %a, i32 %b) {
+  %p = icmp sgt i32 %b, -100
+  call void @llvm.assume(i1 true)
+  %abs = call i32 @llvm.abs.i32(i32 %a, i1 false)
+  %u = call i32 @llvm.umin.i32(i32 %abs, i32 %b)
+  %s = call i32 @llvm.smax.i32(i32 %u, i32 -7)
+  %c = call i32 @llvm.ctpop.i32(i32 %s)
+  %r = add i32 %s, %c
+  ret i32 %r
+}
+define i32 @mem(i32 %v) {
+  %a = alloca [16 x i8], align 4
+  %b = alloca [16 x i8], align 4
+  call void @llvm.lifetime.start.p0(i64 16, ptr %a)
+  %t = trunc i32 %v to i8
+  call void @llvm.memset.p0.i64(ptr %a, i8 %t, i64 16, i1 false)
+  call void @llvm.memcpy.p0.p0.i64(ptr %b, ptr %a, i64 16, i1 false)
+  %q = getelementptr inbounds i8, ptr %b, i64 12
+  %w = load i32, ptr %q, align 4
+  call void @llvm.lifetime.end.p0(i64 16, ptr %a)
+  ret i32 %w
+}
+define i32 @un(i32 %x) {
+  %c = icmp eq i32 %x, 0
+  br i1 %c, label %a, label %b
+a:
+  unreachable
+b:
+  ret i32 %x
+}
+declare float @llvm.fmuladd.f32(float, float, float)
+declare float @llvm.fabs.f32(float)
+declare float @llvm.sqrt.f32(float)
+declare float @llvm.minnum.f32(float, float)
+declare float @llvm.maxnum.f32(float, float)
+declare void @llvm.assume(i1)
+declare i32 @llvm.abs.i32(i32, i1)
+declare i32 @llvm.umin.i32(i32, i32)
+declare i32 @llvm.smax.i32(i32, i32)
+declare i32 @llvm.ctpop.i32(i32)
+declare void @llvm.lifetime.start.p0(i64, ptr)
+declare void @llvm.lifetime.end.p0(i64, ptr)
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+"#;
+
+#[test]
+fn clang_intrinsics_import_with_their_meaning() {
+    use lanes_interp::{Interpreter, Memory, RtValue};
+    let m = import(&tmp("intr.ll", INTRINSICS_LL));
+    roundtrips(&m);
+    assert!(has_inst(&m, |d| matches!(d, InstData::Unreachable)));
+    let interp = Interpreter::new(&m);
+    let run = |f: &str, args: &[RtValue]| {
+        interp
+            .call_by_name(f, args, &mut Memory::new())
+            .unwrap_or_else(|e| panic!("@{f}: {e}"))
+            .expect("a result")
+    };
+    for (a, b, c) in [
+        (3.0f32, -4.0, 2.5),
+        (1e20, 1e20, 0.0),
+        (-2.0, 8.0, f32::NAN),
+        (0.5, 0.5, -1.0),
+    ] {
+        let want = ((a * b + c).abs().sqrt().min(1e3)).max(c);
+        let want = if c.is_nan() {
+            (a * b + c).abs().sqrt().min(1e3)
+        } else {
+            want
+        };
+        let got = run("fl", &[RtValue::f32(a), RtValue::f32(b), RtValue::f32(c)]);
+        assert!(
+            got.same_as(&RtValue::f32(want)),
+            "fl({a}, {b}, {c}) = {got:?}, want {want}"
+        );
+    }
+    for (a, b) in [(-5i32, 3i32), (i32::MIN, -1), (17, 100), (-1000, -2000)] {
+        let s = (a.unsigned_abs().min(b as u32) as i32).max(-7);
+        let want = s + s.count_ones() as i32;
+        assert_eq!(
+            run("in", &[RtValue::i32(a), RtValue::i32(b)]),
+            RtValue::i32(want),
+            "in({a}, {b})"
+        );
+    }
+    assert_eq!(
+        run("mem", &[RtValue::i32(0x1ab)]),
+        RtValue::i32(0xabababab_u32 as i32)
+    );
+    assert_eq!(run("un", &[RtValue::i32(5)]), RtValue::i32(5));
+}
