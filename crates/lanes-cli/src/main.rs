@@ -30,7 +30,7 @@ enum Command {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(commands::compile::clang_style_args(std::env::args_os()));
     let result = match &cli.command {
         Command::Fmt(args) => commands::fmt::run(args),
         Command::Verify(args) => commands::verify::run(args),

@@ -98,6 +98,24 @@ fn compiled_objects_link_into_clang_programs() {
     let run = Command::new(&exe).output().expect("program runs");
     assert_eq!(String::from_utf8_lossy(&run.stdout), "127 -7 10 8 20 50\n");
 
+    // clang's own spelling of the options works too.
+    let obj2 = dir().join("lib2b.o");
+    let r = lanes(&[
+        "compile",
+        "-std=c11",
+        "-march=x86-64-v2",
+        "-g",
+        "-Wall",
+        "-fPIC",
+        "-DSCALE=5",
+        "-O2",
+        "-c",
+        s(&lib),
+        "-o",
+        s(&obj2),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+
     // Assembly and LLVM IR, for the host and for a named CPU.
     let asm = dir().join("lib2.s");
     let r = lanes(&[

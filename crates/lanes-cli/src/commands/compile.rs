@@ -5,6 +5,7 @@
 //! `default<On>` with LLVM's loop and SLP vectorizers on or off, and writes an object,
 //! assembly (`--emit asm` or `-S`) or LLVM IR (`--emit llvm`).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
@@ -108,4 +109,93 @@ pub fn run(args: &CompileArgs) -> Result<()> {
             .with_context(|| format!("cannot write {}", output.display()))?;
     }
     Ok(())
+}
+
+/// Rewrites clang-style options after `lanes import` / `lanes compile` into lanes' own, so
+/// that the commands take the command lines `clang-19 -c` takes: `-std=c11` → `--std=c11`,
+/// `-march=X`/`-mcpu=X` → `--target-cpu=X`, `-fno-vectorize`/`-fno-slp-vectorize` → lanes'
+/// flags, `-Os`/`-Oz` → `-O2`, `-Ofast` → `-O3`, and other `-f…`, `-m…`, `-g…`, `-W…`, `-w`,
+/// `-pedantic`, `-pipe` → `--clang-arg=…` (passed to clang). Other subcommands are
+/// untouched.
+pub fn clang_style_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    let sub = args.get(1).and_then(|a| a.to_str()).unwrap_or("");
+    let compile = sub == "compile";
+    if !compile && sub != "import" {
+        return args;
+    }
+    let mut after_dashdash = false;
+    for a in args.iter_mut().skip(2) {
+        let Some(s) = a.to_str() else { continue };
+        if after_dashdash || !s.starts_with('-') || s.starts_with("--") {
+            after_dashdash |= s == "--";
+            continue;
+        }
+        let new = if let Some(v) = s.strip_prefix("-std=") {
+            format!("--std={v}")
+        } else if let Some(v) = s
+            .strip_prefix("-march=")
+            .or_else(|| s.strip_prefix("-mcpu="))
+        {
+            if compile {
+                format!("--target-cpu={v}")
+            } else {
+                format!("--clang-arg={s}")
+            }
+        } else if compile && s == "-fno-vectorize" {
+            "--no-vectorize".to_string()
+        } else if compile && s == "-fno-slp-vectorize" {
+            "--no-slp-vectorize".to_string()
+        } else if s == "-Os" || s == "-Oz" {
+            "-O2".to_string()
+        } else if s == "-Ofast" {
+            "-O3".to_string()
+        } else if s == "-w"
+            || s == "-pedantic"
+            || s == "-pipe"
+            || ["-f", "-m", "-g", "-W"].iter().any(|p| s.starts_with(p))
+        {
+            format!("--clang-arg={s}")
+        } else {
+            continue;
+        };
+        *a = OsString::from(new);
+    }
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewrite(line: &str) -> Vec<String> {
+        clang_style_args(line.split(' ').map(OsString::from))
+            .into_iter()
+            .map(|a| a.into_string().unwrap_or_default())
+            .collect()
+    }
+
+    #[test]
+    fn clang_options_become_lanes_options() {
+        assert_eq!(
+            rewrite("lanes compile -std=c11 -march=native -g -Wall -fPIC -fno-vectorize -Os -c x.c -o x.o"),
+            [
+                "lanes", "compile", "--std=c11", "--target-cpu=native", "--clang-arg=-g",
+                "--clang-arg=-Wall", "--clang-arg=-fPIC", "--no-vectorize", "-O2", "-c", "x.c", "-o",
+                "x.o"
+            ]
+        );
+        assert_eq!(
+            rewrite("lanes import -march=x86-64 k.cl -o k.lir"),
+            [
+                "lanes",
+                "import",
+                "--clang-arg=-march=x86-64",
+                "k.cl",
+                "-o",
+                "k.lir"
+            ]
+        );
+        assert_eq!(rewrite("lanes fmt -std=x"), ["lanes", "fmt", "-std=x"]);
+    }
 }
