@@ -88,7 +88,9 @@ pub fn fold_phis(
                 continue;
             };
             let mut acc = last;
-            for &(p, v) in incoming.iter().rev().skip(1) {
+            // A φ of one value needs no blend (and stays as uniform as that value).
+            let same = incoming.iter().all(|&(_, v)| v == last);
+            for &(p, v) in incoming.iter().rev().skip(1).filter(|_| !same) {
                 let Some(&c) = edge_preds.get(&(p, b)) else {
                     return Err(WfvError::Internal(format!("no predicate for {p}->{b}")));
                 };

@@ -55,7 +55,8 @@ pub fn widen(
         }
     }
     let info = shapes_of(module, id, old, args)?;
-    let uni = shapes::uniform_values(old, &info);
+    let pure = |f: FuncId| is_pure(module, f);
+    let uni = shapes::uniform_values(old, &info, &pure);
     let param_tys: Vec<Type> = old
         .params
         .iter()
@@ -110,6 +111,32 @@ pub fn widen(
         }
     }
     Ok(w.new)
+}
+
+/// Does calling `f` have no effect besides its result, the same for every lane given the
+/// same arguments (no memory writes, atomics, barriers or work-item queries, also in
+/// the functions it calls)?
+fn is_pure(module: &Module, f: FuncId) -> bool {
+    let mut todo = vec![f];
+    let mut seen = Vec::new();
+    while let Some(f) = todo.pop() {
+        if seen.contains(&f) {
+            continue;
+        }
+        seen.push(f);
+        let Some(body) = module.function(f) else {
+            return false;
+        };
+        for i in body.dfg.insts() {
+            match body.dfg.inst(i) {
+                InstData::Call { func, .. } => todo.push(*func),
+                InstData::WorkItem { .. } => return false,
+                d if d.has_side_effects() => return false,
+                _ => {}
+            }
+        }
+    }
+    true
 }
 
 fn vec_of(t: Type, width: u16) -> Type {
@@ -281,6 +308,13 @@ impl Widener<'_> {
                 let d = self.block_map[dest];
                 self.emit(InstData::Jump { dest: d }, None)
             }
+            d @ (InstData::Brif { .. } | InstData::Switch { .. })
+                if d.branch_targets().windows(2).all(|t| t[0] == t[1]) =>
+            {
+                // All edges go to one block: no decision to make.
+                let dest = self.block_map[&d.branch_targets()[0]];
+                self.emit(InstData::Jump { dest }, None)
+            }
             InstData::Brif {
                 cond,
                 then_dest,
@@ -424,6 +458,16 @@ impl Widener<'_> {
                 self.store(*value, *ptr, *align, mask);
                 None
             }
+            InstData::Call { .. } if uniform && res.is_some() => {
+                // A pure call with uniform arguments: once for all lanes.
+                let mut d = data.clone();
+                d.for_each_arg_mut(|v| *v = self.map[v]);
+                let ty = res_ty.expect("result");
+                Some(match self.guard_mask(b, inst) {
+                    None => self.emit_v(d, ty),
+                    Some(m) => self.once_if_any(m, d, ty),
+                })
+            }
             InstData::Call { func, .. } if self.callee_asks_work_item(*func) => {
                 return Err(WfvError::Unsupported(format!(
                     "call of @{} which queries its work item",
@@ -455,6 +499,28 @@ impl Widener<'_> {
     /// The same operation on scalars (uniform result) or on vectors.
     fn lanewise(&mut self, data: &InstData, uniform: bool, ty: Option<Type>) -> Option<Value> {
         let mut d = data.clone();
+        let varying_operand = d.args().iter().any(|&v| !self.is_uniform(v));
+        if uniform && varying_operand && !d.is_phi() {
+            // Uniform although computed from varying operands (strides that cancel):
+            // compute lane-wise, take lane 0.
+            let args = d.args();
+            let vecs: Vec<Value> = args.iter().map(|&v| self.vector(v)).collect();
+            let mut i = 0;
+            d.for_each_arg_mut(|v| {
+                *v = vecs[i];
+                i += 1;
+            });
+            let ty = ty?;
+            let wide = self.emit_v(d, vec_of(ty, self.width));
+            let zero = self.emit_v(InstData::Iconst { imm: 0 }, Type::I32);
+            return Some(self.emit_v(
+                InstData::Intrinsic {
+                    id: Intrinsic::Extract,
+                    args: vec![wide, zero],
+                },
+                ty,
+            ));
+        }
         if uniform {
             d.for_each_arg_mut(|v| *v = self.map[v]);
         } else {

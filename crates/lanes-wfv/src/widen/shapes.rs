@@ -7,16 +7,22 @@
 //!
 //! - mask queries (`any`, `all`, `popcount`, `ballot`) reduce across lanes: uniform;
 //!   `num_lanes` is the constant `W`; `lane_id` is varying;
-//! - calls and atomics run once per active lane: varying results;
+//! - atomics run once per active lane: varying results; so do calls, except a call of a
+//!   pure function with uniform arguments and a uniform result, which runs once;
 //! - `alloca` is private per lane: varying (one slice of a `W`-times larger allocation).
 
 use std::collections::HashMap;
 
 use lanes_analysis::shapes::ShapeInfo;
-use lanes_ir::{Function, InstData, Intrinsic, IntrinsicClass, Value};
+use lanes_ir::{FuncId, Function, InstData, Intrinsic, IntrinsicClass, Value};
 
 /// `true` for values that stay scalar.
-pub(crate) fn uniform_values(func: &Function, info: &ShapeInfo) -> HashMap<Value, bool> {
+pub(crate) fn uniform_values(
+    func: &Function,
+    info: &ShapeInfo,
+    pure: &dyn Fn(FuncId) -> bool,
+) -> HashMap<Value, bool> {
+    let forced = |data: &InstData| forced(data, info, pure);
     let mut uni: HashMap<Value, bool> = HashMap::new();
     for p in &func.params {
         uni.insert(p.value, info.shape(p.value).is_uniform());
@@ -31,6 +37,8 @@ pub(crate) fn uniform_values(func: &Function, info: &ShapeInfo) -> HashMap<Value
             }
         }
     }
+    // Propagate only what the overrides changed: a value the analysis proved uniform
+    // from varying operands (strides that cancel, `gid - lid`) stays uniform.
     let mut changed = true;
     while changed {
         changed = false;
@@ -39,12 +47,14 @@ pub(crate) fn uniform_values(func: &Function, info: &ShapeInfo) -> HashMap<Value
                 continue;
             };
             let data = func.dfg.inst(i);
-            if !uni[&r] || forced(data) == Some(true) {
+            if !uni[&r] || forced(data).is_some() {
                 continue;
             }
-            let mut any_varying = false;
-            data.for_each_arg(|v| any_varying |= !uni.get(&v).copied().unwrap_or(true));
-            if any_varying {
+            let mut demoted = false;
+            data.for_each_arg(|v| {
+                demoted |= !uni.get(&v).copied().unwrap_or(true) && info.shape(v).is_uniform()
+            });
+            if demoted {
                 uni.insert(r, false);
                 changed = true;
             }
@@ -54,7 +64,7 @@ pub(crate) fn uniform_values(func: &Function, info: &ShapeInfo) -> HashMap<Value
 }
 
 /// The shape widening imposes on an instruction's result, if any.
-fn forced(data: &InstData) -> Option<bool> {
+fn forced(data: &InstData, info: &ShapeInfo, pure: &dyn Fn(FuncId) -> bool) -> Option<bool> {
     match data {
         InstData::Intrinsic { id, .. } => match id.class() {
             IntrinsicClass::MaskQuery => Some(true),
@@ -62,6 +72,11 @@ fn forced(data: &InstData) -> Option<bool> {
             _ if *id == Intrinsic::LaneId => Some(false),
             _ => None,
         },
+        InstData::Call { func, args }
+            if pure(*func) && args.iter().all(|&a| info.shape(a).is_uniform()) =>
+        {
+            None
+        }
         InstData::Call { .. }
         | InstData::AtomicRmw { .. }
         | InstData::AtomicCas { .. }
