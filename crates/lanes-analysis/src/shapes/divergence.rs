@@ -93,6 +93,8 @@ pub struct BranchEffects {
 
 /// The CFG analyses divergence needs.
 pub struct DivergenceCtx<'a> {
+    /// Blocks visited by label propagation so far (a machine-independent work measure).
+    pub steps: core::cell::Cell<u64>,
     pub func: &'a Function,
     pub cfg: &'a ControlFlowGraph,
     pub domtree: &'a DominatorTree,
@@ -500,6 +502,7 @@ impl DivergenceCtx<'_> {
         }
         let mut reached_stop = false;
         while let Some(Reverse((_, x))) = heap.pop() {
+            self.steps.set(self.steps.get() + 1);
             let x = Block::new(x as usize);
             if Some(x) == stop_at {
                 reached_stop = true;

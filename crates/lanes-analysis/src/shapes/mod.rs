@@ -88,8 +88,10 @@ pub struct ShapeInfo {
     /// Branch blocks that made each block join-divergent.
     join_causes: SecondaryMap<Block, Vec<Block>>,
     divergent_loops: Vec<Loop>,
+    is_divergent_loop: SecondaryMap<Loop, bool>,
+    propagation_steps: u64,
     /// Loops whose values are varying everywhere (see [`BranchEffects::rerun_loops`]).
-    rerun_loops: Vec<Loop>,
+    is_rerun_loop: SecondaryMap<Loop, bool>,
     /// Loops with an exit edge of a divergent branch, per exit edge.
     taints: SecondaryMap<Value, Vec<usize>>,
     regions: Vec<TaintRegion>,
@@ -190,7 +192,9 @@ impl<'m> ShapeAnalysis<'m> {
             divergent_branch: SecondaryMap::new(),
             join_causes: SecondaryMap::new(),
             divergent_loops: Vec::new(),
-            rerun_loops: Vec::new(),
+            is_divergent_loop: SecondaryMap::new(),
+            propagation_steps: 0,
+            is_rerun_loop: SecondaryMap::new(),
             taints: SecondaryMap::new(),
             regions: Vec::new(),
             effects: HashMap::new(),
@@ -261,6 +265,7 @@ impl<'m> ShapeAnalysis<'m> {
                 }
                 info.divergent_branch[block] = true;
                 let ctx = DivergenceCtx {
+                    steps: core::cell::Cell::new(0),
                     func,
                     cfg: &info.cfg,
                     domtree: &info.domtree,
@@ -282,9 +287,10 @@ impl<'m> ShapeAnalysis<'m> {
                 }
                 let mut taints = fx.taints.clone();
                 for &l in &fx.divergent_loops {
-                    if info.divergent_loops.contains(&l) {
+                    if info.is_divergent_loop[l] {
                         continue;
                     }
+                    info.is_divergent_loop[l] = true;
                     info.divergent_loops.push(l);
                     for j in ctx.loop_exit_joins(l) {
                         if !info.join_causes[j].contains(&block) {
@@ -307,10 +313,10 @@ impl<'m> ShapeAnalysis<'m> {
                     }
                 }
                 for &l in &fx.rerun_loops {
-                    if info.rerun_loops.contains(&l) {
+                    if info.is_rerun_loop[l] {
                         continue;
                     }
-                    info.rerun_loops.push(l);
+                    info.is_rerun_loop[l] = true;
                     for &lb in info.loops.blocks(l) {
                         for &i in func.layout.block_insts(lb) {
                             if let Some(v) = func.dfg.inst_result(i) {
@@ -325,6 +331,7 @@ impl<'m> ShapeAnalysis<'m> {
                     info.taints[v].push(idx);
                     requeue.extend(users[v].iter().copied());
                 }
+                info.propagation_steps += ctx.steps.get();
                 info.effects.insert(block, fx);
             }
             _ => {
@@ -500,13 +507,20 @@ impl ShapeInfo {
         self.join_causes.get(block).map_or(&[], |c| c.as_slice())
     }
 
+    /// Blocks visited by the label propagation of all divergent branches and loops: the
+    /// analysis's variable work, independent of the machine (the scaling benchmark prints
+    /// it per instruction).
+    pub fn propagation_steps(&self) -> u64 {
+        self.propagation_steps
+    }
+
     /// Loops that lanes may leave at different times.
     pub fn divergent_loops(&self) -> &[Loop] {
         &self.divergent_loops
     }
 
     pub fn is_divergent_loop(&self, l: Loop) -> bool {
-        self.divergent_loops.contains(&l)
+        self.is_divergent_loop.get(l).copied().unwrap_or(false)
     }
 
     /// Is the exit edge `from → to` of loop `l` divergent (taken by some lanes while

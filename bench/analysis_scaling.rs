@@ -15,8 +15,12 @@
 //!   with the function and the total work is superlinear; printed for comparison.
 //!
 //! The bench prints the machine, then per size the instruction count, the number of
-//! divergent branches, the median of several runs and the time per instruction. Run with
-//! `cargo bench -p lanes-analysis --bench analysis_scaling` (no timing is asserted
+//! divergent branches, the median of several runs, the time per instruction, and the
+//! label-propagation steps per instruction (`ShapeInfo::propagation_steps`), the
+//! analysis's only variable work: a machine-independent measure that timing noise on a
+//! shared machine cannot blur. Run with
+//! `cargo bench -p lanes-analysis --bench analysis_scaling` (results of one run:
+//! `bench/results/analysis_scaling.txt`; no timing is asserted
 //! anywhere in the tests).
 
 use std::time::{Duration, Instant};
@@ -141,8 +145,9 @@ fn chained(segments: usize, seed: u64) -> (Module, FuncId) {
     (module, id)
 }
 
-/// Median time and divergent branch count of analyzing `id` with varying arguments.
-fn measure(module: &Module, id: FuncId, runs: usize) -> (Duration, usize, usize) {
+/// Median time, divergent branches, instructions and propagation steps of analyzing `id`
+/// with varying arguments.
+fn measure(module: &Module, id: FuncId, runs: usize) -> (Duration, usize, usize, u64) {
     let func = module.function(id).expect("defined");
     let shapes: Vec<Option<(Shape, u32)>> = func
         .params
@@ -151,12 +156,14 @@ fn measure(module: &Module, id: FuncId, runs: usize) -> (Duration, usize, usize)
         .collect();
     let mut times: Vec<Duration> = Vec::new();
     let mut divergent = 0;
+    let mut steps = 0;
     for _ in 0..runs {
         let start = Instant::now();
         let info = ShapeAnalysis::new(module)
             .analyze(id, &shapes)
             .expect("analysis runs");
         times.push(start.elapsed());
+        steps = info.propagation_steps();
         divergent = info
             .cfg
             .blocks()
@@ -165,22 +172,28 @@ fn measure(module: &Module, id: FuncId, runs: usize) -> (Duration, usize, usize)
             .count();
     }
     times.sort();
-    (times[times.len() / 2], divergent, func.num_placed_insts())
+    (
+        times[times.len() / 2],
+        divergent,
+        func.num_placed_insts(),
+        steps,
+    )
 }
 
-fn row(label: &str, (median, divergent, insts): (Duration, usize, usize)) {
+fn row(label: &str, (median, divergent, insts, steps): (Duration, usize, usize, u64)) {
     println!(
-        "{label:<22} {insts:>10} {divergent:>10} {:>10.2}ms {:>10.1}",
+        "{label:<24} {insts:>8} {divergent:>8} {:>10.2}ms {:>9.1} {:>11.2}",
         median.as_secs_f64() * 1e3,
-        median.as_nanos() as f64 / insts as f64
+        median.as_nanos() as f64 / insts as f64,
+        steps as f64 / insts as f64
     );
 }
 
 fn main() {
     println!("analysis_scaling: {}", machine());
     println!(
-        "{:<22} {:>10} {:>10} {:>12} {:>10}",
-        "function", "insts", "div.br.", "median", "ns/inst"
+        "{:<24} {:>8} {:>8} {:>12} {:>9} {:>11}",
+        "function", "insts", "div.br.", "median", "ns/inst", "steps/inst"
     );
     for (segments, runs) in [(10usize, 21), (100, 11), (1_000, 5)] {
         let (module, id) = chained(segments, 7);
