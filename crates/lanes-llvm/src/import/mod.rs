@@ -253,6 +253,5 @@ unsafe fn import_raw(llm: &LlModule<'_>) -> Result<Module, ImportError> {
             *slot = fcx.func;
         }
     }
-    let _ = &mut mcx;
     Ok(module)
 }
