@@ -33,6 +33,7 @@ pub fn fold_phis(
     old_cfg: &ControlFlowGraph,
     new_preds: &HashMap<Block, Vec<Block>>,
     edge_preds: &HashMap<(Block, Block), Value>,
+    dont_care: &[Value],
 ) -> Result<(), WfvError> {
     for &b in changed {
         let list = phis(func, b);
@@ -84,6 +85,17 @@ pub fn fold_phis(
             };
             let me = func.dfg.inst_result(phi).expect("φ result");
             let ty = func.dfg.value_type(me);
+            // "Don't care" incomings (dead instances of a transformed loop) take no part.
+            let meaningful: Vec<(Block, Value)> = incoming
+                .iter()
+                .copied()
+                .filter(|(_, v)| !dont_care.contains(v))
+                .collect();
+            let incoming = if meaningful.is_empty() {
+                incoming
+            } else {
+                meaningful
+            };
             let Some(&(_, last)) = incoming.last() else {
                 continue;
             };

@@ -45,6 +45,9 @@ pub struct TransformedLoop {
     pub pure_latch: Block,
     /// The new dedicated exit, start of the exit dispatch.
     pub exit: Block,
+    /// Values that only stand for "any value" (what the pure latch passes back to the
+    /// header for instances that left the loop); blends ignore them.
+    pub dont_care: Vec<Value>,
 }
 
 /// Transforms the loops with the given headers (innermost first), re-normalizing after
@@ -189,18 +192,23 @@ fn transform_one(
         track_upd.push(insert_phi(func, pure, ty, inc));
     }
     // Header φs: the old back-edge incoming now comes from P; values of instances that
-    // arrive at P from an exit are dead, so P merges the latch value with the φ itself.
+    // arrive at P from an exit are dead, so P merges the latch value with a "don't care"
+    // constant of its own, which blending drops: a uniform counter stays uniform.
+    let mut dont_care: Vec<Value> = Vec::new();
     for phi in phis(func, h) {
         let InstData::Phi { incoming } = func.dfg.inst(phi).clone() else {
             continue;
         };
-        let me = func.dfg.inst_result(phi).expect("φ result");
-        let ty = func.dfg.value_type(me);
+        let ty = func
+            .dfg
+            .value_type(func.dfg.inst_result(phi).expect("φ result"));
         let mut new_inc: Vec<(Block, Value)> = Vec::new();
         for (p, v) in incoming {
             if p == latch {
+                let dc = fresh_zero(func, ty);
+                dont_care.push(dc);
                 let mut inc: Vec<(Block, Value)> =
-                    rebound.iter().map(|&(c, _, _)| (c, me)).collect();
+                    rebound.iter().map(|&(c, _, _)| (c, dc)).collect();
                 inc.push((latch, v));
                 new_inc.push((pure, insert_phi(func, pure, ty, inc)));
             } else {
@@ -258,7 +266,14 @@ fn transform_one(
         live,
         pure_latch: pure,
         exit,
+        dont_care,
     }
+}
+
+/// A zero of type `ty` used only as a "don't care" φ operand.
+fn fresh_zero(func: &mut Function, ty: Type) -> Value {
+    let mut cache = HashMap::new();
+    zero_value(func, ty, &mut cache)
 }
 
 /// Adds the incoming `(from, v)` to the φ whose result is `phi`.

@@ -271,7 +271,19 @@ pub fn linearize(
             });
         }
     }
-    fold_phis(func, &changed, &a.loops, &a.cfg, &new_preds, &edge_preds)?;
+    let dont_care: Vec<lanes_ir::Value> = transformed
+        .iter()
+        .flat_map(|t| t.dont_care.iter().copied())
+        .collect();
+    fold_phis(
+        func,
+        &changed,
+        &a.loops,
+        &a.cfg,
+        &new_preds,
+        &edge_preds,
+        &dont_care,
+    )?;
     repair_ssa(func, &index);
     Ok(Linearized { predication, stats })
 }

@@ -116,14 +116,14 @@ fn check(count: u64, mode: Mode) -> Stats {
 
 #[test]
 fn partial_linearization_preserves_semantics_and_uniform_branches() {
-    let s = check(5000, Mode::Partial);
+    let s = check(5000 * common::soak(), Mode::Partial);
     assert_eq!(s.lost, 0);
     assert!(s.divergent > 0 && s.uniform > 0, "{s}");
 }
 
 #[test]
 fn full_if_conversion_preserves_semantics_and_loses_uniform_branches() {
-    let s = check(5000, Mode::Full);
+    let s = check(5000 * common::soak(), Mode::Full);
     assert!(
         s.lost > 0,
         "full if-conversion must lose uniform branches: {s}"

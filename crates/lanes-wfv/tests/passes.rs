@@ -22,6 +22,10 @@ use rand::{Rng, RngCore, SeedableRng};
 
 const COUNT: u64 = 1200;
 
+fn count() -> u64 {
+    COUNT * common::soak()
+}
+
 fn generated(seed: u64) -> Generated {
     let cfg = GenConfig {
         max_blocks: 14,
@@ -131,7 +135,7 @@ fn check_normal_form(func: &Function, what: &str) {
 
 #[test]
 fn normalization_gives_the_normal_form_and_keeps_semantics() {
-    for seed in 0..COUNT {
+    for seed in 0..count() {
         let g = generated(seed);
         let mut f = g.function().clone();
         normalize(&mut f, &|_, _| true).unwrap();
@@ -144,7 +148,7 @@ fn normalization_gives_the_normal_form_and_keeps_semantics() {
 #[test]
 fn divergent_loops_leave_only_through_their_pure_latch() {
     let mut transformed = 0;
-    for seed in 0..COUNT {
+    for seed in 0..count() {
         let g = generated(seed);
         let mut f = g.function().clone();
         normalize(&mut f, &|_, _| true).unwrap();
@@ -193,7 +197,7 @@ fn divergent_loops_leave_only_through_their_pure_latch() {
 
 #[test]
 fn block_index_is_topological_and_loop_compact() {
-    for seed in 0..COUNT {
+    for seed in 0..count() {
         let g = generated(seed);
         let mut f = g.function().clone();
         normalize(&mut f, &|_, _| true).unwrap();

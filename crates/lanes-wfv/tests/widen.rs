@@ -343,7 +343,7 @@ fn kernels_widened_equal_lanes_run_one_by_one() {
 #[test]
 fn generated_programs_widened_equal_lanes_run_one_by_one() {
     let mut tally = Tally::default();
-    for seed in 0..5000u64 {
+    for seed in 0..5000 * common::soak() {
         let cfg = GenConfig {
             max_blocks: 10,
             max_insts_per_block: 4,

@@ -20,9 +20,12 @@
 //! - calls and atomics run once per active lane ([`lanes`]), in lane order;
 //! - mask queries reduce over the active lanes only.
 //!
+//! A branch that linearization kept was proven uniform before linearization; if blends
+//! make its condition look varying afterwards, the first active lane's condition is used
+//! (`extract(c, cttz(ballot(mask)))`).
+//!
 //! Not handled yet (reported as [`WfvError::Unsupported`]): vector values in the scalar
-//! function, barriers, a kept branch whose condition turns out varying, and calls of
-//! functions that query their work item.
+//! function, barriers, and calls of functions that query their work item.
 
 mod lanes;
 mod memory;
@@ -320,11 +323,9 @@ impl Widener<'_> {
                 then_dest,
                 else_dest,
             } => {
-                if !self.is_uniform(*cond) {
-                    return Err(WfvError::Unsupported(format!("varying branch in {b}")));
-                }
+                let c = self.kept_condition(b, *cond);
                 let d = InstData::Brif {
-                    cond: self.scalar(*cond),
+                    cond: c,
                     then_dest: self.block_map[then_dest],
                     else_dest: self.block_map[else_dest],
                 };
@@ -335,11 +336,9 @@ impl Widener<'_> {
                 cases,
                 default,
             } => {
-                if !self.is_uniform(*arg) {
-                    return Err(WfvError::Unsupported(format!("varying switch in {b}")));
-                }
+                let a = self.kept_condition(b, *arg);
                 let d = InstData::Switch {
-                    arg: self.scalar(*arg),
+                    arg: a,
                     cases: cases
                         .iter()
                         .map(|&(k, t)| (k, self.block_map[&t]))
@@ -533,6 +532,65 @@ impl Widener<'_> {
             });
         }
         self.emit(d, ty)
+    }
+
+    /// The scalar condition of a branch linearization kept. Linearization keeps only
+    /// branches the shape analysis proved uniform *before* it ran, so every lane that
+    /// executes the block in the original program computes the same condition; blends may
+    /// still make the linearized value look varying (inactive lanes hold other values).
+    /// Then the condition of the first active lane is the branch's condition.
+    fn kept_condition(&mut self, b: Block, cond: Value) -> Value {
+        if self.is_uniform(cond) {
+            return self.scalar(cond);
+        }
+        let vec = self.map[&cond];
+        let ty = self.old.dfg.value_type(cond);
+        let idx = match self.mask_of(b) {
+            None => self.emit_v(InstData::Iconst { imm: 0 }, Type::I32),
+            Some(m) => {
+                let bits = self.emit_v(
+                    InstData::Intrinsic {
+                        id: Intrinsic::Ballot,
+                        args: vec![m],
+                    },
+                    Type::I64,
+                );
+                let tz = self.emit_v(
+                    InstData::Intrinsic {
+                        id: Intrinsic::Cttz,
+                        args: vec![bits],
+                    },
+                    Type::I64,
+                );
+                let last = self.emit_v(
+                    InstData::Iconst {
+                        imm: i64::from(self.width) - 1,
+                    },
+                    Type::I64,
+                );
+                let i = self.emit_v(
+                    InstData::Binary {
+                        op: BinaryOp::UMin,
+                        args: [tz, last],
+                    },
+                    Type::I64,
+                );
+                self.emit_v(
+                    InstData::Cast {
+                        op: lanes_ir::CastOp::Trunc,
+                        arg: i,
+                    },
+                    Type::I32,
+                )
+            }
+        };
+        self.emit_v(
+            InstData::Intrinsic {
+                id: Intrinsic::Extract,
+                args: vec![vec, idx],
+            },
+            ty,
+        )
     }
 
     /// Does the callee (or a function it calls) query its work item? Run once per lane

@@ -9,6 +9,15 @@ use lanes_wfv::{lower_guards, prepare, Mode, Prepared};
 
 pub const FUEL: u64 = 2_000_000;
 
+/// 10 when `LANES_SOAK` is set (the soak mode of the issue: ten times more programs).
+pub fn soak() -> u64 {
+    if std::env::var_os("LANES_SOAK").is_some() {
+        10
+    } else {
+        1
+    }
+}
+
 /// Result (or error text), final memory contents, access trace.
 pub type Outcome = (Result<Option<RtValue>, String>, Vec<Vec<u8>>, Vec<Access>);
 
