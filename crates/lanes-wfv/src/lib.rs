@@ -37,7 +37,7 @@ pub use guards::{lower_guards, Predication};
 pub use linearize::{linearize, Linearized, Mode};
 pub use normalize::normalize;
 pub use stats::Stats;
-pub use widen::widen;
+pub use widen::{widen, widen_into};
 
 /// Why a function could not be vectorized.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -101,13 +101,27 @@ pub fn prepare(
     after_pass("normalize", &func);
     let mut transformed: Vec<TransformedLoop> = Vec::new();
     // Transform divergent loops until none is left (a transform can make an enclosing
-    // loop's exits visible as divergent only through new blocks, so iterate).
+    // loop's exits visible as divergent only through new blocks, so iterate). Loops whose
+    // header has a varying predicate (nested in divergent control) are transformed too:
+    // with no lane active their "uniform" trip count would be computed from values that
+    // were never defined for any lane (skipped loads, blends of skipped paths), and the
+    // live mask bounds them to one iteration then.
     for _ in 0..64 {
         let info = shapes_of(module, id, &func, args)?;
+        let index = BlockIndex::compute(&info.cfg, &info.loops);
+        let div = |b: Block| {
+            info.is_divergent_branch(b) && !transformed.iter().any(|t| t.pure_latch == b)
+        };
+        let preds =
+            predicates::Predicates::compute(&info.cfg, &info.loops, &index, &div, &transformed);
         let headers: Vec<Block> = info
             .loops
             .loops()
-            .filter(|&l| mode == Mode::Full || info.is_divergent_loop(l))
+            .filter(|&l| {
+                mode == Mode::Full
+                    || info.is_divergent_loop(l)
+                    || !preds.is_uniform(info.loops.header(l))
+            })
             .map(|l| info.loops.header(l))
             .filter(|h| !transformed.iter().any(|t| t.header == *h))
             .collect();

@@ -16,7 +16,7 @@ use lanes_analysis::shapes::ArgShapes;
 use lanes_interp::{AccessKind, Interpreter, Memory, RtValue, WorkItemContext};
 use lanes_ir::generator::{generate, GenConfig, Generated, BUFFER_ALIGN};
 use lanes_ir::{AddrSpace, FuncId, Module, ScalarType, Shape, Type};
-use lanes_wfv::{prepare, widen, Mode, WfvError};
+use lanes_wfv::{prepare, widen_into, Mode, WfvError};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
 
@@ -130,7 +130,8 @@ fn differential(
     let mut check =
         |pass: &str, f: &lanes_ir::Function| common::verify(module, f, &format!("{what} {pass}"));
     let p = prepare(module, id, shapes, mode, &mut check).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let wide = match widen(module, id, &p, shapes, w) {
+    let mut vm = module.clone();
+    let wid = match widen_into(&mut vm, id, &p, shapes, w) {
         Ok(f) => f,
         Err(WfvError::Unsupported(why)) => {
             tally.unsupported += 1;
@@ -146,9 +147,12 @@ fn differential(
         }
         Err(e) => panic!("{what}: {e}"),
     };
-    common::verify(module, &wide, &format!("{what} widened"));
-    let mut vm = module.clone();
-    let wid = vm.define(wide);
+    if let Err(e) = lanes_ir::verifier::verify_module(&vm) {
+        panic!(
+            "{what} widened: verifier: {e}\n{}",
+            lanes_ir::write::module_to_string(&vm)
+        );
+    }
     // Reference: lanes one after the other.
     let mut mem = Memory::new();
     let (lanes, bufs) = setup(gens, w, seed, &mut mem);

@@ -8,11 +8,38 @@
 //! - [`Widener::once_if_any`]: an access to a uniform address under a varying mask runs
 //!   once, if `any(mask)`.
 
-use lanes_ir::{Block, FuncBuilder, InstData, Intrinsic, Type, Value};
+use lanes_ir::{
+    BinaryOp, Block, CastOp, FuncBuilder, FuncId, Function, InstData, Intrinsic, Module, Param,
+    Type, Value, WorkItemQuery,
+};
 
 use super::{vec_of, Widener};
 
 impl Widener<'_> {
+    /// Does the callee (or a function it calls) query its work item? Run once per lane
+    /// from the widened function it would see lane 0's item, so it is not supported yet.
+    pub(super) fn callee_asks_work_item(&self, func: FuncId) -> bool {
+        let mut todo = vec![func];
+        let mut seen = Vec::new();
+        while let Some(f) = todo.pop() {
+            if seen.contains(&f) {
+                continue;
+            }
+            seen.push(f);
+            let Some(body) = self.module.function(f) else {
+                continue;
+            };
+            for i in body.dfg.insts() {
+                match body.dfg.inst(i) {
+                    InstData::WorkItem { .. } => return true,
+                    InstData::Call { func, .. } => todo.push(*func),
+                    _ => {}
+                }
+            }
+        }
+        false
+    }
+
     /// Starts a new block after the current one; returns it (not switched to).
     fn new_block(&mut self) -> Block {
         let b = self.new.dfg.make_block();
@@ -112,6 +139,23 @@ impl Widener<'_> {
                 *v = lane_args[i];
                 i += 1;
             });
+            if let InstData::Call { func, args } = &mut d {
+                if let Some(&copy) = self.special.get(func) {
+                    // The lane's own work-item ids.
+                    *func = copy;
+                    for q in [WorkItemQuery::GlobalId, WorkItemQuery::LocalId] {
+                        let s = self.emit_v(InstData::WorkItem { query: q, dim: 0 }, Type::I64);
+                        let kk = self.emit_v(InstData::Iconst { imm: i64::from(k) }, Type::I64);
+                        args.push(self.emit_v(
+                            InstData::Binary {
+                                op: BinaryOp::Add,
+                                args: [s, kk],
+                            },
+                            Type::I64,
+                        ));
+                    }
+                }
+            }
             let r = match mask {
                 None => self.emit(d, res_ty),
                 Some(m) => {
@@ -137,4 +181,97 @@ impl Widener<'_> {
         }
         acc
     }
+}
+
+/// Does calling `f` have no effect besides its result, the same for every lane given the
+/// same arguments (no memory writes, atomics, barriers or work-item queries, also in
+/// the functions it calls)?
+pub(super) fn is_pure(module: &Module, f: FuncId) -> bool {
+    let mut todo = vec![f];
+    let mut seen = Vec::new();
+    while let Some(f) = todo.pop() {
+        if seen.contains(&f) {
+            continue;
+        }
+        seen.push(f);
+        let Some(body) = module.function(f) else {
+            return false;
+        };
+        for i in body.dfg.insts() {
+            match body.dfg.inst(i) {
+                InstData::Call { func, .. } => todo.push(*func),
+                InstData::WorkItem { .. } => return false,
+                d if d.has_side_effects() => return false,
+                _ => {}
+            }
+        }
+    }
+    true
+}
+
+/// Does `f` query its work item — itself (`direct`) or in a function it calls (not
+/// `direct`)?
+pub(super) fn asks_work_item(module: &Module, f: FuncId, direct: bool) -> bool {
+    let Some(body) = module.function(f) else {
+        return false;
+    };
+    let mut callees = Vec::new();
+    for i in body.dfg.insts() {
+        match body.dfg.inst(i) {
+            InstData::WorkItem { .. } if direct => return true,
+            InstData::Call { func, .. } => callees.push(*func),
+            _ => {}
+        }
+    }
+    !direct
+        && callees.into_iter().any(|c| {
+            asks_work_item(module, c, true) || (c != f && asks_work_item(module, c, false))
+        })
+}
+
+/// A copy of `callee` whose `global_id 0` and `local_id 0` read two extra `i64`
+/// parameters (the calling lane's ids).
+pub(super) fn with_item_params(callee: &Function) -> Function {
+    let mut f = callee.clone();
+    f.name = format!("{}.lane_item", callee.name);
+    let n = f.params.len();
+    let gid = f.dfg.make_param(n, Type::I64);
+    let lid = f.dfg.make_param(n + 1, Type::I64);
+    for v in [gid, lid] {
+        f.params.push(Param {
+            value: v,
+            attrs: Default::default(),
+        });
+    }
+    if !f.abi.params.is_empty() {
+        f.abi.params.resize(n + 2, Default::default());
+    }
+    for i in f.dfg.insts().collect::<Vec<_>>() {
+        let src = match f.dfg.inst(i) {
+            InstData::WorkItem {
+                query: WorkItemQuery::GlobalId,
+                dim: 0,
+            } => gid,
+            InstData::WorkItem {
+                query: WorkItemQuery::LocalId,
+                dim: 0,
+            } => lid,
+            _ => continue,
+        };
+        let Some(r) = f.dfg.inst_result(i) else {
+            continue;
+        };
+        *f.dfg.inst_mut(i) = if f.dfg.value_type(r) == Type::I64 {
+            InstData::Unary {
+                op: lanes_ir::UnaryOp::Copy,
+                arg: src,
+            }
+        } else {
+            InstData::Cast {
+                op: CastOp::Trunc,
+                arg: src,
+            }
+        };
+    }
+    f
 }

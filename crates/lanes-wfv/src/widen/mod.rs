@@ -27,6 +27,7 @@
 //! Not handled yet (reported as [`WfvError::Unsupported`]): vector values in the scalar
 //! function, barriers, and calls of functions that query their work item.
 
+mod branches;
 mod lanes;
 mod memory;
 mod shapes;
@@ -44,12 +45,61 @@ use crate::{shapes_of, Prepared, WfvError};
 
 /// Widens the prepared (linearized) form of function `id` of `module` to `width` lanes.
 /// Parameters whose shape is not uniform become vectors; the result is always a vector.
+/// Calls of functions that query their work item are not supported here; see
+/// [`widen_into`].
 pub fn widen(
     module: &Module,
     id: FuncId,
     prepared: &Prepared,
     args: &ArgShapes,
     width: u16,
+) -> Result<Function, WfvError> {
+    widen_with(module, id, prepared, args, width, &HashMap::new())
+}
+
+/// Like [`widen`], but defines the widened function in `module` (returning its id), and
+/// also a copy of every directly called function that queries `global_id 0` or
+/// `local_id 0`, taking the lane's ids as two extra `i64` parameters, so that each lane's
+/// call sees its own work item.
+pub fn widen_into(
+    module: &mut Module,
+    id: FuncId,
+    prepared: &Prepared,
+    args: &ArgShapes,
+    width: u16,
+) -> Result<FuncId, WfvError> {
+    let mut special: HashMap<FuncId, FuncId> = HashMap::new();
+    for i in prepared.func.dfg.insts() {
+        let InstData::Call { func, .. } = prepared.func.dfg.inst(i) else {
+            continue;
+        };
+        if special.contains_key(func) || !lanes::asks_work_item(module, *func, true) {
+            continue;
+        }
+        if lanes::asks_work_item(module, *func, false) {
+            return Err(WfvError::Unsupported(format!(
+                "@{} calls a function that queries its work item",
+                module.funcs[*func].name()
+            )));
+        }
+        let Some(callee) = module.function(*func) else {
+            continue;
+        };
+        let copy = lanes::with_item_params(callee);
+        let cid = module.define(copy);
+        special.insert(*func, cid);
+    }
+    let f = widen_with(module, id, prepared, args, width, &special)?;
+    Ok(module.define(f))
+}
+
+fn widen_with(
+    module: &Module,
+    id: FuncId,
+    prepared: &Prepared,
+    args: &ArgShapes,
+    width: u16,
+    special: &HashMap<FuncId, FuncId>,
 ) -> Result<Function, WfvError> {
     let old = &prepared.func;
     for v in old.dfg.values() {
@@ -58,7 +108,7 @@ pub fn widen(
         }
     }
     let info = shapes_of(module, id, old, args)?;
-    let pure = |f: FuncId| is_pure(module, f);
+    let pure = |f: FuncId| lanes::is_pure(module, f);
     let uni = shapes::uniform_values(old, &info, &pure);
     let param_tys: Vec<Type> = old
         .params
@@ -78,6 +128,7 @@ pub fn widen(
     let cfg = ControlFlowGraph::with_function(old);
     let mut w = Widener {
         module,
+        special,
         old,
         new,
         width,
@@ -116,38 +167,14 @@ pub fn widen(
     Ok(w.new)
 }
 
-/// Does calling `f` have no effect besides its result, the same for every lane given the
-/// same arguments (no memory writes, atomics, barriers or work-item queries, also in
-/// the functions it calls)?
-fn is_pure(module: &Module, f: FuncId) -> bool {
-    let mut todo = vec![f];
-    let mut seen = Vec::new();
-    while let Some(f) = todo.pop() {
-        if seen.contains(&f) {
-            continue;
-        }
-        seen.push(f);
-        let Some(body) = module.function(f) else {
-            return false;
-        };
-        for i in body.dfg.insts() {
-            match body.dfg.inst(i) {
-                InstData::Call { func, .. } => todo.push(*func),
-                InstData::WorkItem { .. } => return false,
-                d if d.has_side_effects() => return false,
-                _ => {}
-            }
-        }
-    }
-    true
-}
-
 fn vec_of(t: Type, width: u16) -> Type {
     Type::vector(width, t.elem())
 }
 
 pub(crate) struct Widener<'a> {
     module: &'a Module,
+    /// Callees that query their work item → their copies taking the ids as parameters.
+    special: &'a HashMap<FuncId, FuncId>,
     old: &'a Function,
     new: Function,
     width: u16,
@@ -467,6 +494,10 @@ impl Widener<'_> {
                     Some(m) => self.once_if_any(m, d, ty),
                 })
             }
+            InstData::Call { func, .. } if self.special.contains_key(func) => {
+                let mask = self.guard_mask(b, inst);
+                self.per_lane(&data, res_ty, mask)
+            }
             InstData::Call { func, .. } if self.callee_asks_work_item(*func) => {
                 return Err(WfvError::Unsupported(format!(
                     "call of @{} which queries its work item",
@@ -532,89 +563,6 @@ impl Widener<'_> {
             });
         }
         self.emit(d, ty)
-    }
-
-    /// The scalar condition of a branch linearization kept. Linearization keeps only
-    /// branches the shape analysis proved uniform *before* it ran, so every lane that
-    /// executes the block in the original program computes the same condition; blends may
-    /// still make the linearized value look varying (inactive lanes hold other values).
-    /// Then the condition of the first active lane is the branch's condition.
-    fn kept_condition(&mut self, b: Block, cond: Value) -> Value {
-        if self.is_uniform(cond) {
-            return self.scalar(cond);
-        }
-        let vec = self.map[&cond];
-        let ty = self.old.dfg.value_type(cond);
-        let idx = match self.mask_of(b) {
-            None => self.emit_v(InstData::Iconst { imm: 0 }, Type::I32),
-            Some(m) => {
-                let bits = self.emit_v(
-                    InstData::Intrinsic {
-                        id: Intrinsic::Ballot,
-                        args: vec![m],
-                    },
-                    Type::I64,
-                );
-                let tz = self.emit_v(
-                    InstData::Intrinsic {
-                        id: Intrinsic::Cttz,
-                        args: vec![bits],
-                    },
-                    Type::I64,
-                );
-                let last = self.emit_v(
-                    InstData::Iconst {
-                        imm: i64::from(self.width) - 1,
-                    },
-                    Type::I64,
-                );
-                let i = self.emit_v(
-                    InstData::Binary {
-                        op: BinaryOp::UMin,
-                        args: [tz, last],
-                    },
-                    Type::I64,
-                );
-                self.emit_v(
-                    InstData::Cast {
-                        op: lanes_ir::CastOp::Trunc,
-                        arg: i,
-                    },
-                    Type::I32,
-                )
-            }
-        };
-        self.emit_v(
-            InstData::Intrinsic {
-                id: Intrinsic::Extract,
-                args: vec![vec, idx],
-            },
-            ty,
-        )
-    }
-
-    /// Does the callee (or a function it calls) query its work item? Run once per lane
-    /// from the widened function it would see lane 0's item, so it is not supported yet.
-    fn callee_asks_work_item(&self, func: FuncId) -> bool {
-        let mut todo = vec![func];
-        let mut seen = Vec::new();
-        while let Some(f) = todo.pop() {
-            if seen.contains(&f) {
-                continue;
-            }
-            seen.push(f);
-            let Some(body) = self.module.function(f) else {
-                continue;
-            };
-            for i in body.dfg.insts() {
-                match body.dfg.inst(i) {
-                    InstData::WorkItem { .. } => return true,
-                    InstData::Call { func, .. } => todo.push(*func),
-                    _ => {}
-                }
-            }
-        }
-        false
     }
 
     fn fill_phis(&mut self) {
