@@ -113,7 +113,16 @@ impl Predicates {
         for &b in order {
             let cdep = p.cdep.get(&b).cloned().unwrap_or_default();
             let edges_uniform = cdep.iter().all(|&(a, _)| p.uniform[&a] && !p.divergent[&a]);
-            let l = loops.innermost_loop(b);
+            // The loop whose iterations evaluate `b`'s predicate: the innermost loop around
+            // `b`, or for a loop header the enclosing one (a header is part of its
+            // parent's body, where its predicate is the parent header's).
+            let l = loops.innermost_loop(b).and_then(|l| {
+                if loops.header(l) == b {
+                    loops.parent(l)
+                } else {
+                    Some(l)
+                }
+            });
             let (kind, uni) = if let Some(t) = transformed.iter().find(|t| t.header == b) {
                 (
                     Kind::Live {
