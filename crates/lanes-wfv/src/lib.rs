@@ -15,6 +15,22 @@
 //! The result is still a scalar function of one instance plus a [`Predication`] side
 //! table of masks; [`guards::lower_guards`] gives it a width-1 meaning that the
 //! interpreter runs, which is how the tests prove every step preserves the semantics.
+//!
+//! 4. [`widen`](mod@widen) ([`widen()`], [`widen_into`]) maps that function to `W` lanes:
+//!    uniform values stay scalar, the others become vectors, masks become `<W x i1>`,
+//!    memory accesses become vector, masked, gather/scatter or once-if-any accesses,
+//!    calls and atomics run per active lane.
+//!
+//! Loops nested in divergent control (a varying header predicate) also get the live mask
+//! of §5, although their exits are uniform: with no lane active their trip count would be
+//! computed from values no lane defined, and need not terminate.
+//!
+//! Tests (`tests/`): every pass is verified after it runs; the width-1 form equals the
+//! original (result, memory, exact access sequence) on 64 hand-written kernels and 5,000
+//! generated programs per mode; partial linearization loses no uniform branch, full
+//! if-conversion does; the widened function equals the scalar one run once per lane at
+//! W = 4, 8, 16 (no inactive lane touches memory), in the interpreter and, for 360
+//! programs, natively through LLVM. `LANES_SOAK=1` runs ten times more programs.
 
 pub mod blend;
 pub mod block_index;

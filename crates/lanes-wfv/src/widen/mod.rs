@@ -4,7 +4,7 @@
 //! Every instance runs in one lane. After linearization the only branches left are
 //! uniform, so the CFG is kept as is and each instruction is mapped on its own:
 //!
-//! - values that stay uniform ([`shapes`]) stay scalar and are broadcast (once, right
+//! - values that stay uniform (module `shapes`) stay scalar and are broadcast (once, right
 //!   after their definition) where a vector needs them;
 //! - other values become `<W x T>`; lane-wise operations (arithmetic, compares, casts,
 //!   selects, φs, math intrinsics, `ptradd`) are the same instruction on vectors, and
@@ -12,12 +12,12 @@
 //!   masks of the [`Predication`](crate::Predication) table;
 //! - `global_id 0`/`local_id 0` become the scalar query plus `lane_id`; `alloca` becomes a
 //!   `W` times larger allocation sliced per lane;
-//! - memory ([`memory`]): contiguous addresses give vector loads and stores, masked where
+//! - memory (module `memory`): contiguous addresses give vector loads and stores, masked where
 //!   the block mask is not all-true; other varying addresses give gathers and scatters; a
 //!   uniform address under a varying mask is loaded once if any lane is active, and a
 //!   varying value stored to a uniform address is a scatter in which the highest active
 //!   lane wins, as if the lanes had run one after the other;
-//! - calls and atomics run once per active lane ([`lanes`]), in lane order;
+//! - calls and atomics run once per active lane (module `lanes`), in lane order;
 //! - mask queries reduce over the active lanes only.
 //!
 //! A branch that linearization kept was proven uniform before linearization; if blends
