@@ -33,17 +33,20 @@
 //! - **Irreducible regions** are handled conservatively, never rejected: if `IR(b) ∪ {p}`
 //!   touches one, every block of it with two predecessors is a join and every value defined
 //!   inside is varying at every use.
+//!
+//! The propagation engine itself is [`super::propagate`].
 
-use core::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::cell::RefCell;
+use std::collections::HashSet;
 
-use cranelift_entity::EntityRef;
 use lanes_ir::{Block, Function, Value, ValueDef};
 
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::DominatorTree;
 use crate::loops::{Loop, LoopForest};
 use crate::post_dominators::PostDominatorTree;
+
+use super::propagate::PropagationScratch;
 
 /// Where uses of a value see it as varying.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,6 +103,8 @@ pub struct DivergenceCtx<'a> {
     pub domtree: &'a DominatorTree,
     pub pdt: &'a PostDominatorTree,
     pub loops: &'a LoopForest,
+    /// Dense per-block state of the label propagation, shared by the runs of one analysis.
+    pub scratch: &'a RefCell<PropagationScratch>,
 }
 
 /// The block defining `v` (`None` for parameters, which precede every block).
@@ -395,171 +400,5 @@ impl DivergenceCtx<'_> {
                 }
             }
         }
-    }
-
-    /// The label propagation engine. `seeds` are edges `from → to` carrying a label.
-    /// Labels flow along forward edges in reverse postorder; a block reached by two
-    /// different labels is a join and starts its own label. Back edges to headers of the
-    /// loops in `around` make the header a join when they bring different labels; other
-    /// back edges are ignored. Edges leaving a loop of `stop_exits` end there. Edges leaving
-    /// a loop of `around` not in `stop_exits` start a fresh label (loops around a loop
-    /// exit are treated as divergent, conservatively). Once one path remains, no two labels
-    /// can meet again except at loop headers, which are checked, and propagation stops.
-    fn propagate(
-        &self,
-        seeds: &[(Block, Block, Block)],
-        scope: Option<&[Block]>,
-        around: &[Loop],
-        stop_at: Option<Block>,
-        stop_exits: &[Loop],
-    ) -> Vec<Block> {
-        let in_scope = |x: Block| match scope {
-            Some(s) => s.binary_search(&x).is_ok(),
-            None => self.cfg.is_reachable(x),
-        };
-        let rpo = |x: Block| self.cfg.rpo_number(x).unwrap_or(u32::MAX);
-        let mut labels: HashMap<Block, (Block, bool)> = HashMap::new();
-        let mut header_labels: HashMap<Block, Vec<Block>> = HashMap::new();
-        let mut heap: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
-        // Labels of the pending blocks, with counts.
-        let mut pending: HashMap<Block, usize> = HashMap::new();
-        let mut is_join: HashSet<Block> = HashSet::new();
-        let mut joins: Vec<Block> = Vec::new();
-        let relabel = stop_exits.is_empty();
-        let mut join = |y: Block, joins: &mut Vec<Block>| {
-            if is_join.insert(y) {
-                joins.push(y);
-            }
-        };
-        let mut send = |x: Block,
-                        y: Block,
-                        label: Block,
-                        labels: &mut HashMap<Block, (Block, bool)>,
-                        heap: &mut BinaryHeap<Reverse<(u32, u32)>>,
-                        pending: &mut HashMap<Block, usize>,
-                        joins: &mut Vec<Block>| {
-            if !in_scope(y) {
-                return;
-            }
-            if self.loops.is_back_edge(x, y) {
-                if around.iter().any(|&l| self.loops.header(l) == y) {
-                    let hl = header_labels.entry(y).or_default();
-                    if !hl.contains(&label) {
-                        hl.push(label);
-                    }
-                    if hl.len() >= 2 {
-                        join(y, joins);
-                    }
-                }
-                return;
-            }
-            let leaves = |ls: &[Loop]| {
-                ls.iter()
-                    .any(|&l| self.loops.contains(l, x) && !self.loops.contains(l, y))
-            };
-            if leaves(stop_exits) {
-                join(y, joins);
-                return;
-            }
-            let label = if relabel && leaves(around) {
-                join(y, joins);
-                y
-            } else {
-                label
-            };
-            match labels.get(&y).copied() {
-                None => {
-                    labels.insert(y, (label, false));
-                    *pending.entry(label).or_default() += 1;
-                    heap.push(Reverse((rpo(y), y.as_u32())));
-                }
-                // Two labels meet (a seed's own label counts): a join, with its own label.
-                Some((l, false)) if l != label => {
-                    labels.insert(y, (y, true));
-                    // `y` is still pending (forward edges go up in RPO): move its count.
-                    if let Some(c) = pending.get_mut(&l) {
-                        *c -= 1;
-                        if *c == 0 {
-                            pending.remove(&l);
-                        }
-                    }
-                    *pending.entry(y).or_default() += 1;
-                    join(y, joins);
-                }
-                Some(_) => {}
-            }
-        };
-        for &(x, y, label) in seeds {
-            send(
-                x,
-                y,
-                label,
-                &mut labels,
-                &mut heap,
-                &mut pending,
-                &mut joins,
-            );
-        }
-        let mut reached_stop = false;
-        while let Some(Reverse((_, x))) = heap.pop() {
-            self.steps.set(self.steps.get() + 1);
-            let x = Block::new(x as usize);
-            if Some(x) == stop_at {
-                reached_stop = true;
-                continue;
-            }
-            let Some(&(label, _)) = labels.get(&x) else {
-                continue;
-            };
-            if let Some(c) = pending.get_mut(&label) {
-                *c -= 1;
-                if *c == 0 {
-                    pending.remove(&label);
-                }
-            }
-            // One label left among the pending paths (one path, when labels are renewed at
-            // loop exits): no two labels can meet any more.
-            let one_label = pending.is_empty()
-                || (!relabel && pending.len() == 1 && pending.contains_key(&label));
-            if heap.is_empty() || one_label {
-                // One path left: only headers of loops around it can still see two labels.
-                for &l in around {
-                    let h = self.loops.header(l);
-                    if self.loops.contains(l, x) {
-                        let seen = header_labels.get(&h).map_or(&[][..], |v| v.as_slice());
-                        // The path may also pass the reconvergence point inside the loop,
-                        // leaving it with a label of its own.
-                        let via_stop = stop_at.is_some_and(|p| self.loops.contains(l, p));
-                        if seen.iter().any(|&o| o != label || relabel || via_stop) {
-                            join(h, &mut joins);
-                        }
-                    }
-                }
-                break;
-            }
-            for &y in self.cfg.succs(x) {
-                send(
-                    x,
-                    y,
-                    label,
-                    &mut labels,
-                    &mut heap,
-                    &mut pending,
-                    &mut joins,
-                );
-            }
-        }
-        // Lanes leave the reconvergence point together, with a label of their own: if it
-        // lies in a loop around `b` whose header already saw a label over a back edge, the
-        // header receives two.
-        if let Some(p) = stop_at.filter(|_| reached_stop) {
-            for &l in around {
-                let h = self.loops.header(l);
-                if self.loops.contains(l, p) && header_labels.contains_key(&h) {
-                    join(h, &mut joins);
-                }
-            }
-        }
-        joins
     }
 }

@@ -39,6 +39,7 @@
 
 pub mod divergence;
 pub mod lattice;
+pub mod propagate;
 pub mod report;
 pub mod svg;
 pub mod transfer;
@@ -57,6 +58,7 @@ use crate::dominators::DominatorTree;
 use crate::loops::{Loop, LoopForest};
 use crate::post_dominators::PostDominatorTree;
 use divergence::{def_block, DivergenceCtx};
+use propagate::PropagationScratch;
 use transfer::{transfer, TransferEnv};
 
 /// Why the analysis could not run.
@@ -218,10 +220,11 @@ impl<'m> ShapeAnalysis<'m> {
                 queued[inst] = true;
             }
         }
+        let scratch = RefCell::new(PropagationScratch::default());
         while let Some(inst) = queue.pop_front() {
             queued[inst] = false;
             let mut requeue: Vec<Inst> = Vec::new();
-            self.step(func, &mut info, inst, &users, &mut requeue);
+            self.step(func, &mut info, inst, &users, &scratch, &mut requeue);
             for i in requeue {
                 if !queued[i] {
                     queued[i] = true;
@@ -252,6 +255,7 @@ impl<'m> ShapeAnalysis<'m> {
         info: &mut ShapeInfo,
         inst: Inst,
         users: &SecondaryMap<Value, Vec<Inst>>,
+        scratch: &RefCell<PropagationScratch>,
         requeue: &mut Vec<Inst>,
     ) {
         let Some(block) = func.layout.inst_block(inst) else {
@@ -271,6 +275,7 @@ impl<'m> ShapeAnalysis<'m> {
                     domtree: &info.domtree,
                     pdt: &info.pdt,
                     loops: &info.loops,
+                    scratch,
                 };
                 let fx = ctx.branch_effects(block);
                 for &j in &fx.joins {
