@@ -36,6 +36,7 @@ pub mod blend;
 pub mod block_index;
 pub(crate) mod cfg_edit;
 pub mod divergent_loops;
+pub mod entry_mask;
 pub mod guards;
 pub mod linearize;
 pub mod normalize;
@@ -49,6 +50,7 @@ use lanes_ir::{Block, FuncId, Function, Module};
 
 pub use block_index::BlockIndex;
 pub use divergent_loops::{transform_divergent_loops, TransformedLoop};
+pub use entry_mask::with_entry_mask;
 pub use guards::{lower_guards, Predication};
 pub use linearize::{linearize, Linearized, Mode};
 pub use normalize::normalize;
