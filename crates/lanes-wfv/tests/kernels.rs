@@ -138,3 +138,44 @@ fn full_if_conversion_of_kernels() {
     let (b, _) = check(Mode::Full, true);
     assert!(a.lost + b.lost > 0, "full mode must lose uniform branches");
 }
+
+/// PLDI'18 Table 1 for the corpus (printed; the assertions are in the tests above): per
+/// kernel, branches, uniform branches per the shape analysis, and how many uniform
+/// branches each mode loses.
+#[test]
+fn table1() {
+    let mut rows = Vec::new();
+    for (name, module) in corpus() {
+        for (id, f) in module.functions() {
+            if f.layout.num_blocks() == 0 {
+                continue;
+            }
+            let mut row = format!(
+                "{:<36}",
+                format!("{}@{}", name.trim_end_matches(".lir"), f.name)
+            );
+            let mut lost = [0; 2];
+            let mut base = Stats::default();
+            for (i, mode) in [Mode::Partial, Mode::Full].into_iter().enumerate() {
+                let p = lanes_wfv::prepare(&module, id, &[], mode, &mut |_, _| {}).unwrap();
+                lost[i] = p.stats.lost;
+                if i == 0 {
+                    base = p.stats.clone();
+                }
+            }
+            assert_eq!(lost[0], 0, "{row}");
+            row += &format!(
+                "{:>4} {:>4} {:>4} {:>6} {:>6}",
+                base.branches, base.uniform, base.divergent, lost[0], lost[1]
+            );
+            rows.push(row);
+        }
+    }
+    eprintln!(
+        "{:<36}{:>4} {:>4} {:>4} {:>6} {:>6}",
+        "kernel", "br", "uni", "div", "lost/p", "lost/f"
+    );
+    for r in rows {
+        eprintln!("{r}");
+    }
+}
