@@ -119,3 +119,14 @@ fn mandelbrot_counter_stays_scalar() {
         assert_eq!(f.dfg.value_type(f.params[2].value), Type::I32);
     }
 }
+
+#[test]
+fn counter_feeding_only_a_varying_exit_stays_scalar() {
+    // linear_search: `for (i = 0; i < n; i++) if (a[i] == key) break;` with a varying key:
+    // the loop is divergent, `i` stays uniform inside it (the address a + 4i too).
+    let f = widened("wfv_numeric.lir", "linear_search", Mode::Partial);
+    let scalar_i32_phis = count(&f, |_, d, t| d.is_phi() && t == Some(Type::I32));
+    assert!(scalar_i32_phis >= 1, "the counter became a vector");
+    // a[i] with uniform i is one scalar load under the live mask, not a gather.
+    assert_eq!(count(&f, |_, d, _| matches!(d, InstData::Gather { .. })), 0);
+}
