@@ -21,9 +21,10 @@
 //!    memory accesses become vector, masked, gather/scatter or once-if-any accesses,
 //!    calls and atomics run per active lane.
 //!
-//! Loops nested in divergent control (a varying header predicate) also get the live mask
-//! of §5, although their exits are uniform: with no lane active their trip count would be
-//! computed from values no lane defined, and need not terminate.
+//! Uniform loops nested in divergent control (a varying header predicate) keep their
+//! uniform exits but get a guard `any(pred)` in front ([`loop_guard`](mod@loop_guard)):
+//! with no lane active their trip count would be computed from values no lane defined,
+//! and need not terminate.
 //!
 //! Tests (`tests/`): every pass is verified after it runs; the width-1 form equals the
 //! original (result, memory, exact access sequence) on 64 hand-written kernels and 5,000
@@ -39,6 +40,7 @@ pub mod divergent_loops;
 pub mod entry_mask;
 pub mod guards;
 pub mod linearize;
+pub(crate) mod loop_guard;
 pub mod normalize;
 pub mod predicates;
 pub(crate) mod ssa_repair;
@@ -119,27 +121,13 @@ pub fn prepare(
     after_pass("normalize", &func);
     let mut transformed: Vec<TransformedLoop> = Vec::new();
     // Transform divergent loops until none is left (a transform can make an enclosing
-    // loop's exits visible as divergent only through new blocks, so iterate). Loops whose
-    // header has a varying predicate (nested in divergent control) are transformed too:
-    // with no lane active their "uniform" trip count would be computed from values that
-    // were never defined for any lane (skipped loads, blends of skipped paths), and the
-    // live mask bounds them to one iteration then.
+    // loop's exits visible as divergent only through new blocks, so iterate).
     for _ in 0..64 {
         let info = shapes_of(module, id, &func, args)?;
-        let index = BlockIndex::compute(&info.cfg, &info.loops);
-        let div = |b: Block| {
-            info.is_divergent_branch(b) && !transformed.iter().any(|t| t.pure_latch == b)
-        };
-        let preds =
-            predicates::Predicates::compute(&info.cfg, &info.loops, &index, &div, &transformed);
         let headers: Vec<Block> = info
             .loops
             .loops()
-            .filter(|&l| {
-                mode == Mode::Full
-                    || info.is_divergent_loop(l)
-                    || !preds.is_uniform(info.loops.header(l))
-            })
+            .filter(|&l| mode == Mode::Full || info.is_divergent_loop(l))
             .map(|l| info.loops.header(l))
             .filter(|h| !transformed.iter().any(|t| t.header == *h))
             .collect();

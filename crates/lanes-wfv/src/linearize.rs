@@ -43,6 +43,7 @@ use crate::block_index::BlockIndex;
 use crate::cfg_edit::split_preds;
 use crate::divergent_loops::TransformedLoop;
 use crate::guards::{guard_block, Predication};
+use crate::loop_guard::insert_loop_guards;
 use crate::normalize::Cfg;
 use crate::predicates::Predicates;
 use crate::ssa_repair::repair_ssa;
@@ -113,9 +114,17 @@ pub fn linearize(
     if !pre.loops.is_reducible() {
         return Err(WfvError::Irreducible(func.name.clone()));
     }
-    if mode == Mode::Partial {
-        split_uniform_critical_edges(func, &pre, divergent);
-    }
+    // Guards in front of uniform loops under varying predicates (full mode transforms
+    // every loop instead).
+    let guards = if mode == Mode::Partial {
+        let g = insert_loop_guards(func, divergent, transformed);
+        let pre = Cfg::new(func);
+        split_uniform_critical_edges(func, &pre, &|b| divergent(b) && !g.contains(&b));
+        g
+    } else {
+        Vec::new()
+    };
+    let is_guard = |b: Block| guards.contains(&b);
     let a = Cfg::new(func);
     let index = BlockIndex::compute(&a.cfg, &a.loops);
     let is_latch = |b: Block| transformed.iter().any(|t| t.pure_latch == b);
@@ -126,6 +135,7 @@ pub fn linearize(
         // The `any` branch of a pure latch is uniform by construction (the shape analysis
         // may not know that mask queries are uniform).
         !is_latch(b)
+            && !is_guard(b)
             && match mode {
                 Mode::Partial => divergent(b),
                 Mode::Full => true,
@@ -194,7 +204,8 @@ pub fn linearize(
     // Statistics (PLDI'18 Table 1).
     let mut stats = Stats::default();
     for &b in &order {
-        if distinct(&func.successors(b)) < 2 {
+        // Guards are ours, not the program's.
+        if distinct(&func.successors(b)) < 2 || is_guard(b) {
             continue;
         }
         stats.branches += 1;

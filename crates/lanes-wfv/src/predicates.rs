@@ -4,8 +4,9 @@
 //! and the branch condition of `a` leading to `b`. The predicate of a block `b` is the
 //! disjunction of the edge predicates of the control dependence edges of `b`."
 //!
-//! Control dependence is taken on the CFG without back edges (the graph Fig. 5 works on),
-//! per loop iteration: a block `b` of loop `L` that is control dependent on an edge from
+//! Control dependence is taken on the CFG without back edges (the graph Fig. 5 works on;
+//! for post-dominance a latch that only jumps back flows to its loop's exits), per loop
+//! iteration: a block `b` of loop `L` that is control dependent on an edge from
 //! outside `L` has exactly the control dependences of `L`'s header `h` (it post-dominates
 //! `h` in the acyclic body), so its predicate *is* `h`'s; so is the predicate of a loop
 //! block without control dependences. The header of a loop made
@@ -81,7 +82,16 @@ impl Predicates {
         for i in (0..n).rev() {
             let b = order[i];
             let mut set: Option<Vec<bool>> = None;
-            for s in BlockIndex::dag_succs(cfg, loops, b) {
+            let mut succs = BlockIndex::dag_succs(cfg, loops, b);
+            if succs.is_empty() {
+                // A latch that only jumps back continues the loop, which is eventually
+                // left through one of its exits: for post-dominance it flows there (else
+                // blocks after a loop would not post-dominate its header).
+                if let Some(l) = loops.loops().find(|&l| loops.latches(l).contains(&b)) {
+                    succs = loops.exit_blocks(l).to_vec();
+                }
+            }
+            for s in succs {
                 let ps = pos(s);
                 if ps >= n {
                     continue;

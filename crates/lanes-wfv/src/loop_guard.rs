@@ -1,0 +1,96 @@
+//! Guards in front of uniform loops that run under a varying predicate (a BOSCC gadget,
+//! PLDI'18 §6, applied to loops).
+//!
+//! A uniform loop nested in divergent control is left as it is (its exits are uniform),
+//! but it may be reached in the linearized CFG while *no* lane is active in it. Its
+//! trip count is then computed from values no lane defined — loads that were skipped,
+//! blends of paths no lane took — and need not terminate. So its preheader gets the
+//! branch `brif any(pred(preheader)), header, skip` where `skip` jumps to one of the
+//! loop's exits (with "don't care" values for the exit's φs). The branch is uniform, so
+//! partial linearization keeps it (Theorem 4.5): with no lane active the loop is skipped,
+//! with some lane active all active lanes agree on every uniform exit of the loop. Which
+//! exit `skip` takes does not matter: no lane is active on it, and the blocks deferred
+//! past the loop are carried along every exit edge of a uniform branch (Fig. 5, line 10).
+
+use std::collections::HashMap;
+
+use lanes_ir::{Block, FuncBuilder, Function, InstData, Intrinsic, Type, Value};
+
+use crate::block_index::BlockIndex;
+use crate::cfg_edit::{insert_before_terminator, phis, zero_value};
+use crate::divergent_loops::TransformedLoop;
+use crate::normalize::Cfg;
+use crate::predicates::Predicates;
+
+/// Inserts the guards; returns the guarded preheaders (ending in the new uniform branch).
+pub(crate) fn insert_loop_guards(
+    func: &mut Function,
+    divergent: &dyn Fn(Block) -> bool,
+    transformed: &[TransformedLoop],
+) -> Vec<Block> {
+    let a = Cfg::new(func);
+    let index = BlockIndex::compute(&a.cfg, &a.loops);
+    let div = |b: Block| divergent(b) && !transformed.iter().any(|t| t.pure_latch == b);
+    let mut preds = Predicates::compute(&a.cfg, &a.loops, &index, &div, transformed);
+    let mut todo: Vec<(Block, Block, Block, Value)> = Vec::new();
+    for l in a.loops.loops() {
+        let h = a.loops.header(l);
+        if transformed.iter().any(|t| t.header == h) || preds.is_uniform(h) {
+            continue;
+        }
+        let outside: Vec<Block> = a
+            .cfg
+            .preds(h)
+            .iter()
+            .copied()
+            .filter(|&p| !a.loops.contains(l, p))
+            .collect();
+        let [ph] = outside[..] else { continue };
+        let Some(&x) = a.loops.exit_blocks(l).first() else {
+            continue;
+        };
+        let jumps_to_h = func
+            .terminator(ph)
+            .is_some_and(|t| matches!(func.dfg.inst(t), InstData::Jump { dest } if *dest == h));
+        if !jumps_to_h {
+            continue;
+        }
+        if let Some(p) = preds.block_pred(func, ph) {
+            todo.push((h, ph, x, p));
+        }
+    }
+    let mut guards = Vec::new();
+    let mut zeros = HashMap::new();
+    for (h, ph, x, p) in todo {
+        let any = insert_before_terminator(
+            func,
+            ph,
+            InstData::Intrinsic {
+                id: Intrinsic::Any,
+                args: vec![p],
+            },
+            Some(Type::I1),
+        );
+        let any = func.dfg.inst_result(any).expect("any has a result");
+        let skip = func.dfg.make_block();
+        func.layout.insert_block_after(skip, ph);
+        let t = func.terminator(ph).expect("preheader jump");
+        func.layout.remove_inst(t);
+        let mut b = FuncBuilder::new(func);
+        b.switch_to_block(ph);
+        b.brif(any, h, skip);
+        b.switch_to_block(skip);
+        b.jump(x);
+        for phi in phis(func, x) {
+            let ty = func
+                .dfg
+                .value_type(func.dfg.inst_result(phi).expect("φ result"));
+            let z = zero_value(func, ty, &mut zeros);
+            if let InstData::Phi { incoming } = func.dfg.inst_mut(phi) {
+                incoming.push((skip, z));
+            }
+        }
+        guards.push(ph);
+    }
+    guards
+}
