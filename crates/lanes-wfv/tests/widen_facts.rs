@@ -130,3 +130,64 @@ fn counter_feeding_only_a_varying_exit_stays_scalar() {
     // a[i] with uniform i is one scalar load under the live mask, not a gather.
     assert_eq!(count(&f, |_, d, _| matches!(d, InstData::Gather { .. })), 0);
 }
+
+fn prepared(file: &str, func: &str, mode: Mode) -> lanes_wfv::Prepared {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/kernels")
+        .join(file);
+    let module: Module = lanes_ir::parse_module(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let id = module.func_by_name(func).unwrap();
+    prepare(&module, id, &[], mode, &mut |_, _| {}).unwrap()
+}
+
+#[test]
+fn loops_with_uniform_exits_are_left_untouched() {
+    // Issue item 2: only divergent loops get the live mask in partial mode.
+    assert_eq!(
+        prepared("wfv_loops.lir", "uniform_loop_uniform_break", Mode::Partial)
+            .transformed
+            .len(),
+        0
+    );
+    assert_eq!(
+        prepared("saxpy.lir", "saxpy", Mode::Partial)
+            .transformed
+            .len(),
+        0
+    );
+    // A uniform inner loop in a divergent outer loop: only the outer one.
+    assert_eq!(
+        prepared(
+            "wfv_loops.lir",
+            "outer_varying_inner_uniform",
+            Mode::Partial
+        )
+        .transformed
+        .len(),
+        1
+    );
+    assert_eq!(
+        prepared(
+            "wfv_loops.lir",
+            "outer_uniform_inner_varying",
+            Mode::Partial
+        )
+        .transformed
+        .len(),
+        1
+    );
+    // Mandelbrot's loop is divergent (the escape test).
+    assert_eq!(
+        prepared("pldi18_fig9_mandelbrot.lir", "mandel", Mode::Partial)
+            .transformed
+            .len(),
+        1
+    );
+    // Full if-conversion transforms every loop.
+    assert_eq!(
+        prepared("wfv_loops.lir", "outer_varying_inner_uniform", Mode::Full)
+            .transformed
+            .len(),
+        2
+    );
+}
