@@ -240,7 +240,10 @@ pub(crate) fn simplify_loops(func: &mut Function) -> Result<(), WfvError> {
                 .copied()
                 .filter(|&p| !a.loops.contains(l, p))
                 .collect();
-            let ok_pre = outside.len() == 1 && a.cfg.succs(outside[0]).len() == 1;
+            let ok_pre = outside.len() == 1
+                && func
+                    .terminator(outside[0])
+                    .is_some_and(|t| matches!(func.dfg.inst(t), InstData::Jump { .. }));
             if !ok_pre {
                 split_preds(func, h, &outside);
                 changed = true;

@@ -132,12 +132,13 @@ fn full_if_conversion_preserves_semantics_and_loses_uniform_branches() {
     );
 }
 
-/// Seeds that once failed in soak runs: 7852 ran a uniform loop nested in divergent
-/// control with no active instance, whose step came from a skipped path (an endless
-/// loop before such loops got the live mask).
+/// Seeds that once failed in soak runs: 7852 and 34082 ran a uniform loop nested in
+/// divergent control with no active instance, whose trip count came from a skipped path
+/// (endless before such loops were guarded; 34082's preheader ended in a one-target
+/// `switch`, which normalization now replaces by a jump-only preheader).
 #[test]
 fn regression_seeds() {
     for mode in [Mode::Partial, Mode::Full] {
-        check([7852u64].into_iter(), mode);
+        check([7852u64, 34082].into_iter(), mode);
     }
 }
