@@ -46,7 +46,7 @@ use crate::guards::{guard_block, Predication};
 use crate::loop_guard::insert_loop_guards;
 use crate::normalize::Cfg;
 use crate::predicates::Predicates;
-use crate::ssa_repair::repair_ssa;
+use crate::ssa_repair::{remove_dead_code, repair_ssa};
 use crate::stats::Stats;
 use crate::WfvError;
 
@@ -296,5 +296,12 @@ pub fn linearize(
         &dont_care,
     )?;
     repair_ssa(func, &index);
+    let roots: Vec<lanes_ir::Value> = predication
+        .block_mask
+        .values()
+        .copied()
+        .chain(predication.guarded.iter().map(|&(_, m)| m))
+        .collect();
+    remove_dead_code(func, &roots);
     Ok(Linearized { predication, stats })
 }

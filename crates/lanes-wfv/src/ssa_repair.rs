@@ -225,3 +225,43 @@ pub(crate) fn repair_ssa(func: &mut Function, index: &crate::block_index::BlockI
     }
     remove_trivial_phis(func, &all_created);
 }
+
+/// Removes instructions whose result is unused and that have no effect (not memory
+/// reads either, so that access traces stay comparable), until none is left. Cleans up
+/// predicates materialized twice, constants of repairs that found their value, and
+/// unused broadcasts. `roots` are used elsewhere (the masks of a side table).
+pub(crate) fn remove_dead_code(func: &mut Function, roots: &[Value]) {
+    loop {
+        let mut uses: HashMap<Value, usize> = HashMap::new();
+        for &r in roots {
+            *uses.entry(r).or_default() += 1;
+        }
+        for b in func.layout.blocks() {
+            for &i in func.layout.block_insts(b) {
+                func.dfg
+                    .inst(i)
+                    .for_each_arg(|v| *uses.entry(v).or_default() += 1);
+            }
+        }
+        let mut dead = Vec::new();
+        for b in func.layout.blocks() {
+            for &i in func.layout.block_insts(b) {
+                let d = func.dfg.inst(i);
+                if d.is_terminator() || d.has_side_effects() || d.reads_memory() {
+                    continue;
+                }
+                if let Some(r) = func.dfg.inst_result(i) {
+                    if uses.get(&r).copied().unwrap_or(0) == 0 {
+                        dead.push(i);
+                    }
+                }
+            }
+        }
+        if dead.is_empty() {
+            return;
+        }
+        for i in dead {
+            func.layout.remove_inst(i);
+        }
+    }
+}

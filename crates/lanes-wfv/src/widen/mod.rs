@@ -158,6 +158,7 @@ fn widen_with(
         w.exit_map.insert(b, w.cur);
     }
     w.fill_phis();
+    crate::ssa_repair::remove_dead_code(&mut w.new, &[]);
     // Blocks the entry cannot reach have no code; drop them.
     for b in old.layout.blocks() {
         if !cfg.is_reachable(b) {
