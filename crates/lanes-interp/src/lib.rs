@@ -29,7 +29,6 @@ pub mod intrinsics;
 pub mod mem_ops;
 pub mod memory;
 pub mod runline;
-pub mod simt;
 pub mod value;
 
 pub use context::{ExecContext, WorkItemContext};

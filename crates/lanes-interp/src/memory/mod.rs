@@ -236,7 +236,7 @@ impl Memory {
     }
 
     /// Frees a stack slot: later accesses through pointers into it are `Dangling`.
-    pub(crate) fn free_stack(&mut self, ptr: u64) {
+    pub fn free_stack(&mut self, ptr: u64) {
         let (id, _) = decode_ptr(ptr);
         let index = (id as usize).wrapping_sub(1);
         if let Some(a) = self.allocs.get_mut(index).filter(|a| !a.freed) {

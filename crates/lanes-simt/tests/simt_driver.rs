@@ -4,8 +4,8 @@
 //! never execute, and agreement with the scalar interpreter lane by lane.
 
 use arbitrary::Unstructured;
-use lanes_interp::simt::inputs::{lane_exec, lane_inputs};
-use lanes_interp::simt::{LaneInput, LaneOutcome, Simt, SimtOutcome};
+use lanes_simt::inputs::{lane_exec, lane_inputs};
+use lanes_simt::{LaneInput, LaneOutcome, Simt, SimtOutcome};
 use lanes_interp::{Interpreter, Memory, RtValue};
 use lanes_ir::generator::{generate, GenConfig, GenParam};
 use lanes_ir::{Block, EntityRef, Module, Shape, Value};

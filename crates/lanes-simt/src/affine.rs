@@ -9,7 +9,7 @@
 
 use lanes_ir::ScalarType;
 
-use crate::value::RtValue;
+use lanes_interp::value::RtValue;
 
 /// A shape claim to check: `stride` for strided shapes (`None`: varying), the alignment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use lanes_interp::simt::precision::{analyze_and_profile, ProfileConfig};
+use lanes_simt::precision::{analyze_and_profile, ProfileConfig};
 use lanes_ir::filetest::collect_files;
 use lanes_ir::verifier::verify_module;
 

@@ -19,10 +19,10 @@ use lanes_ir::{AddrSpace, Block, FuncId, Module, ScalarType, Shape, Type};
 
 use super::inputs::lane_inputs;
 use super::{BranchStats, LaneOutcome, Simt, SimtError};
-use crate::harness::{bind_args, HarnessError};
-use crate::memory::{MemError, Memory};
-use crate::runline::ArgSpec;
-use crate::value::{normalize, RtValue};
+use lanes_interp::harness::{bind_args, HarnessError};
+use lanes_interp::memory::{MemError, Memory};
+use lanes_interp::runline::ArgSpec;
+use lanes_interp::value::{normalize, RtValue};
 
 /// Elements of a generated buffer argument (of 8 bytes each at most).
 pub const DEFAULT_BUFFER_ELEMS: u64 = 256;

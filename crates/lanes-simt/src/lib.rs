@@ -1,7 +1,7 @@
 //! The SIMT driver: W lanes in lock-step, the μ-SIMD semantics of PACT'11 §II.
 //!
 //! All lanes share one program counter; each executes the current block's instructions
-//! with its own values (through the shared evaluator [`crate::eval::eval_inst`], with
+//! with its own values (through the shared evaluator [`lanes_interp::eval::eval_inst`], with
 //! [`EvalCtx::lane`] set so memory accesses are traced per lane) and its own work-item
 //! ids. Inactive lanes never execute anything. Divergent branches are handled with a
 //! *synchronization stack* of entries `(pc, active lanes, reconvergence block)` in the
@@ -37,13 +37,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use lanes_analysis::{ControlFlowGraph, PostDominatorTree};
 use lanes_ir::{Block, EntityRef, FuncId, Function, Inst, InstData, Module, Value};
 
-use crate::arith::malformed;
-use crate::context::ExecContext;
-use crate::error::{ErrorKind, InterpError, Location};
-use crate::eval::{eval_inst, Effect, EvalCtx, Operands};
-use crate::interp::Interpreter;
-use crate::memory::Memory;
-use crate::value::RtValue;
+
+use lanes_interp::context::ExecContext;
+use lanes_interp::error::{ErrorKind, InterpError, Location};
+use lanes_interp::eval::{eval_inst, Effect, EvalCtx, Operands};
+use lanes_interp::interp::Interpreter;
+use lanes_interp::memory::Memory;
+use lanes_interp::value::RtValue;
 
 /// The widest SIMT group (lanes are a `u64` bit mask).
 pub const MAX_WIDTH: usize = 64;
@@ -164,7 +164,7 @@ impl<'m> Simt<'m> {
     pub fn new(module: &'m Module) -> Self {
         Simt {
             module,
-            fuel: crate::DEFAULT_FUEL,
+            fuel: lanes_interp::DEFAULT_FUEL,
             claims: BTreeMap::new(),
         }
     }
@@ -241,7 +241,7 @@ impl<'m> Simt<'m> {
             .into_iter()
             .map(|o| {
                 o.unwrap_or_else(|| {
-                    LaneOutcome::Faulted(InterpError::bare(malformed("lane never finished")))
+                    LaneOutcome::Faulted(InterpError::bare(simt_malformed("lane never finished")))
                 })
             })
             .collect();
@@ -300,7 +300,7 @@ impl Run<'_, '_> {
     fn execute(&mut self, mem: &mut Memory) {
         let Some(entry) = self.func.entry_block() else {
             for l in 0..self.lanes.len() {
-                self.fault(l, Block::new(0), None, malformed("function has no blocks"));
+                self.fault(l, Block::new(0), None, simt_malformed("function has no blocks"));
             }
             return;
         };
@@ -413,7 +413,7 @@ impl Run<'_, '_> {
                     match v.and_then(|v| self.vals[l].operand(v).cloned()) {
                         Some(x) => incoming.push((self.func.dfg.inst_result(inst), x)),
                         None => {
-                            let kind = malformed("φ has no defined incoming value");
+                            let kind = simt_malformed("φ has no defined incoming value");
                             self.fault(l, block, Some(inst), kind);
                             break;
                         }
@@ -472,7 +472,7 @@ impl Run<'_, '_> {
         }
         // A block without terminator.
         for l in lanes_of(mask & self.live_mask()) {
-            let kind = malformed("control reaches the end of a block without a terminator");
+            let kind = simt_malformed("control reaches the end of a block without a terminator");
             self.fault(l, block, None, kind);
         }
         targets
@@ -533,4 +533,9 @@ impl Run<'_, '_> {
             }
         }
     }
+}
+
+/// A malformed-IR error (what the interpreter reports for IR the verifier would reject).
+fn simt_malformed(msg: impl Into<String>) -> ErrorKind {
+    ErrorKind::Malformed(msg.into())
 }

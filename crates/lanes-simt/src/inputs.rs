@@ -2,7 +2,7 @@
 //!
 //! The lanes of a SIMT group are the SIMD *instances* of PLDI'18 §2.3: instance `i`
 //! receives argument values that agree with the argument shapes the analysis assumed.
-//! Given the arguments of lane 0 (as bound by [`crate::harness::bind_args`]) and a shape
+//! Given the arguments of lane 0 (as bound by [`lanes_interp::harness::bind_args`]) and a shape
 //! per parameter:
 //!
 //! - `uniform`: every lane gets the same value;
@@ -16,10 +16,10 @@
 
 use lanes_ir::{ScalarType, Shape, Type};
 
-use crate::context::{ExecContext, WorkItemContext};
-use crate::memory::{MemError, Memory};
-use crate::simt::LaneInput;
-use crate::value::{normalize, RtValue};
+use lanes_interp::context::{ExecContext, WorkItemContext};
+use lanes_interp::memory::{MemError, Memory};
+use crate::LaneInput;
+use lanes_interp::value::{normalize, RtValue};
 
 /// `base + k` for lane arithmetic of a value (lane by lane for vectors).
 fn offset(base: &RtValue, k: i64) -> RtValue {
