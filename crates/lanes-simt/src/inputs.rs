@@ -16,9 +16,9 @@
 
 use lanes_ir::{ScalarType, Shape, Type};
 
+use crate::LaneInput;
 use lanes_interp::context::{ExecContext, WorkItemContext};
 use lanes_interp::memory::{MemError, Memory};
-use crate::LaneInput;
 use lanes_interp::value::{normalize, RtValue};
 
 /// `base + k` for lane arithmetic of a value (lane by lane for vectors).

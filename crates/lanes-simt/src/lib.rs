@@ -37,7 +37,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use lanes_analysis::{ControlFlowGraph, PostDominatorTree};
 use lanes_ir::{Block, EntityRef, FuncId, Function, Inst, InstData, Module, Value};
 
-
 use lanes_interp::context::ExecContext;
 use lanes_interp::error::{ErrorKind, InterpError, Location};
 use lanes_interp::eval::{eval_inst, Effect, EvalCtx, Operands};
@@ -300,7 +299,12 @@ impl Run<'_, '_> {
     fn execute(&mut self, mem: &mut Memory) {
         let Some(entry) = self.func.entry_block() else {
             for l in 0..self.lanes.len() {
-                self.fault(l, Block::new(0), None, simt_malformed("function has no blocks"));
+                self.fault(
+                    l,
+                    Block::new(0),
+                    None,
+                    simt_malformed("function has no blocks"),
+                );
             }
             return;
         };

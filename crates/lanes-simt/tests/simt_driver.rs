@@ -4,11 +4,11 @@
 //! never execute, and agreement with the scalar interpreter lane by lane.
 
 use arbitrary::Unstructured;
-use lanes_simt::inputs::{lane_exec, lane_inputs};
-use lanes_simt::{LaneInput, LaneOutcome, Simt, SimtOutcome};
 use lanes_interp::{Interpreter, Memory, RtValue};
 use lanes_ir::generator::{generate, GenConfig, GenParam};
 use lanes_ir::{Block, EntityRef, Module, Shape, Value};
+use lanes_simt::inputs::{lane_exec, lane_inputs};
+use lanes_simt::{LaneInput, LaneOutcome, Simt, SimtOutcome};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
 

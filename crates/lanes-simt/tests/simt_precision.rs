@@ -9,9 +9,9 @@
 
 use std::path::Path;
 
-use lanes_simt::precision::{analyze_and_profile, ProfileConfig};
 use lanes_ir::filetest::collect_files;
 use lanes_ir::verifier::verify_module;
+use lanes_simt::precision::{analyze_and_profile, ProfileConfig};
 
 #[test]
 fn kernel_corpus_false_positive_rate() {

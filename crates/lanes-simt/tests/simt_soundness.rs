@@ -16,12 +16,12 @@ use arbitrary::Unstructured;
 use std::collections::BTreeMap;
 
 use lanes_analysis::shapes::{ShapeAnalysis, ShapeInfo, VShape};
-use lanes_simt::affine::Claim;
-use lanes_simt::inputs::lane_inputs;
-use lanes_simt::{LaneOutcome, Simt};
 use lanes_interp::{Memory, RtValue};
 use lanes_ir::generator::{generate, GenConfig, GenParam, Generated, BUFFER_ALIGN};
 use lanes_ir::{AddrSpace, ScalarType, Shape, Type, Value};
+use lanes_simt::affine::Claim;
+use lanes_simt::inputs::lane_inputs;
+use lanes_simt::{LaneOutcome, Simt};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
 

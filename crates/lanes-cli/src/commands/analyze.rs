@@ -25,8 +25,8 @@ use anyhow::{anyhow, Context, Result};
 use clap::{Args, ValueEnum};
 use lanes_analysis::shapes::{parse_shape_list, report, svg, ShapeAnalysis};
 use lanes_interp::runline::parse_args;
-use lanes_simt::precision::{profile_function, PrecisionReport, ProfileConfig};
 use lanes_ir::Shape;
+use lanes_simt::precision::{profile_function, PrecisionReport, ProfileConfig};
 
 use crate::commands::import::ClangArgs;
 use crate::input::{read_verified_module, select_function};
