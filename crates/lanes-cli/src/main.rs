@@ -27,6 +27,7 @@ enum Command {
     Analyze(commands::analyze::AnalyzeArgs),
     Import(commands::import::ImportArgs),
     Compile(commands::compile::CompileArgs),
+    Vectorize(commands::vectorize::VectorizeArgs),
 }
 
 fn main() {
@@ -39,6 +40,7 @@ fn main() {
         Command::Analyze(args) => commands::analyze::run(args),
         Command::Import(args) => commands::import::run(args),
         Command::Compile(args) => commands::compile::run(args),
+        Command::Vectorize(args) => commands::vectorize::run(args),
     };
     if let Err(e) = result {
         let text = format!("{e:#}");

@@ -109,15 +109,43 @@ impl ClangOptions {
     }
 }
 
-/// Runs clang on `src`; returns the bitcode.
+/// `include/lanes.h`, embedded so that an installed `lanes` needs no data files.
+pub const LANES_H: &str = include_str!("../../../include/lanes.h");
+
+/// A directory holding `lanes.h` (written once per version under the temp directory,
+/// atomically through a rename so that concurrent runs never see a partial file).
+pub fn lanes_h_dir() -> Result<PathBuf, LlvmError> {
+    let dir = std::env::temp_dir().join(format!("lanes-include-{}", env!("CARGO_PKG_VERSION")));
+    let path = dir.join("lanes.h");
+    if std::fs::read_to_string(&path).is_ok_and(|t| t == LANES_H) {
+        return Ok(dir);
+    }
+    let io = |e: std::io::Error| LlvmError::Io {
+        path: path.clone(),
+        message: e.to_string(),
+    };
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    let tmp = dir.join(format!("lanes.h.{}", std::process::id()));
+    std::fs::write(&tmp, LANES_H).map_err(io)?;
+    std::fs::rename(&tmp, &path).map_err(io)?;
+    Ok(dir)
+}
+
+/// Runs clang on `src` (with `lanes.h` on the include path and `__LANES__` defined);
+/// returns the bitcode.
 pub fn compile_to_bitcode(
     src: &Path,
     kind: SourceKind,
     opts: &ClangOptions,
 ) -> Result<Vec<u8>, LlvmError> {
     let program = clang_program();
+    let mut args = opts.args(src, kind);
+    // `lanes.h` on the include path, `__LANES__` defined (before the source argument).
+    let at = args.len().saturating_sub(1);
+    args.insert(at, "-D__LANES__".to_string());
+    args.insert(at, format!("-I{}", lanes_h_dir()?.display()));
     let out = Command::new(&program)
-        .args(opts.args(src, kind))
+        .args(args)
         .output()
         .map_err(|e| LlvmError::Spawn {
             program: program.clone(),

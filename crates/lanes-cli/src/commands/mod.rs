@@ -6,4 +6,5 @@ pub mod compile;
 pub mod fmt;
 pub mod import;
 pub mod interp;
+pub mod vectorize;
 pub mod verify;

@@ -11,7 +11,9 @@
 //! length (what loop-idiom recognition makes of copy and fill loops) become byte loops
 //! ([`super::memloop`]). Calls to libm functions (`sinf`,
 //! `pow`, …) and to OpenCL C builtins (Itanium-mangled: `_Z4sqrtDv4_f`, `_Z13get_global_idj`)
-//! become lanes intrinsics and work-item queries. Anything else that is a direct call to a
+//! become lanes intrinsics and work-item queries; `include/lanes.h`'s `__lanes_any`,
+//! `__lanes_all`, `__lanes_popcount`, `__lanes_ballot`, `__lanes_lane_id` and
+//! `__lanes_num_lanes` become the lanes intrinsics of the same name. Anything else that is a direct call to a
 //! function of the module stays a call; indirect calls and variadic callees are errors.
 
 use inkwell::llvm_sys::core::*;
@@ -161,6 +163,9 @@ impl FnCx<'_> {
                     None,
                 );
                 return Ok(None);
+            }
+            if let Some(lane) = name.strip_prefix("__lanes_") {
+                return self.lanes_h(lane, &ops, ret);
             }
             let libm_base = if ocl.is_some() {
                 Some(base)
@@ -347,6 +352,30 @@ impl FnCx<'_> {
             return self.math(m, ops, ty()?).map(Some);
         }
         Err(self.err(format!("unsupported intrinsic llvm.{intr}")))
+    }
+
+    /// A function of `include/lanes.h` under `__LANES__` (`__lanes_any` …) → its intrinsic.
+    unsafe fn lanes_h(
+        &mut self,
+        lane: &str,
+        ops: &[LLVMValueRef],
+        ret: Option<Type>,
+    ) -> Result<Option<Value>, ImportError> {
+        let id = match lane {
+            "any" => Intrinsic::Any,
+            "all" => Intrinsic::All,
+            "popcount" => Intrinsic::Popcount,
+            "ballot" => Intrinsic::Ballot,
+            "lane_id" => Intrinsic::LaneId,
+            "num_lanes" => Intrinsic::NumLanes,
+            _ => return Err(self.err(format!("lanes_{lane} is not supported yet"))),
+        };
+        let ty = ret.ok_or_else(|| self.err(format!("__lanes_{lane} returns nothing")))?;
+        let args = ops
+            .iter()
+            .map(|&o| self.op(o))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(self.emit_v(InstData::Intrinsic { id, args }, ty)))
     }
 
     unsafe fn reduce(

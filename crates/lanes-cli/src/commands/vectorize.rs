@@ -1,0 +1,292 @@
+//! `lanes vectorize`: one SPMD function of a file → its vector variant and a launcher.
+//!
+//! The function is imported (C, OpenCL C, `.ll`, `.bc`, `.lir`), control-flow vectorized
+//! by `lanes-wfv` (partial linearization, PLDI'18 §3–5, or `--linearize full`) and widened
+//! to `W` lanes (CC'12 §3.3). The result is named by the x86 vector-function ABI
+//! (Intel's "Vector Function ABI", as GCC and clang mangle `#pragma omp declare simd`):
+//! `_ZGV` + ISA (`b` SSE, `c` AVX, `d` AVX2, `e` AVX-512) + `N` (unmasked) + `W` + one
+//! letter per parameter (`u` uniform, passed as a scalar; `v` anything else, passed as a
+//! vector) + `_` + the name, e.g. `_ZGVeN16vu_F`.
+//!
+//! When exactly one parameter is contiguous (the instance index) and the others are
+//! uniform, a launcher `F_spmd` with `F`'s signature is defined too, where the index is a
+//! count: `F_spmd(…, n, …)` runs `F(…, i, …)` for `i` in `0..n`, `W` instances at a time,
+//! the lanes past `n` masked off by [`lanes_wfv::with_entry_mask`]. Every other function
+//! of the module is internalized, so objects made for several functions of one source
+//! file link into one program.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context as _, Result};
+use clap::{Args, ValueEnum};
+
+use lanes_analysis::shapes::parse_shape_list;
+use lanes_ir::{
+    BinaryOp, FuncBuilder, FuncId, Function, InstData, IntCC, Intrinsic, Module, Shape, Type,
+};
+use lanes_llvm::emit::{configure_module, emit, target_machine, EmitKind, TargetOptions};
+use lanes_llvm::inkwell::module::Linkage;
+use lanes_llvm::inkwell::targets::TargetMachine;
+use lanes_llvm::pipeline::{optimize, verify, PipelineOptions};
+use lanes_llvm::Context;
+use lanes_wfv::{prepare, widen_into, with_entry_mask, Mode};
+
+use super::import::ClangArgs;
+use crate::input::select_function;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Linearize {
+    Partial,
+    Full,
+}
+
+/// Vectorize one SPMD function: its x86 vector-ABI variant and an `F_spmd` launcher
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Example:\n  lanes vectorize saxpy.c --function saxpy --shapes c,u,u,u,u --width 16 -o saxpy.o"
+)]
+pub struct VectorizeArgs {
+    /// The input file (.c, .cl, .ll, .bc or .lir)
+    pub file: PathBuf,
+    /// The function to vectorize (optional if the file defines only one)
+    #[arg(long)]
+    pub function: Option<String>,
+    /// Argument shapes: u, c, s<n>, v with optional a<n>, comma-separated (default: all v)
+    #[arg(long)]
+    pub shapes: Option<String>,
+    /// Lanes (default: 16 with AVX-512, 8 with AVX2, else 4, from the host CPU)
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub width: Option<u16>,
+    /// Linearize divergent control flow only (partial) or all of it (full)
+    #[arg(long, value_enum, default_value = "partial")]
+    pub linearize: Linearize,
+    /// Output: .o (object), .ll (LLVM IR), .s (assembly) or .lir (lanes IR)
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Optimization level (0-3)
+    #[arg(short = 'O', value_name = "LEVEL", default_value = "2")]
+    pub opt: u8,
+    #[command(flatten)]
+    pub clang: ClangArgs,
+}
+
+/// The host CPU's features as LLVM reports them.
+fn host_features() -> String {
+    TargetMachine::get_host_cpu_features().to_string()
+}
+
+fn has(features: &str, f: &str) -> bool {
+    features.split(',').any(|x| x == format!("+{f}"))
+}
+
+/// The default width for 32-bit lanes on the host.
+pub fn default_width(features: &str) -> u16 {
+    if has(features, "avx512f") {
+        16
+    } else if has(features, "avx2") {
+        8
+    } else {
+        4
+    }
+}
+
+/// The vector-function ABI ISA letter for `bits`-wide vectors.
+fn isa_letter(bits: u32, features: &str) -> char {
+    match bits {
+        0..=128 => 'b',
+        129..=256 if has(features, "avx2") => 'd',
+        129..=256 => 'c',
+        _ => 'e',
+    }
+}
+
+/// `_ZGV<isa>N<width><params>_<name>`.
+pub fn vector_abi_name(name: &str, isa: char, width: u16, shapes: &[Option<Shape>]) -> String {
+    let params: String = shapes
+        .iter()
+        .map(|s| if *s == Some(Shape::Uniform) { 'u' } else { 'v' })
+        .collect();
+    format!("_ZGV{isa}N{width}{params}_{name}")
+}
+
+pub fn run(args: &VectorizeArgs) -> Result<()> {
+    let opt = args.opt.min(3);
+    let clang = args.clang.options(Some(opt.to_string()));
+    let mut module = lanes_llvm::driver::import_file(&args.file, &clang)
+        .with_context(|| format!("{}: import failed", args.file.display()))?;
+    let id = select_function(&module, args.function.as_deref(), &args.file)?;
+    let scalar = module.function(id).context("no body")?.clone();
+    let n = scalar.params.len();
+    let shapes: Vec<Option<(Shape, u32)>> = match &args.shapes {
+        Some(text) => parse_shape_list(text)
+            .map_err(|e| anyhow!("bad --shapes: {e}"))?
+            .into_iter()
+            .map(Some)
+            .collect(),
+        None => vec![Some((Shape::Varying, 0)); n],
+    };
+    if shapes.len() != n {
+        bail!(
+            "--shapes gives {} shapes, @{} has {n} parameters",
+            shapes.len(),
+            scalar.name
+        );
+    }
+    let features = host_features();
+    let width = args.width.unwrap_or_else(|| default_width(&features));
+    let mode = match args.linearize {
+        Linearize::Partial => Mode::Partial,
+        Linearize::Full => Mode::Full,
+    };
+    let what = |e: lanes_wfv::WfvError| anyhow!("@{}: {e}", scalar.name);
+    // The unmasked vector variant.
+    let p = prepare(&module, id, &shapes, mode, &mut |_, _| {}).map_err(what)?;
+    let wid = widen_into(&mut module, id, &p, &shapes, width).map_err(what)?;
+    let plain: Vec<Option<Shape>> = shapes.iter().map(|s| s.map(|(s, _)| s)).collect();
+    let isa = isa_letter(u32::from(width) * 32, &features);
+    let vname = vector_abi_name(&scalar.name, isa, width, &plain);
+    module.function_mut(wid).context("widened")?.name = vname.clone();
+    let mut exported = vec![vname];
+    // The launcher, when one parameter is the instance index and the others uniform.
+    let index: Vec<usize> = (0..n)
+        .filter(|&i| plain[i] != Some(Shape::Uniform))
+        .collect();
+    if let [idx] = index[..] {
+        if plain[idx] == Some(Shape::Contiguous)
+            && scalar.ret.is_none()
+            && scalar.dfg.value_type(scalar.params[idx].value).is_int()
+        {
+            let mid = with_entry_mask(&mut module, id).map_err(what)?;
+            let mut mshapes = shapes.clone();
+            mshapes.push(Some((Shape::Varying, 0)));
+            let p = prepare(&module, mid, &mshapes, mode, &mut |_, _| {}).map_err(what)?;
+            let body = widen_into(&mut module, mid, &p, &mshapes, width).map_err(what)?;
+            let name = format!("{}_spmd", scalar.name);
+            module.define(launcher(&scalar, &name, body, idx, width));
+            exported.push(name);
+        } else {
+            eprintln!(
+                "lanes: note: no {}_spmd launcher (it needs a void function whose only non-uniform parameter is a contiguous integer)",
+                scalar.name
+            );
+        }
+    }
+    write_output(&module, &exported, &args.output, opt)
+}
+
+/// `name(params of scalar)`: `for (b = 0; b < n; b += W) body(…, b + lane_id, …, b + lane_id < n)`.
+fn launcher(scalar: &Function, name: &str, body: FuncId, idx: usize, width: u16) -> Function {
+    let tys: Vec<Type> = scalar
+        .params
+        .iter()
+        .map(|p| scalar.dfg.value_type(p.value))
+        .collect();
+    let ity = tys[idx];
+    let vty = Type::Vector(width, ity.elem());
+    let mut f = Function::new(name, &tys, None);
+    f.abi.params = scalar.abi.params.clone();
+    f.abi.ret = scalar.abi.ret;
+    let params: Vec<_> = f.params.iter().map(|p| p.value).collect();
+    let count = params[idx];
+    let mut b = FuncBuilder::new(&mut f);
+    let (entry, header, looping, exit) = (
+        b.create_block(),
+        b.create_block(),
+        b.create_block(),
+        b.create_block(),
+    );
+    b.switch_to_block(entry);
+    let zero = b.iconst(ity, 0);
+    b.jump(header);
+    b.switch_to_block(header);
+    let base = b.phi(ity, vec![(entry, zero)]);
+    let go = b.icmp(IntCC::Slt, base, count);
+    b.brif(go, looping, exit);
+    b.switch_to_block(looping);
+    let splat = |b: &mut FuncBuilder, v| {
+        b.value(
+            InstData::Intrinsic {
+                id: Intrinsic::Broadcast,
+                args: vec![v],
+            },
+            vty,
+        )
+    };
+    let vbase = splat(&mut b, base);
+    let lane = b.value(
+        InstData::Intrinsic {
+            id: Intrinsic::LaneId,
+            args: vec![],
+        },
+        vty,
+    );
+    let items = b.binary(BinaryOp::Add, vbase, lane);
+    let vcount = splat(&mut b, count);
+    let active = b.icmp(IntCC::Slt, items, vcount);
+    let mut call_args = params.clone();
+    call_args[idx] = items;
+    call_args.push(active);
+    b.call(body, call_args, None);
+    let step = b.iconst(ity, i64::from(width));
+    let next = b.binary(BinaryOp::Add, base, step);
+    b.jump(header);
+    b.switch_to_block(exit);
+    b.ret(None);
+    if let lanes_ir::ValueDef::Result(phi) = f.dfg.value_def(base) {
+        if let InstData::Phi { incoming } = f.dfg.inst_mut(phi) {
+            incoming.push((looping, next));
+        }
+    }
+    f
+}
+
+/// Writes `module` to `out` by its extension, with only `exported` externally visible.
+fn write_output(module: &Module, exported: &[String], out: &Path, opt: u8) -> Result<()> {
+    let ext = out.extension().and_then(|e| e.to_str()).unwrap_or("o");
+    lanes_ir::verifier::verify_module(module).map_err(|e| anyhow!("internal error: {e}"))?;
+    if ext == "lir" {
+        return std::fs::write(out, lanes_ir::write::module_to_string(module))
+            .with_context(|| format!("cannot write {}", out.display()));
+    }
+    let kind = match ext {
+        "ll" => EmitKind::Llvm,
+        "s" => EmitKind::Asm,
+        _ => EmitKind::Object,
+    };
+    let ctx = Context::create();
+    let name = out
+        .file_name()
+        .map_or_else(|| "lanes".to_string(), |n| n.to_string_lossy().into_owned());
+    let llm = lanes_llvm::export_module(&ctx, module, &name)?;
+    for f in llm.get_functions() {
+        let fname = f.get_name().to_string_lossy().into_owned();
+        if f.count_basic_blocks() > 0 && !exported.contains(&fname) {
+            f.set_linkage(Linkage::Internal);
+        }
+    }
+    for g in llm.get_globals() {
+        if g.get_initializer().is_some() {
+            g.set_linkage(Linkage::Internal);
+        }
+    }
+    let tm = target_machine(&TargetOptions {
+        triple: None,
+        cpu: Some("native".to_string()),
+        features: None,
+        opt_level: opt,
+    })?;
+    configure_module(&llm, &tm);
+    verify(&llm)?;
+    optimize(
+        &llm,
+        &tm,
+        &PipelineOptions {
+            opt_level: opt,
+            loop_vectorize: false,
+            slp_vectorize: false,
+            verify_each: false,
+        },
+    )?;
+    let bytes = emit(&llm, &tm, kind)?;
+    std::fs::write(out, bytes).with_context(|| format!("cannot write {}", out.display()))
+}

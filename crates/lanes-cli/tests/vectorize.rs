@@ -1,0 +1,188 @@
+//! End-to-end tests of `lanes vectorize` (issue 5, point 7, first entry point) and of
+//! `include/lanes.h` (point 6): four SPMD kernels of one C file (`tests/data/
+//! vectorize_kernels.c`: saxpy, a divergent if/else, Mandelbrot's divergent escape loop,
+//! a `lanes_any` guard) are vectorized at W = 4, 8 and 16 into one object each; every
+//! object defines exactly the vector-ABI variant and the `F_spmd` launcher; the four
+//! objects of one width link together with a clang-19 driver that compares each
+//! `F_spmd(n, …)` with the scalar kernel (compiled by clang-19 from the same source,
+//! renamed `ref_F`) run for `i` in `0..n`, over whole arrays (so writes past `n` count),
+//! for n = 37, 0, 1, 64 and 100 — none a multiple of 16 but 0 and 64.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const KERNELS: [(&str, &str, &str); 4] = [
+    ("saxpy", "c,u,u,u", "vuuu"),
+    ("branchy", "c,u,u", "vuu"),
+    ("mandel", "c,u,u,u,u,u,u", "vuuuuuu"),
+    ("guarded", "c,u,u", "vuu"),
+];
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn include_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../include")
+}
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lanes-cli-vectorize-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("program runs");
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn clang() -> Command {
+    Command::new(lanes_llvm::clang::clang_program())
+}
+
+fn host_has_avx512() -> bool {
+    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|t| t.contains(" avx512f"))
+}
+
+/// The names `nm` lists as defined with external linkage.
+fn external_symbols(obj: &Path) -> Vec<String> {
+    let out = run(Command::new("nm").args(["-g", "--defined-only", s(obj)]));
+    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2).map(String::from))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn spmd_launchers_equal_the_scalar_kernels_at_every_width() {
+    let d = dir();
+    let src = data("vectorize_kernels.c");
+    let reference = d.join("ref.o");
+    let mut cc = clang();
+    cc.args(["-O1", "-ffp-contract=off", "-c", "-o", s(&reference)])
+        .arg(format!("-I{}", s(&include_dir())));
+    for (f, _, _) in KERNELS {
+        cc.arg(format!("-D{f}=ref_{f}"));
+    }
+    run(cc.arg(&src));
+    let mut widths = vec![4u16, 8];
+    if host_has_avx512() {
+        widths.push(16);
+    } else {
+        eprintln!("note: the host has no AVX-512; W = 16 is not run");
+    }
+    for w in widths {
+        let isa = match w {
+            4 => 'b',
+            8 => 'd',
+            _ => 'e',
+        };
+        let mut objects = Vec::new();
+        for (f, shapes, letters) in KERNELS {
+            let obj = d.join(format!("{f}{w}.o"));
+            let out = Command::new(env!("CARGO_BIN_EXE_lanes"))
+                .args(["vectorize", s(&src), "--function", f, "--shapes", shapes])
+                .args(["--width", &w.to_string(), "-o", s(&obj)])
+                .output()
+                .expect("lanes runs");
+            assert!(
+                out.status.success(),
+                "{f} W={w}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let want = vec![format!("_ZGV{isa}N{w}{letters}_{f}"), format!("{f}_spmd")];
+            assert_eq!(external_symbols(&obj), want, "{f} W={w}");
+            objects.push(obj);
+        }
+        // Four objects from four functions of one source file, one program.
+        let exe = d.join(format!("driver{w}"));
+        run(clang()
+            .args(["-O1", "-o", s(&exe)])
+            .arg(data("vectorize_driver.c"))
+            .arg(&reference)
+            .args(&objects));
+        for n in [37, 0, 1, 64, 100] {
+            let out = run(Command::new(&exe).arg(n.to_string()));
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("ok {n}\n"),
+                "W={w}"
+            );
+        }
+    }
+}
+
+#[test]
+fn full_linearization_and_lir_output() {
+    let d = dir();
+    let src = data("vectorize_kernels.c");
+    let out = d.join("mandel_full.lir");
+    let r = Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args(["vectorize", s(&src), "--function", "mandel"])
+        .args(["--shapes", "c,u,u,u,u,u,u", "--width", "8"])
+        .args(["--linearize", "full", "-o", s(&out)])
+        .output()
+        .expect("lanes runs");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let text = std::fs::read_to_string(&out).expect("lir");
+    assert!(text.contains("@_ZGVdN8vuuuuuu_mandel("), "{text}");
+    assert!(text.contains("@mandel_spmd("), "{text}");
+    let v = Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args(["verify", s(&out)])
+        .output()
+        .expect("lanes runs");
+    assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
+}
+
+#[test]
+fn bad_shapes_are_an_error_not_a_panic() {
+    let r = Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args(["vectorize", s(&data("vectorize_kernels.c"))])
+        .args(["--function", "saxpy", "--shapes", "c,u", "-o"])
+        .arg(dir().join("bad.o"))
+        .output()
+        .expect("lanes runs");
+    assert_eq!(r.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("4 parameters"), "{err}");
+}
+
+/// Without lanes, `lanes.h` gives every intrinsic its width-1 meaning.
+#[test]
+fn lanes_h_without_lanes_means_width_one() {
+    let d = dir();
+    let src = d.join("width1.c");
+    std::fs::write(
+        &src,
+        "#include <lanes.h>\n#include <stdio.h>\n\
+         int main(void) {\n\
+           int ok = lanes_any(3) == 1 && lanes_any(0) == 0 && lanes_all(-1) == 1\n\
+             && lanes_all(0) == 0 && lanes_popcount(7) == 1 && lanes_popcount(0) == 0\n\
+             && lanes_ballot(1) == 1u && lanes_ballot(0) == 0u && lanes_lane_id() == 0u\n\
+             && lanes_num_lanes() == 1u && lanes_extract(42, 0) == 42 && lanes_broadcast(-5) == -5;\n\
+           printf(\"%s\\n\", ok ? \"width 1\" : \"wrong\"); return !ok; }\n",
+    )
+    .expect("write");
+    let exe = d.join("width1");
+    run(clang()
+        .args(["-O0", "-Wall", "-Werror", "-o", s(&exe)])
+        .arg(format!("-I{}", s(&include_dir())))
+        .arg(&src));
+    let out = run(&mut Command::new(&exe));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "width 1\n");
+}
