@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use inkwell::attributes::AttributeLoc;
 use inkwell::context::Context;
 
 use lanes_ir::Module;
@@ -27,6 +28,16 @@ pub struct CompileOptions {
 
 /// Reads `path` as lanes IR: `.lir` is parsed and verified, anything else is imported.
 pub fn import_file(path: &Path, clang: &ClangOptions) -> Result<Module, LlvmError> {
+    import_file_with_variants(path, clang).map(|(m, _)| m)
+}
+
+/// [`import_file`], and the vector-function-ABI variants that clang attached to functions
+/// as string attributes (`"_ZGVdN8vu_f"`; clang emits them for `#pragma omp declare simd`
+/// under `-fopenmp` or `-fopenmp-simd`), as `(function, variant)` pairs in module order.
+pub fn import_file_with_variants(
+    path: &Path,
+    clang: &ClangOptions,
+) -> Result<(Module, Vec<(String, String)>), LlvmError> {
     if path.extension().is_some_and(|e| e == "lir") {
         let text = std::fs::read_to_string(path).map_err(|e| LlvmError::Io {
             path: path.to_path_buf(),
@@ -37,14 +48,27 @@ pub fn import_file(path: &Path, clang: &ClangOptions) -> Result<Module, LlvmErro
             message: e.to_string(),
         })?;
         lanes_ir::verifier::verify_module(&module).map_err(|e| LlvmError::Verify(e.to_string()))?;
-        return Ok(module);
+        return Ok((module, Vec::new()));
     }
     if SourceKind::of(path).is_none() {
         return Err(LlvmError::UnknownInput(path.to_path_buf()));
     }
     let ctx = Context::create();
     let llm = load_module(&ctx, path, clang)?;
-    crate::import::import_module(&llm)
+    let mut variants = Vec::new();
+    for f in llm.get_functions() {
+        for a in f.attributes(AttributeLoc::Function) {
+            if !a.is_string() {
+                continue;
+            }
+            let kind = a.get_string_kind_id().to_string_lossy();
+            if kind.starts_with("_ZGV") {
+                let name = f.get_name().to_string_lossy().into_owned();
+                variants.push((name, kind.into_owned()));
+            }
+        }
+    }
+    Ok((crate::import::import_module(&llm)?, variants))
 }
 
 /// Compiles a lanes module to the bytes of `opts.emit`.
@@ -53,8 +77,28 @@ pub fn compile_module(
     name: &str,
     opts: &CompileOptions,
 ) -> Result<Vec<u8>, LlvmError> {
+    compile_module_internalizing(module, name, opts, &[])
+}
+
+/// [`compile_module`], with the functions named in `internal` given internal linkage
+/// (helpers a transformation added that must not clash between objects).
+pub fn compile_module_internalizing(
+    module: &Module,
+    name: &str,
+    opts: &CompileOptions,
+    internal: &[String],
+) -> Result<Vec<u8>, LlvmError> {
     let ctx = Context::create();
     let llm = crate::export::export_module(&ctx, module, name)?;
+    for f in llm.get_functions() {
+        if f.count_basic_blocks() > 0
+            && internal
+                .iter()
+                .any(|n| f.get_name().to_bytes() == n.as_bytes())
+        {
+            f.set_linkage(inkwell::module::Linkage::Internal);
+        }
+    }
     let tm = target_machine(&opts.target)?;
     configure_module(&llm, &tm);
     verify(&llm)?;

@@ -3,7 +3,9 @@
 //! Imports the input (through clang-19 for sources; `.lir` is read directly), exports it
 //! back to LLVM IR with the original ABI attributes, runs the new pass manager's
 //! `default<On>` with LLVM's loop and SLP vectorizers on or off, and writes an object,
-//! assembly (`--emit asm` or `-S`) or LLVM IR (`--emit llvm`).
+//! assembly (`--emit asm` or `-S`) or LLVM IR (`--emit llvm`). Under `-fopenmp-simd` or
+//! `-fopenmp`, the functions declared `#pragma omp declare simd` also get the vector
+//! variants clang announces, made by lanes-wfv ([`super::declare_simd`]).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -11,11 +13,15 @@ use std::path::PathBuf;
 use anyhow::{Context as _, Result};
 use clap::{Args, ValueEnum};
 
-use lanes_llvm::driver::{compile_file, CompileOptions};
+use lanes_llvm::driver::{
+    compile_file, compile_module_internalizing, import_file_with_variants, CompileOptions,
+};
 use lanes_llvm::emit::{EmitKind, TargetOptions};
 use lanes_llvm::pipeline::PipelineOptions;
 
+use super::declare_simd::define_variants;
 use super::import::ClangArgs;
+use super::vectorize::host_features;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Emit {
@@ -91,8 +97,17 @@ pub fn run(args: &CompileArgs) -> Result<()> {
             Emit::Llvm => EmitKind::Llvm,
         },
     };
-    let bytes = compile_file(&args.file, &opts)
-        .with_context(|| format!("{}: compilation failed", args.file.display()))?;
+    let openmp = opts
+        .clang
+        .extra
+        .iter()
+        .any(|a| a == "-fopenmp-simd" || a == "-fopenmp");
+    let bytes = if openmp {
+        compile_declare_simd(args, &opts)
+    } else {
+        compile_file(&args.file, &opts).map_err(anyhow::Error::from)
+    }
+    .with_context(|| format!("{}: compilation failed", args.file.display()))?;
     let output = args.output.clone().unwrap_or_else(|| {
         let ext = match emit {
             Emit::Obj => "o",
@@ -109,6 +124,34 @@ pub fn run(args: &CompileArgs) -> Result<()> {
             .with_context(|| format!("cannot write {}", output.display()))?;
     }
     Ok(())
+}
+
+/// The `-fopenmp-simd` flow: the module plus the vector variants of its
+/// `#pragma omp declare simd` functions ([`super::declare_simd`]).
+fn compile_declare_simd(args: &CompileArgs, opts: &CompileOptions) -> Result<Vec<u8>> {
+    let (mut module, variants) = import_file_with_variants(&args.file, &opts.clang)?;
+    let x86 = args
+        .target
+        .as_deref()
+        .map_or(cfg!(target_arch = "x86_64"), |t| t.starts_with("x86_64"));
+    let mut features = args.target_features.clone().unwrap_or_default();
+    if args.target_cpu.as_deref() == Some("native") {
+        features = format!("{},{features}", host_features());
+    } else if x86 {
+        // The x86-64 baseline.
+        features = format!("+sse2,{features}");
+    }
+    if !x86 {
+        features.clear();
+    }
+    let internal = define_variants(&mut module, &variants, &features)?;
+    let name = args
+        .file
+        .file_name()
+        .map_or_else(|| "lanes".to_string(), |n| n.to_string_lossy().into_owned());
+    Ok(compile_module_internalizing(
+        &module, &name, opts, &internal,
+    )?)
 }
 
 /// Rewrites clang-style options after `lanes import` / `lanes compile` into lanes' own, so

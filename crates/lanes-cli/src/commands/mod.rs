@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod cfg;
 pub mod compile;
+pub mod declare_simd;
 pub mod fmt;
 pub mod import;
 pub mod interp;

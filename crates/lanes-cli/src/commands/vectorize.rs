@@ -29,7 +29,9 @@ use lanes_llvm::inkwell::module::Linkage;
 use lanes_llvm::inkwell::targets::TargetMachine;
 use lanes_llvm::pipeline::{optimize, verify, PipelineOptions};
 use lanes_llvm::Context;
-use lanes_wfv::{prepare, widen_into, with_entry_mask, Mode};
+use lanes_wfv::Mode;
+
+use super::declare_simd::widen_variant;
 
 use super::import::ClangArgs;
 use crate::input::select_function;
@@ -71,11 +73,11 @@ pub struct VectorizeArgs {
 }
 
 /// The host CPU's features as LLVM reports them.
-fn host_features() -> String {
+pub(crate) fn host_features() -> String {
     TargetMachine::get_host_cpu_features().to_string()
 }
 
-fn has(features: &str, f: &str) -> bool {
+pub(crate) fn has(features: &str, f: &str) -> bool {
     features.split(',').any(|x| x == format!("+{f}"))
 }
 
@@ -138,14 +140,11 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
         Linearize::Partial => Mode::Partial,
         Linearize::Full => Mode::Full,
     };
-    let what = |e: lanes_wfv::WfvError| anyhow!("@{}: {e}", scalar.name);
     // The unmasked vector variant.
-    let p = prepare(&module, id, &shapes, mode, &mut |_, _| {}).map_err(what)?;
-    let wid = widen_into(&mut module, id, &p, &shapes, width).map_err(what)?;
     let plain: Vec<Option<Shape>> = shapes.iter().map(|s| s.map(|(s, _)| s)).collect();
     let isa = isa_letter(u32::from(width) * 32, &features);
     let vname = vector_abi_name(&scalar.name, isa, width, &plain);
-    module.function_mut(wid).context("widened")?.name = vname.clone();
+    widen_variant(&mut module, id, &shapes, mode, width, false, &vname)?;
     let mut exported = vec![vname];
     // The launcher, when one parameter is the instance index and the others uniform.
     let index: Vec<usize> = (0..n)
@@ -156,12 +155,9 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
             && scalar.ret.is_none()
             && scalar.dfg.value_type(scalar.params[idx].value).is_int()
         {
-            let mid = with_entry_mask(&mut module, id).map_err(what)?;
-            let mut mshapes = shapes.clone();
-            mshapes.push(Some((Shape::Varying, 0)));
-            let p = prepare(&module, mid, &mshapes, mode, &mut |_, _| {}).map_err(what)?;
-            let body = widen_into(&mut module, mid, &p, &mshapes, width).map_err(what)?;
             let name = format!("{}_spmd", scalar.name);
+            let body_name = format!("{}.masked.w{width}", scalar.name);
+            let body = widen_variant(&mut module, id, &shapes, mode, width, true, &body_name)?;
             module.define(launcher(&scalar, &name, body, idx, width));
             exported.push(name);
         } else {
