@@ -10,58 +10,15 @@
 //! reference scalar functions (same source by clang-19); its object must reference the
 //! `_ZGV` symbols (`nm -u`).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
+use std::process::Command;
 
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("lanes-cli-declare-simd-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().expect("program runs");
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn clang() -> Command {
-    Command::new(lanes_llvm::clang::clang_program())
-}
-
-fn cpu_has(flag: &str) -> bool {
-    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|t| t.contains(&format!(" {flag}")))
-}
-
-/// `nm` symbols of `obj` with `nm_flags`, names only, sorted.
-fn symbols(obj: &Path, nm_flags: &[&str]) -> Vec<String> {
-    let out = run(Command::new("nm").args(nm_flags).arg(s(obj)));
-    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().last().map(String::from))
-        .collect();
-    names.sort();
-    names
-}
+use common::{clang, cpu_has, data, run, s, scratch_dir, symbols};
 
 #[test]
 fn declare_simd_variants_are_defined_and_equal_the_scalar_functions() {
-    let d = dir();
+    let d = scratch_dir("declare-simd");
     let src = data("declare_simd_kernels.c");
     let obj = d.join("kernels.o");
     let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
@@ -135,7 +92,7 @@ fn declare_simd_variants_are_defined_and_equal_the_scalar_functions() {
 
 #[test]
 fn without_openmp_no_variants_are_made() {
-    let d = dir();
+    let d = scratch_dir("declare-simd");
     let obj = d.join("plain.o");
     run(Command::new(env!("CARGO_BIN_EXE_lanes"))
         .args([

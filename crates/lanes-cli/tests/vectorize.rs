@@ -8,8 +8,12 @@
 //! renamed `ref_F`) run for `i` in `0..n`, over whole arrays (so writes past `n` count),
 //! for n = 37, 0, 1, 64 and 100 — none a multiple of 16 but 0 and 64.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+use common::{clang, cpu_has, data, run, s, scratch_dir, symbols};
 
 const KERNELS: [(&str, &str, &str); 4] = [
     ("saxpy", "c,u,u,u", "vuuu"),
@@ -18,59 +22,13 @@ const KERNELS: [(&str, &str, &str); 4] = [
     ("guarded", "c,u,u", "vuu"),
 ];
 
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
-
 fn include_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../include")
 }
 
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("lanes-cli-vectorize-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().expect("program runs");
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn clang() -> Command {
-    Command::new(lanes_llvm::clang::clang_program())
-}
-
-fn host_has_avx512() -> bool {
-    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|t| t.contains(" avx512f"))
-}
-
-/// The names `nm` lists as defined with external linkage.
-fn external_symbols(obj: &Path) -> Vec<String> {
-    let out = run(Command::new("nm").args(["-g", "--defined-only", s(obj)]));
-    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().nth(2).map(String::from))
-        .collect();
-    names.sort();
-    names
-}
-
 #[test]
 fn spmd_launchers_equal_the_scalar_kernels_at_every_width() {
-    let d = dir();
+    let d = scratch_dir("vectorize");
     let src = data("vectorize_kernels.c");
     let reference = d.join("ref.o");
     let mut cc = clang();
@@ -81,7 +39,7 @@ fn spmd_launchers_equal_the_scalar_kernels_at_every_width() {
     }
     run(cc.arg(&src));
     let mut widths = vec![4u16, 8];
-    if host_has_avx512() {
+    if cpu_has("avx512f") {
         widths.push(16);
     } else {
         eprintln!("note: the host has no AVX-512; W = 16 is not run");
@@ -106,7 +64,7 @@ fn spmd_launchers_equal_the_scalar_kernels_at_every_width() {
                 String::from_utf8_lossy(&out.stderr)
             );
             let want = vec![format!("_ZGV{isa}N{w}{letters}_{f}"), format!("{f}_spmd")];
-            assert_eq!(external_symbols(&obj), want, "{f} W={w}");
+            assert_eq!(symbols(&obj, &["-g", "--defined-only"]), want, "{f} W={w}");
             objects.push(obj);
         }
         // Four objects from four functions of one source file, one program.
@@ -129,7 +87,7 @@ fn spmd_launchers_equal_the_scalar_kernels_at_every_width() {
 
 #[test]
 fn full_linearization_and_lir_output() {
-    let d = dir();
+    let d = scratch_dir("vectorize");
     let src = data("vectorize_kernels.c");
     let out = d.join("mandel_full.lir");
     let r = Command::new(env!("CARGO_BIN_EXE_lanes"))
@@ -154,7 +112,7 @@ fn bad_shapes_are_an_error_not_a_panic() {
     let r = Command::new(env!("CARGO_BIN_EXE_lanes"))
         .args(["vectorize", s(&data("vectorize_kernels.c"))])
         .args(["--function", "saxpy", "--shapes", "c,u", "-o"])
-        .arg(dir().join("bad.o"))
+        .arg(scratch_dir("vectorize").join("bad.o"))
         .output()
         .expect("lanes runs");
     assert_eq!(r.status.code(), Some(1));
@@ -165,7 +123,7 @@ fn bad_shapes_are_an_error_not_a_panic() {
 /// Without lanes, `lanes.h` gives every intrinsic its width-1 meaning.
 #[test]
 fn lanes_h_without_lanes_means_width_one() {
-    let d = dir();
+    let d = scratch_dir("vectorize");
     let src = d.join("width1.c");
     std::fs::write(
         &src,
