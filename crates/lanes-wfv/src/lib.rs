@@ -45,6 +45,7 @@ pub mod normalize;
 pub mod predicates;
 pub(crate) mod ssa_repair;
 pub mod stats;
+pub mod variant;
 pub mod widen;
 
 use lanes_analysis::shapes::{analyze, ArgShapes, ShapeError, ShapeInfo};
@@ -57,6 +58,7 @@ pub use guards::{lower_guards, Predication};
 pub use linearize::{linearize, Linearized, Mode};
 pub use normalize::normalize;
 pub use stats::Stats;
+pub use variant::define_variant;
 pub use widen::{widen, widen_into};
 
 /// Why a function could not be vectorized.

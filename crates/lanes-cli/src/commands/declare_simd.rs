@@ -17,10 +17,10 @@
 //! standard error naming the symbol; a caller that needs one then fails to link rather
 //! than running wrong code. A function lanes-wfv cannot vectorize is an error.
 
-use anyhow::{anyhow, bail, Context as _, Result};
+use anyhow::{anyhow, bail, Result};
 
 use lanes_ir::{FuncId, Module, Shape};
-use lanes_wfv::{prepare, widen_into, with_entry_mask, Mode};
+use lanes_wfv::{define_variant, Mode};
 
 use super::vectorize::has;
 
@@ -83,8 +83,7 @@ fn isa_feature(isa: char) -> Option<&'static str> {
     }
 }
 
-/// Widens `id` at `width` for `shapes` (with a trailing varying mask parameter if
-/// `masked`), names the result `name` and returns it.
+/// [`lanes_wfv::define_variant`], with the function named in the error.
 pub fn widen_variant(
     module: &mut Module,
     id: FuncId,
@@ -95,19 +94,8 @@ pub fn widen_variant(
     name: &str,
 ) -> Result<FuncId> {
     let fname = module.funcs[id].name().to_string();
-    let what = |e: lanes_wfv::WfvError| anyhow!("@{fname}: {e}");
-    let (src, shapes) = if masked {
-        let mid = with_entry_mask(module, id).map_err(what)?;
-        let mut s = shapes.to_vec();
-        s.push(Some((Shape::Varying, 0)));
-        (mid, s)
-    } else {
-        (id, shapes.to_vec())
-    };
-    let p = prepare(module, src, &shapes, mode, &mut |_, _| {}).map_err(what)?;
-    let wid = widen_into(module, src, &p, &shapes, width).map_err(what)?;
-    module.function_mut(wid).context("widened")?.name = name.to_string();
-    Ok(wid)
+    define_variant(module, id, shapes, mode, width, masked, name)
+        .map_err(|e| anyhow!("@{fname}: {e}"))
 }
 
 /// Defines every supported variant of `variants` (`(function, _ZGV name)`) in `module`
