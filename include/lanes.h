@@ -3,10 +3,9 @@
  * one instance runs, alone, in lane 0 of a one-lane group. When lanes compiles a file
  * (`lanes import`, `lanes compile`, `lanes vectorize`) it defines __LANES__ and puts
  * this header on the include path; the calls then become lanes intrinsics that the
- * vectorizer widens (any/all/popcount/ballot over the active lanes).
- *
- * lanes_extract and lanes_broadcast have no lanes intrinsic at the scalar level yet:
- * under lanes their import is rejected with an error naming them. */
+ * vectorizer widens (any/all/popcount/ballot over the active lanes; lanes_extract and
+ * lanes_broadcast read other lanes' values: lane `lane mod W`, the first active lane).
+ * Reading a lane that is not active gives an unspecified value. */
 #ifndef LANES_H
 #define LANES_H
 
@@ -44,7 +43,7 @@ static inline unsigned lanes_ballot(int pred) { return pred != 0 ? 1u : 0u; }
 static inline unsigned lanes_lane_id(void) { return 0u; }
 /* The number of lanes in a group. */
 static inline unsigned lanes_num_lanes(void) { return 1u; }
-/* x as lane `lane` computed it (lane 0 is the only lane at width 1). */
+/* x as lane `lane` (modulo the number of lanes) computed it: at width 1, x. */
 static inline int lanes_extract(int x, unsigned lane) { (void)lane; return x; }
 /* x of the first active lane, in every lane. */
 static inline int lanes_broadcast(int x) { return x; }

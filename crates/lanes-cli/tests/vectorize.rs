@@ -120,6 +120,46 @@ fn bad_shapes_are_an_error_not_a_panic() {
     assert!(err.contains("4 parameters"), "{err}");
 }
 
+/// `lanes_extract` with a varying lane index and `lanes_broadcast` (issue 5, point 6):
+/// `rotate` (tests/data/vectorize_cross_lane.c) reads the next lane's and the first lane's
+/// input; its launcher, linked with a clang-19 driver, is checked lane by lane at
+/// W = 4, 8 (and 16 with AVX-512) for n = 37, 5, 64 and 0, where the last group is partial.
+#[test]
+fn cross_lane_intrinsics_read_the_other_lanes() {
+    let d = scratch_dir("vectorize");
+    let mut widths = vec![4u16, 8];
+    if cpu_has("avx512f") {
+        widths.push(16);
+    }
+    for w in widths {
+        let obj = d.join(format!("rotate{w}.o"));
+        let out = Command::new(env!("CARGO_BIN_EXE_lanes"))
+            .args(["vectorize", s(&data("vectorize_cross_lane.c"))])
+            .args(["--function", "rotate", "--shapes", "c,u,u"])
+            .args(["--width", &w.to_string(), "-o", s(&obj)])
+            .output()
+            .expect("lanes runs");
+        assert!(
+            out.status.success(),
+            "W={w}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let exe = d.join(format!("rotate_driver{w}"));
+        run(clang()
+            .args(["-O1", "-o", s(&exe)])
+            .arg(data("vectorize_cross_lane_driver.c"))
+            .arg(&obj));
+        for n in [37, 5, 64, 0] {
+            let out = run(Command::new(&exe).args([w.to_string(), n.to_string()]));
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("ok {n}\n"),
+                "W={w}"
+            );
+        }
+    }
+}
+
 /// Without lanes, `lanes.h` gives every intrinsic its width-1 meaning.
 #[test]
 fn lanes_h_without_lanes_means_width_one() {

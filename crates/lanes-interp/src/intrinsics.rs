@@ -11,6 +11,10 @@
 //!   (lane 0 of 1 when run alone, the thread index in SIMT mode).
 //! - Mask queries: `any`/`all` give `i1`, `popcount` the number of set lanes, `ballot` an
 //!   integer whose bit `i` is lane `i` (lanes beyond its width are dropped).
+//! - `lane_extract x, lane` and `lane_broadcast x` (RV's `rv_extract`/`rv_broadcast`) read
+//!   `x` of another lane of the SIMD group; run alone an instance is the only lane of its
+//!   group, so both give `x` (the SIMT driver of `lanes-simt` gives them their cross-lane
+//!   meaning, the widened code computes it on vectors).
 //! - Reductions fold lanes in order 0, 1, …, W-1 with the binary operation of the same
 //!   name (so `reduce_fadd` is the ordered, not the reassociated, sum, and `reduce_fmin`
 //!   uses minNum).
@@ -61,6 +65,15 @@ pub fn intrinsic(
         IntrinsicClass::MaskQuery => {
             arity(1)?;
             mask_query(id, args[0], ret_ty()?)?
+        }
+        IntrinsicClass::CrossLane(n) => {
+            // Width-1 meaning: the only lane's own value (the SIMT driver gives the
+            // cross-lane meaning).
+            arity(n)?;
+            if args[0].ty().is_vector() {
+                return Err(malformed(format!("`{id}` of {}", args[0].ty())));
+            }
+            args[0].clone()
         }
         IntrinsicClass::Reduction { .. } => {
             arity(1)?;
@@ -307,6 +320,35 @@ mod tests {
 
     fn one(id: Intrinsic, args: &[RtValue], ret: Type) -> RtValue {
         call(id, args, Some(ret)).unwrap().unwrap()
+    }
+
+    #[test]
+    fn cross_lane_values_are_the_own_value_at_width_1() {
+        let x = RtValue::f32(2.5);
+        assert_eq!(
+            one(
+                Intrinsic::LaneExtract,
+                &[x.clone(), RtValue::i32(7)],
+                Type::F32
+            ),
+            x
+        );
+        assert_eq!(
+            one(
+                Intrinsic::LaneBroadcast,
+                std::slice::from_ref(&x),
+                Type::F32
+            ),
+            x
+        );
+        let v = RtValue::i32s(&[1, 2]);
+        assert!(call(
+            Intrinsic::LaneBroadcast,
+            std::slice::from_ref(&v),
+            Some(v.ty())
+        )
+        .is_err());
+        assert!(call(Intrinsic::LaneExtract, &[x], Some(Type::F32)).is_err());
     }
 
     #[test]

@@ -250,6 +250,11 @@ named_enum!(
         All = "all",
         Popcount = "popcount",
         Ballot = "ballot",
+        // Cross-lane values (RV's rv_extract / rv_broadcast, `include/lanes.h`) on scalars:
+        // `lane_extract x, lane` is `x` as lane `lane mod W` computed it, `lane_broadcast x`
+        // is `x` of the first active lane. At width 1 both are `x`.
+        LaneExtract = "lane_extract",
+        LaneBroadcast = "lane_broadcast",
         // Reductions of a vector to its element type.
         ReduceAdd = "reduce_add",
         ReduceMul = "reduce_mul",
@@ -284,6 +289,9 @@ pub enum IntrinsicClass {
     LaneQuery,
     /// One mask operand (`i1` or `<N x i1>`); result `i1` (any/all) or integer.
     MaskQuery,
+    /// A scalar and `n - 1` scalar integer lane indices; the scalar's type. Reads the
+    /// scalar of another lane of the SIMD group (identity at width 1).
+    CrossLane(usize),
     /// One vector operand; the result is its element type.
     Reduction { float: bool },
     /// One scalar operand; a vector result of that element type.
@@ -309,6 +317,8 @@ impl Intrinsic {
             Abs | Ctpop | Ctlz | Cttz => IntrinsicClass::IntMath(1),
             LaneId | NumLanes => IntrinsicClass::LaneQuery,
             Any | All | Popcount | Ballot => IntrinsicClass::MaskQuery,
+            LaneExtract => IntrinsicClass::CrossLane(2),
+            LaneBroadcast => IntrinsicClass::CrossLane(1),
             ReduceAdd | ReduceMul | ReduceAnd | ReduceOr | ReduceXor | ReduceSMin | ReduceSMax
             | ReduceUMin | ReduceUMax => IntrinsicClass::Reduction { float: false },
             ReduceFAdd | ReduceFMul | ReduceFMin | ReduceFMax => {

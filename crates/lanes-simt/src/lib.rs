@@ -19,7 +19,9 @@
 //!
 //! φ-nodes are evaluated in parallel on entry, per lane, from the block that lane came
 //! from. Calls to defined functions run the callee for each active lane in turn with the
-//! scalar driver (same memory, the lane's work-item context).
+//! scalar driver (same memory, the lane's work-item context). `lane_extract` and
+//! `lane_broadcast` read the other lanes' values (module `cross_lane`); a scalar
+//! `lane_id`/`num_lanes` answers the thread index and W.
 //!
 //! The run is *profiled* ([`SimtProfile`]): per branch, how often it executed and how
 //! often its active lanes went different ways; which values differed between the active
@@ -29,6 +31,7 @@
 //! --profile` compares it with (its precision, PACT'11 §V).
 
 pub mod affine;
+mod cross_lane;
 pub mod inputs;
 pub mod precision;
 
@@ -456,8 +459,19 @@ impl Run<'_, '_> {
                     self.profile.divergent_uses.insert((inst, v));
                 }
             });
-            for l in lanes_of(active) {
-                self.step_lane(l, block, inst, mem, &mut targets);
+            if let Some(results) = cross_lane::cross_lane(self.func, inst, &self.vals, active) {
+                let r = self.func.dfg.inst_result(inst);
+                for (l, v) in results {
+                    match (v, r.and_then(|r| self.vals[l].get_mut(r.index()))) {
+                        (Ok(v), Some(slot)) => *slot = Some(v),
+                        (Ok(_), None) => {}
+                        (Err(kind), _) => self.fault(l, block, Some(inst), kind),
+                    }
+                }
+            } else {
+                for l in lanes_of(active) {
+                    self.step_lane(l, block, inst, mem, &mut targets);
+                }
             }
             if let Some(r) = self.func.dfg.inst_result(inst) {
                 self.observe(r, mask & self.live_mask());

@@ -327,7 +327,8 @@ fn kernel_gens(module: &Module, id: FuncId) -> (Vec<ArgGen>, Vec<Option<(Shape, 
     (gens, shapes)
 }
 
-/// Kernels whose result depends on the width by design (lane queries, ballots).
+/// Kernels whose result depends on the width by design (lane queries, ballots, cross-lane
+/// values); those without mask queries are compared with SIMT groups in `widen_simt.rs`.
 fn width_dependent(f: &lanes_ir::Function) -> bool {
     f.dfg.insts().any(|i| {
         matches!(
@@ -336,7 +337,9 @@ fn width_dependent(f: &lanes_ir::Function) -> bool {
                 id: lanes_ir::Intrinsic::Ballot
                     | lanes_ir::Intrinsic::Popcount
                     | lanes_ir::Intrinsic::LaneId
-                    | lanes_ir::Intrinsic::NumLanes,
+                    | lanes_ir::Intrinsic::NumLanes
+                    | lanes_ir::Intrinsic::LaneExtract
+                    | lanes_ir::Intrinsic::LaneBroadcast,
                 ..
             }
         )

@@ -17,6 +17,8 @@
 //! - loads (and masked loads, gathers) of a uniform address with uniform mask: uniform —
 //!   lanes execute a load in lock-step, so they read the same memory state;
 //! - atomics and `alloca` (a private slot per lane): varying;
+//! - `lane_extract x, lane` (another lane's `x`): uniform if `x` or `lane` is uniform;
+//!   `lane_broadcast x` (the first active lane's `x`): uniform;
 //! - work items: `global_id 0`, `local_id 0` contiguous, everything else uniform; `lane_id`
 //!   contiguous, `num_lanes` uniform;
 //! - calls: declared (external, pure libm) callees map uniform arguments to a uniform
@@ -176,6 +178,18 @@ fn intrinsic(id: Intrinsic, args: &[Value], env: &dyn TransferEnv) -> VShape {
         Intrinsic::Extract => match (shapes.first(), shapes.get(1)) {
             (Some(&v), Some(&i)) if i.is_uniform() => v,
             _ => all_uniform(&shapes),
+        },
+        // Another lane's scalar: the same for every lane when the lane index is uniform
+        // (or the value itself is); the first active lane's value is uniform.
+        Intrinsic::LaneExtract => match (shapes.first(), shapes.get(1)) {
+            _ if shapes.iter().any(|s| s.is_undef()) => VShape::Undef,
+            (Some(&v), _) if v.is_uniform() => v,
+            (Some(_), Some(&i)) if i.is_uniform() => VShape::UNIFORM,
+            _ => all_uniform(&shapes),
+        },
+        Intrinsic::LaneBroadcast => match shapes.first() {
+            Some(&v) if v.is_uniform() || v.is_undef() => v,
+            _ => VShape::UNIFORM,
         },
         Intrinsic::Insert => match (shapes.first(), shapes.get(1), shapes.get(2)) {
             (Some(&v), Some(&e), Some(&i)) if i.is_uniform() => v.join(e),

@@ -437,6 +437,16 @@ fn check_intrinsic(
                 ));
             }
         }
+        IntrinsicClass::CrossLane(n) => {
+            if arity(n, err) {
+                if args[0].is_vector() || res != args[0] {
+                    err(format!("{id} of {} cannot produce {res}", args[0]));
+                }
+                if args[1..].iter().any(|a| !a.is_int() || a.is_vector()) {
+                    err(format!("{id} lane index is not a scalar integer"));
+                }
+            }
+        }
         IntrinsicClass::Reduction { float } => {
             if arity(1, err) {
                 let a = args[0];

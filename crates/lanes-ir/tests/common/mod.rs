@@ -33,7 +33,9 @@ pub fn seeded_bytes(seed: u64, len: usize) -> Vec<u8> {
 /// The number of value operands of an intrinsic.
 pub fn intrinsic_arity(id: Intrinsic) -> usize {
     match id.class() {
-        IntrinsicClass::FloatMath(n) | IntrinsicClass::IntMath(n) => n,
+        IntrinsicClass::FloatMath(n)
+        | IntrinsicClass::IntMath(n)
+        | IntrinsicClass::CrossLane(n) => n,
         IntrinsicClass::LaneQuery | IntrinsicClass::Barrier => 0,
         IntrinsicClass::MaskQuery
         | IntrinsicClass::Reduction { .. }

@@ -214,6 +214,8 @@ impl FuncCx<'_> {
                 let start = self.const_bits(elem, start);
                 self.call_intrinsic(name, &[self.t.ty(vt)], &[start, vals[0]])?
             }
+            // Exported code is one SIMD instance: the only lane's own value.
+            Intrinsic::LaneExtract | Intrinsic::LaneBroadcast => vals[0],
             Intrinsic::Broadcast => self.splat(vals[0], ret_ty()?),
             Intrinsic::Extract => LLVMBuildExtractElement(b, vals[0], vals[1], n),
             Intrinsic::Insert => LLVMBuildInsertElement(b, vals[0], vals[1], vals[2], n),

@@ -13,7 +13,8 @@
 //! `pow`, …) and to OpenCL C builtins (Itanium-mangled: `_Z4sqrtDv4_f`, `_Z13get_global_idj`)
 //! become lanes intrinsics and work-item queries; `include/lanes.h`'s `__lanes_any`,
 //! `__lanes_all`, `__lanes_popcount`, `__lanes_ballot`, `__lanes_lane_id` and
-//! `__lanes_num_lanes` become the lanes intrinsics of the same name. Anything else that is a direct call to a
+//! `__lanes_num_lanes` become the lanes intrinsics of the same name, `__lanes_extract` and
+//! `__lanes_broadcast` become `lane_extract` and `lane_broadcast`. Anything else that is a direct call to a
 //! function of the module stays a call; indirect calls and variadic callees are errors.
 
 use inkwell::llvm_sys::core::*;
@@ -368,6 +369,8 @@ impl FnCx<'_> {
             "ballot" => Intrinsic::Ballot,
             "lane_id" => Intrinsic::LaneId,
             "num_lanes" => Intrinsic::NumLanes,
+            "extract" => Intrinsic::LaneExtract,
+            "broadcast" => Intrinsic::LaneBroadcast,
             _ => return Err(self.err(format!("lanes_{lane} is not supported yet"))),
         };
         let ty = ret.ok_or_else(|| self.err(format!("__lanes_{lane} returns nothing")))?;

@@ -22,7 +22,20 @@ impl Widener<'_> {
         }
         let vec = self.map[&cond];
         let ty = self.old.dfg.value_type(cond);
-        let idx = match self.mask_of(b) {
+        let idx = self.first_active_lane(b);
+        self.emit_v(
+            InstData::Intrinsic {
+                id: Intrinsic::Extract,
+                args: vec![vec, idx],
+            },
+            ty,
+        )
+    }
+
+    /// The index (`i32`) of the first active lane of old block `b`:
+    /// `min(cttz(ballot(mask)), W - 1)`, or 0 when all lanes are active.
+    pub(super) fn first_active_lane(&mut self, b: Block) -> Value {
+        match self.mask_of(b) {
             None => self.emit_v(InstData::Iconst { imm: 0 }, Type::I32),
             Some(m) => {
                 let bits = self.emit_v(
@@ -60,13 +73,6 @@ impl Widener<'_> {
                     Type::I32,
                 )
             }
-        };
-        self.emit_v(
-            InstData::Intrinsic {
-                id: Intrinsic::Extract,
-                args: vec![vec, idx],
-            },
-            ty,
-        )
+        }
     }
 }

@@ -19,6 +19,25 @@ impl Widener<'_> {
     /// Does the callee (or a function it calls) query its work item? Run once per lane
     /// from the widened function it would see lane 0's item, so it is not supported yet.
     pub(super) fn callee_asks_work_item(&self, func: FuncId) -> bool {
+        self.callee_has(func, |d| matches!(d, InstData::WorkItem { .. }))
+    }
+
+    /// Does the callee (or a function it calls) use `lane_extract` or `lane_broadcast`?
+    /// Run once per lane it would read only its own lane.
+    pub(super) fn callee_reads_lanes(&self, func: FuncId) -> bool {
+        self.callee_has(func, |d| {
+            matches!(
+                d,
+                InstData::Intrinsic {
+                    id: Intrinsic::LaneExtract | Intrinsic::LaneBroadcast,
+                    ..
+                }
+            )
+        })
+    }
+
+    /// Does `func` or a function it calls hold an instruction satisfying `hit`?
+    fn callee_has(&self, func: FuncId, hit: impl Fn(&InstData) -> bool) -> bool {
         let mut todo = vec![func];
         let mut seen = Vec::new();
         while let Some(f) = todo.pop() {
@@ -31,7 +50,7 @@ impl Widener<'_> {
             };
             for i in body.dfg.insts() {
                 match body.dfg.inst(i) {
-                    InstData::WorkItem { .. } => return true,
+                    d if hit(d) => return true,
                     InstData::Call { func, .. } => todo.push(*func),
                     _ => {}
                 }

@@ -18,16 +18,19 @@
 //!   varying value stored to a uniform address is a scatter in which the highest active
 //!   lane wins, as if the lanes had run one after the other;
 //! - calls and atomics run once per active lane (module `lanes`), in lane order;
-//! - mask queries reduce over the active lanes only.
+//! - mask queries reduce over the active lanes only; `lane_extract`/`lane_broadcast` read
+//!   elements of their operand's vector (module `cross_lane`).
 //!
 //! A branch that linearization kept was proven uniform before linearization; if blends
 //! make its condition look varying afterwards, the first active lane's condition is used
 //! (`extract(c, cttz(ballot(mask)))`).
 //!
 //! Not handled yet (reported as [`WfvError::Unsupported`]): vector values in the scalar
-//! function, barriers, and calls of functions that query their work item.
+//! function, barriers, calls of functions that query their work item, and calls of
+//! functions that read other lanes (run once per lane, they would see only their own).
 
 mod branches;
+mod cross_lane;
 mod lanes;
 mod memory;
 mod shapes;
@@ -471,6 +474,7 @@ impl Widener<'_> {
                         res_ty.expect("result"),
                     ))
                 }
+                IntrinsicClass::CrossLane(_) => Some(self.cross_lane(b, *id, args, uniform)),
                 IntrinsicClass::Barrier => {
                     return Err(WfvError::Unsupported("barrier".into()));
                 }
@@ -498,6 +502,12 @@ impl Widener<'_> {
             InstData::Call { func, .. } if self.special.contains_key(func) => {
                 let mask = self.guard_mask(b, inst);
                 self.per_lane(&data, res_ty, mask)
+            }
+            InstData::Call { func, .. } if self.callee_reads_lanes(*func) => {
+                return Err(WfvError::Unsupported(format!(
+                    "call of @{} which reads other lanes (lane_extract, lane_broadcast)",
+                    self.module.funcs[*func].name()
+                )));
             }
             InstData::Call { func, .. } if self.callee_asks_work_item(*func) => {
                 return Err(WfvError::Unsupported(format!(
