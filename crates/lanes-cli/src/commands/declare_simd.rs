@@ -5,15 +5,17 @@
 //! one string attribute per variant of the x86 vector-function ABI (Intel's "Vector
 //! Function ABI", §2.4 name mangling): `_ZGV` + ISA (`b` SSE, `c` AVX, `d` AVX2, `e`
 //! AVX-512) + `N` (unmasked) or `M` (masked) + `W` + one letter per parameter + `_` +
-//! the name. clang only declares these; `lanes compile` defines the unmasked ones, each
-//! by `lanes-wfv` at width `W` (PLDI'18 §3–5 linearization, CC'12 §3.3 widening): `v`
-//! parameters are varying vectors, `u` uniform scalars.
+//! the name. clang only declares these; `lanes compile` defines them, each by `lanes-wfv`
+//! at width `W` (PLDI'18 §3–5 linearization, CC'12 §3.3 widening): `v` parameters are
+//! varying vectors, `u` uniform scalars. A masked variant (`M`) takes the ABI's mask as
+//! an extra last parameter, as GCC defines it (a vector of the characteristic type for
+//! SSE/AVX/AVX2, an integer with bit `k` for lane `k` for AVX-512); a thin wrapper
+//! ([`super::masked_variant`]) turns it into the `<W x i1>` entry mask of the masked
+//! body, in which masked-off lanes perform no access and return zero.
 //!
-//! Variants lanes does not produce — masked ones (GCC passes the mask as a vector of
-//! the characteristic type or, for AVX-512, an integer, LLVM's `VFABI` as `<W x i1>`;
-//! [`widen_variant`] can build the masked body from [`with_entry_mask`]'s copy once
-//! the ABI is pinned down), linear (`l`, `R`, `L`, `U`) parameters, an ISA the
-//! target lacks (it would change how vectors are passed) — are skipped with a note on
+//! Variants lanes does not produce — linear (`l`, `R`, `L`, `U`) parameters, an ISA the
+//! target lacks (it would change how vectors are passed), a masked variant whose
+//! characteristic type is neither integer nor float — are skipped with a note on
 //! standard error naming the symbol; a caller that needs one then fails to link rather
 //! than running wrong code. A function lanes-wfv cannot vectorize is an error.
 
@@ -22,6 +24,7 @@ use anyhow::{anyhow, bail, Result};
 use lanes_ir::{FuncId, Module, Shape};
 use lanes_wfv::{define_variant, Mode};
 
+use super::masked_variant;
 use super::vectorize::has;
 
 /// One parsed `_ZGV…` name.
@@ -123,10 +126,6 @@ pub fn define_variants(
             note("the target lacks its ISA (pass -march=native or a CPU that has it)");
             continue;
         }
-        if v.masked {
-            note("masked variants are not emitted (the mask's ABI type is not settled between GCC and LLVM)");
-            continue;
-        }
         if v.params.iter().any(|&c| c != 'v' && c != 'u') {
             note("linear parameters are not supported (only uniform and varying)");
             continue;
@@ -159,7 +158,32 @@ pub fn define_variants(
                 ))
             })
             .collect();
-        widen_variant(module, id, &shapes, Mode::Partial, v.width, false, vname)?;
+        if v.masked {
+            let scalar = module.function(id).expect("has a body");
+            let cdt = masked_variant::characteristic_type(scalar, &v.params);
+            let mask_ty = match masked_variant::mask_type(v.isa, v.width, cdt) {
+                Ok(t) => t,
+                Err(why) => {
+                    note(why);
+                    continue;
+                }
+            };
+            let body_name = format!("{vname}.body");
+            let body = widen_variant(
+                module,
+                id,
+                &shapes,
+                Mode::Partial,
+                v.width,
+                true,
+                &body_name,
+            )?;
+            let wrapper = masked_variant::masked_wrapper(module, body, vname, mask_ty, v.width)
+                .ok_or_else(|| anyhow!("@{func}: {vname}: the masked body has no mask"))?;
+            module.define(wrapper);
+        } else {
+            widen_variant(module, id, &shapes, Mode::Partial, v.width, false, vname)?;
+        }
         defined.push(vname.clone());
     }
     Ok(names(module)

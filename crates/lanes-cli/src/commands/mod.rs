@@ -7,5 +7,6 @@ pub mod declare_simd;
 pub mod fmt;
 pub mod import;
 pub mod interp;
+pub mod masked_variant;
 pub mod vectorize;
 pub mod verify;

@@ -21,3 +21,11 @@ int collatz(int n) {
 
 #pragma omp declare simd linear(i) uniform(base)
 int offset(int i, int base) { return base + 2 * i; }
+
+/* A store through a uniform pointer at a varying index: a masked variant must not store
+   for a masked-off lane. */
+#pragma omp declare simd uniform(out)
+int store_scaled(int *out, int i, int x) {
+  out[i] = 3 * x + 1;
+  return x - i;
+}
