@@ -16,22 +16,31 @@
 //!   total work is superlinear; printed for comparison.
 //!
 //! The bench prints the machine, then per size the instruction count, the number of
-//! divergent branches, the median of `runs` runs, the time per instruction, the
+//! divergent branches, the median of `runs` runs, the time per 1,000 instructions, the
 //! label-propagation steps per instruction (`ShapeInfo::propagation_steps`, the analysis's
 //! only variable work: a machine-independent measure that timing noise on a shared machine
 //! cannot blur), and the join causes per instruction (the sum over blocks of
 //! `ShapeInfo::join_causes`: the size of the answer).
 //!
-//! What the monolithic rows show: the join causes alone grow superlinearly (0.27, 0.57,
-//! 1.18 per instruction at 1k, 10k, 96k instructions: about 4, 11 and 21 joins per
-//! divergent branch), so no algorithm that lists the causes of every join can be linear
-//! on this family. The steps (one visit per block of the influence region, 49 per
-//! instruction at 96k) are not reduced by φ-placement (iterated dominance frontiers):
-//! 98.8% of the visited blocks are not dominated by their branch, and a block where lanes
-//! from the branch meet lanes that never passed it lies in the frontier without being a
-//! join, its label travelling on (see `shapes::propagate`). The engine keeps its state in
-//! dense arrays shared by all runs, which made the 96k row 2.5–4x faster with the same
-//! steps and joins. Run with
+//! What the rows show. Chained: flat steps per instruction, linear. Monolithic: NOT
+//! linear. Measured by instrumenting the engine (not kept): at 10,000 blocks more than
+//! 95% of the steps are the walks of `DivergenceCtx::loop_exit_joins` (one per divergent loop, labels
+//! starting at the loop's exits), not the walks of divergent branches (about 1,500 steps
+//! per analysis, confined to their loops). 746 of 2,986 divergent loops have exits
+//! without a common post-dominator (it is the virtual exit), so nothing stops their walk
+//! and it runs to the end of the function, about 5,400 blocks each, finding about 164
+//! joins each, mostly the same blocks for loops nested in one another. The join causes
+//! therefore grow superlinearly too (0.27, 0.57, 1.18 per instruction). Stopping these
+//! walks at the common post-dominator changes nothing here (there is none) and changes
+//! the joins elsewhere, so it was not kept. What would make them linear: the joins of a
+//! seed set S are the children of a virtual root in the dominator tree of the part of
+//! the forward CFG reachable from S, and they grow with S, so a loop nested in a
+//! divergent loop need not walk past the outer loop's exits; `join_causes` (only the
+//! gated-φ rule and the `lanes analyze` report read it) would have to become a summary.
+//! Open. The engine keeps its state in dense arrays shared by all runs (2.5–4x faster
+//! than hash maps at 96k instructions), and a label waiting at a branch's
+//! reconvergence point outside loops no longer keeps the branch's walk alive (steps per
+//! instruction of the chained family 0.10 → 0.07). Run with
 //! `cargo bench -p lanes-analysis --bench analysis_scaling` (results of one run:
 //! `bench/results/analysis_scaling.txt`; no timing is asserted
 //! anywhere in the tests).
@@ -205,37 +214,56 @@ fn row(
     label: &str,
     runs: usize,
     (median, divergent, insts, steps, joins): (Duration, usize, usize, u64, usize),
-) {
+) -> (f64, f64) {
+    let ms = median.as_secs_f64() * 1e3;
+    let per_k = ms * 1e3 / insts as f64;
     println!(
-        "{label:<24} {insts:>8} {divergent:>8} {runs:>5} {:>10.2}ms {:>9.1} {:>11.2} {:>11.2}",
-        median.as_secs_f64() * 1e3,
-        median.as_nanos() as f64 / insts as f64,
+        "{label:<24} {insts:>8} {divergent:>8} {runs:>5} {ms:>10.2}ms {per_k:>10.3} {:>11.2} {:>11.2}",
         steps as f64 / insts as f64,
         joins as f64 / insts as f64
+    );
+    (per_k, steps as f64 / insts as f64)
+}
+
+/// The verdict rests on the label-propagation steps per instruction (machine-independent;
+/// linear when the largest function needs at most twice as many per instruction as the
+/// smallest); the growth of the time per instruction is printed beside it, as timings on a
+/// shared machine are noisy.
+fn verdict(family: &str, rows: &[(f64, f64)]) {
+    let (first, last) = (rows[0], rows[rows.len() - 1]);
+    let steps = last.1 / first.1.max(1e-9);
+    let time = last.0 / first.0;
+    println!(
+        "verdict {family}: steps per instruction grow {steps:.1}x, ms per 1k instructions {time:.1}x from the smallest to the largest size: {}",
+        if steps <= 2.0 { "linear" } else { "NOT linear" }
     );
 }
 
 fn main() {
     println!("analysis_scaling: {}", machine());
     println!(
-        "{:<24} {:>8} {:>8} {:>5} {:>12} {:>9} {:>11} {:>11}",
-        "function", "insts", "div.br.", "runs", "median", "ns/inst", "steps/inst", "joins/inst"
+        "{:<24} {:>8} {:>8} {:>5} {:>12} {:>10} {:>11} {:>11}",
+        "function", "insts", "div.br.", "runs", "median", "ms/1k inst", "steps/inst", "joins/inst"
     );
+    let mut per_k = Vec::new();
     for (segments, runs) in [(10usize, 21), (100, 11), (1_000, 5)] {
         let (module, id) = chained(segments, 7);
         lanes_ir::verifier::verify_module(&module).expect("chained function verifies");
-        row(
+        per_k.push(row(
             &format!("chained x{segments}"),
             runs,
             measure(&module, id, runs),
-        );
+        ));
     }
+    let mut mono = Vec::new();
     for (blocks, runs) in [(100usize, 21), (1_000, 11), (10_000, 3)] {
         let g = generated(blocks, 42);
-        row(
+        mono.push(row(
             &format!("monolithic {blocks} blocks"),
             runs,
             measure(&g.module, g.func, runs),
-        );
+        ));
     }
+    verdict("chained", &per_k);
+    verdict("monolithic", &mono);
 }

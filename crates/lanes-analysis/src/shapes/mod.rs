@@ -279,7 +279,10 @@ impl<'m> ShapeAnalysis<'m> {
                 };
                 let fx = ctx.branch_effects(block);
                 for &j in &fx.joins {
-                    if !info.join_causes[j].contains(&block) {
+                    // Every cause `block` pushes comes from this one step (a branch turns
+                    // divergent once), so the last entry tells whether it is listed: a
+                    // scan of the list made popular joins cost their number of causes.
+                    if info.join_causes[j].last() != Some(&block) {
                         info.join_causes[j].push(block);
                     }
                     requeue.extend(
@@ -298,7 +301,7 @@ impl<'m> ShapeAnalysis<'m> {
                     info.is_divergent_loop[l] = true;
                     info.divergent_loops.push(l);
                     for j in ctx.loop_exit_joins(l) {
-                        if !info.join_causes[j].contains(&block) {
+                        if info.join_causes[j].last() != Some(&block) {
                             info.join_causes[j].push(block);
                         }
                         requeue.extend(
