@@ -1,5 +1,5 @@
 //! Differential test of outer-loop vectorization (PLDI'18 §7): every parallel loop of
-//! `tests/outer_loops/loops.c` (imported through clang-19 with `-fopenmp-simd`) is
+//! `corpus/omp_simd/loops.c` (imported through clang-19 with `-fopenmp-simd`) is
 //! vectorized at W = 4, 8, 16 with partial linearization and with full if-conversion,
 //! and the function is run before and after in the interpreter on the same inputs for
 //! trip counts around multiples of W: same result, same final contents of every argument
@@ -42,7 +42,7 @@ const CASES: &[(&str, &str)] = &[
 const ELEMS: usize = 2048;
 
 fn import() -> Module {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/outer_loops/loops.c");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/omp_simd/loops.c");
     let opts = ClangOptions {
         extra: vec!["-fopenmp-simd".to_string()],
         ..ClangOptions::default()

@@ -30,6 +30,8 @@ use crate::{define_variant, Mode};
 
 /// The loop hint clang attaches to `#pragma omp simd` and `vectorize(assume_safety)`.
 pub const PARALLEL_HINT: &str = "llvm.loop.parallel_accesses";
+/// The hint lanes-llvm's import puts the loop's source line in.
+pub const LINE_HINT: &str = "lanes.line";
 /// `simdlen(N)` / `vectorize_width(N)`.
 pub const WIDTH_HINT: &str = "llvm.loop.vectorize.width";
 
@@ -47,6 +49,8 @@ pub struct LoopReport {
     pub function: String,
     /// The loop's header in the function as it was imported.
     pub header: Block,
+    /// The loop's source line, if the input had line tables.
+    pub line: Option<u32>,
     pub outcome: Result<Vectorized, Declined>,
 }
 
@@ -72,6 +76,7 @@ pub fn vectorize_parallel_loops(module: &mut Module, opts: &OuterLoopOptions) ->
         let mut serial = 0;
         while let Some((l, header)) = next_parallel_loop(module, id, &tried) {
             tried.push(header);
+            let line = loop_hint(module, id, l, LINE_HINT).and_then(|v| u32::try_from(v).ok());
             let name = format!("{}.simd.{serial}", module.funcs[id].name());
             let outcome = vectorize_loop(module, id, l, &name, opts);
             if outcome.is_ok() {
@@ -80,6 +85,7 @@ pub fn vectorize_parallel_loops(module: &mut Module, opts: &OuterLoopOptions) ->
             reports.push(LoopReport {
                 function: module.funcs[id].name().to_string(),
                 header,
+                line,
                 outcome,
             });
         }
@@ -115,18 +121,17 @@ fn next_parallel_loop(module: &Module, id: FuncId, tried: &[Block]) -> Option<(L
     None
 }
 
-/// The width loop `l`'s hints ask for, if any.
-fn hinted_width(module: &Module, id: FuncId, loops: &LoopForest, l: Loop) -> Option<u16> {
+/// The value of hint `name` on loop `l` of function `id`, if it has one.
+fn loop_hint(module: &Module, id: FuncId, l: Loop, name: &str) -> Option<i64> {
     let f = module.function(id)?;
+    let (_, loops) = loop_forest(module, id)?;
     f.abi
         .loops
         .iter()
         .filter(|md| loops.latches(l).contains(&md.latch))
         .flat_map(|md| &md.hints)
-        .find(|h| h.name == WIDTH_HINT)
+        .find(|h| h.name == name)
         .and_then(|h| h.value)
-        .and_then(|w| u16::try_from(w).ok())
-        .filter(|&w| (2..=64).contains(&w))
 }
 
 /// Vectorizes loop `l` of function `id`; on failure `module` is unchanged.
@@ -158,7 +163,10 @@ fn vectorize_loop(
     let l = loops.loop_of_header(header).ok_or(Declined::NoPreheader)?;
     let func = work.function(id).ok_or(Declined::NoPreheader)?;
     let pl = recognize(func, &cfg, &loops, l)?;
-    let width = hinted_width(&work, id, &loops, l).unwrap_or(opts.width);
+    let width = loop_hint(&work, id, l, WIDTH_HINT)
+        .and_then(|w| u16::try_from(w).ok())
+        .filter(|&w| (2..=64).contains(&w))
+        .unwrap_or(opts.width);
     let inner_loops = loops
         .loops()
         .filter(|&m| m != l && loops.is_nested_in(Some(m), l))

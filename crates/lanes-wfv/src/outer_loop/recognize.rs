@@ -54,7 +54,7 @@ impl fmt::Display for Declined {
             ),
             Declined::CarriedValue(v) => write!(
                 f,
-                "{v} is carried from one iteration to the next and is neither an induction nor a reduction"
+                "a value ({v} in lanes IR) is carried from one iteration to the next and is neither an induction nor a reduction"
             ),
             Declined::ReductionUsedOutside(v) => {
                 write!(f, "the reduction value {v} before its last update is used after the loop")

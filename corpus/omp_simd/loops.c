@@ -1,7 +1,9 @@
 // Parallel loops for the outer-loop vectorizer (PLDI'18 §7): `#pragma omp simd` and
 // `#pragma clang loop vectorize(assume_safety)` loops whose bodies hold divergent
-// branches, divergent inner loops, reductions and last values. tests/outer_loop.rs runs
-// each before and after vectorization in the interpreter and compares.
+// branches, divergent inner loops, reductions and last values. lanes-wfv/tests/outer_loop.rs runs
+// each before and after vectorization in the interpreter and compares;
+// lanes-cli/tests/omp_simd.rs compiles it with `lanes compile -fopenmp-simd` and compares
+// with clang-19 natively.
 #include <stdint.h>
 
 void saxpy(int n, float a, const float *x, float *y) {
