@@ -3,7 +3,7 @@
 //! `lanes import` and `lanes compile` accept C, C++ and OpenCL C sources, which clang-19
 //! turns into LLVM bitcode, and `.ll`/`.bc` files, which LLVM parses directly (issue 3,
 //! point 1). Defaults: `-O2` with clang's own vectorizers and unroller off (lanes wants
-//! scalar loops to vectorize itself), line tables for error messages, and for OpenCL
+//! scalar loops to vectorize itself, also those `#pragma omp simd` marks), line tables for error messages, and for OpenCL
 //! `-x cl -cl-std=CL2.0 -Xclang -finclude-default-header`. `-I`, `-D`, `-std`, `-O` and extra
 //! arguments pass through.
 
@@ -89,6 +89,13 @@ impl ClangOptions {
                 "-fno-vectorize",
                 "-fno-slp-vectorize",
                 "-fno-unroll-loops",
+                // Loops marked for vectorization (`omp simd`, `vectorize(enable)`) are
+                // vectorized even with -fno-vectorize; width 1 keeps them scalar for lanes.
+                "-mllvm",
+                "-force-vector-width=1",
+                "-mllvm",
+                "-force-vector-interleave=1",
+                "-Wno-pass-failed",
                 "-gline-tables-only",
             ]
             .map(String::from),

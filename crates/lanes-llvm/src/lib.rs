@@ -22,7 +22,7 @@ pub mod export;
 pub mod import;
 pub mod jit;
 mod llvm;
-mod loopmd;
+pub mod loopmd;
 pub mod pipeline;
 
 pub use error::{ExportError, ImportError, LlvmError};

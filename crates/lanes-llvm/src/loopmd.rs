@@ -13,7 +13,10 @@
 use std::ffi::c_uint;
 
 use inkwell::llvm_sys::core::*;
-use inkwell::llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
+use inkwell::llvm_sys::debuginfo::{
+    LLVMDILocationGetLine, LLVMGetMetadataKind, LLVMMetadataKind, LLVMMetadataReplaceAllUsesWith,
+    LLVMTemporaryMDNode,
+};
 use inkwell::llvm_sys::prelude::*;
 
 use lanes_ir::LoopHint;
@@ -50,6 +53,20 @@ pub(crate) fn read(ctx: LLVMContextRef, term: LLVMValueRef) -> Option<Vec<LoopHi
             if op.is_null() || LLVMIsAMDNode(op).is_null() {
                 continue;
             }
+            let meta = LLVMValueAsMetadata(op);
+            if matches!(
+                LLVMGetMetadataKind(meta),
+                LLVMMetadataKind::LLVMDILocationMetadataKind
+            ) {
+                // The loop's start location (the first one listed): for messages.
+                if !hints.iter().any(|h: &LoopHint| h.name == LINE) {
+                    hints.push(LoopHint {
+                        name: LINE.to_string(),
+                        value: Some(i64::from(LLVMDILocationGetLine(meta))),
+                    });
+                }
+                continue;
+            }
             let inner = operands(op);
             let Some(&first) = inner.first() else {
                 continue;
@@ -75,6 +92,10 @@ pub(crate) fn read(ctx: LLVMContextRef, term: LLVMValueRef) -> Option<Vec<LoopHi
         Some(hints)
     }
 }
+
+/// The hint lanes keeps the loop's source line in (from the loop ID's `DILocation`);
+/// not exported.
+pub const LINE: &str = "lanes.line";
 
 /// The name of the parallel-accesses hint.
 pub(crate) const PARALLEL: &str = "llvm.loop.parallel_accesses";
@@ -131,6 +152,9 @@ pub(crate) fn attach(
         let tmp = LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
         let mut ops = vec![tmp];
         for h in hints {
+            if h.name.starts_with("lanes.") {
+                continue;
+            }
             if h.name == PARALLEL {
                 if let Some(g) = group {
                     let s = LLVMMDStringInContext2(ctx, h.name.as_ptr().cast(), h.name.len());

@@ -42,6 +42,7 @@ pub mod guards;
 pub mod linearize;
 pub(crate) mod loop_guard;
 pub mod normalize;
+pub mod outer_loop;
 pub mod predicates;
 pub(crate) mod ssa_repair;
 pub mod stats;

@@ -6,6 +6,13 @@
 //! assembly (`--emit asm` or `-S`) or LLVM IR (`--emit llvm`). Under `-fopenmp-simd` or
 //! `-fopenmp`, the functions declared `#pragma omp declare simd` also get the vector
 //! variants clang announces, made by lanes-wfv ([`super::declare_simd`]).
+//!
+//! Loops marked parallel — `#pragma omp simd` (under `-fopenmp-simd`/`-fopenmp`) and
+//! `#pragma clang loop vectorize(assume_safety)` — are vectorized by lanes as outer loops
+//! before LLVM runs (PLDI'18 §7, [`lanes_wfv::outer_loop`]): the body becomes an SPMD
+//! region, divergent inner loops and branches included, at the target's width (16 lanes
+//! with AVX-512, 8 with AVX2, else 4; `--simd-width` or `simdlen(N)` override). A marked
+//! loop lanes cannot take is named in a warning and left to LLVM's loop vectorizer.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -13,15 +20,15 @@ use std::path::PathBuf;
 use anyhow::{Context as _, Result};
 use clap::{Args, ValueEnum};
 
-use lanes_llvm::driver::{
-    compile_file, compile_module_internalizing, import_file_with_variants, CompileOptions,
-};
+use lanes_llvm::driver::{compile_module_internalizing, import_file_with_variants, CompileOptions};
 use lanes_llvm::emit::{EmitKind, TargetOptions};
 use lanes_llvm::pipeline::PipelineOptions;
 
 use super::declare_simd::define_variants;
 use super::import::ClangArgs;
-use super::vectorize::host_features;
+use super::vectorize::{default_width, host_features};
+use lanes_wfv::outer_loop::{vectorize_parallel_loops, OuterLoopOptions};
+use lanes_wfv::Mode;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Emit {
@@ -65,6 +72,15 @@ pub struct CompileArgs {
     /// Target features (`+avx2,+fma`)
     #[arg(long)]
     pub target_features: Option<String>,
+    /// Lanes for `#pragma omp simd` / `vectorize(assume_safety)` loops (default: from the target)
+    #[arg(long, value_parser = clap::value_parser!(u16).range(2..=64))]
+    pub simd_width: Option<u16>,
+    /// Leave parallel loops to LLVM's loop vectorizer (no outer-loop vectorization by lanes)
+    #[arg(long)]
+    pub no_outer_loops: bool,
+    /// Report every parallel loop lanes vectorized (as clang's -Rpass does)
+    #[arg(long)]
+    pub remarks: bool,
     #[command(flatten)]
     pub clang: ClangArgs,
 }
@@ -97,17 +113,8 @@ pub fn run(args: &CompileArgs) -> Result<()> {
             Emit::Llvm => EmitKind::Llvm,
         },
     };
-    let openmp = opts
-        .clang
-        .extra
-        .iter()
-        .any(|a| a == "-fopenmp-simd" || a == "-fopenmp");
-    let bytes = if openmp {
-        compile_declare_simd(args, &opts)
-    } else {
-        compile_file(&args.file, &opts).map_err(anyhow::Error::from)
-    }
-    .with_context(|| format!("{}: compilation failed", args.file.display()))?;
+    let bytes = compile_with_lanes(args, &opts)
+        .with_context(|| format!("{}: compilation failed", args.file.display()))?;
     let output = args.output.clone().unwrap_or_else(|| {
         let ext = match emit {
             Emit::Obj => "o",
@@ -126,25 +133,74 @@ pub fn run(args: &CompileArgs) -> Result<()> {
     Ok(())
 }
 
-/// The `-fopenmp-simd` flow: the module plus the vector variants of its
-/// `#pragma omp declare simd` functions ([`super::declare_simd`]).
-fn compile_declare_simd(args: &CompileArgs, opts: &CompileOptions) -> Result<Vec<u8>> {
-    let (mut module, variants) = import_file_with_variants(&args.file, &opts.clang)?;
+/// The target's features as `+f,…` (the host's for `native`, SSE2 for other x86-64
+/// CPUs unless given; empty for other architectures).
+fn target_features(args: &CompileArgs) -> String {
     let x86 = args
         .target
         .as_deref()
         .map_or(cfg!(target_arch = "x86_64"), |t| t.starts_with("x86_64"));
+    if !x86 {
+        return String::new();
+    }
     let mut features = args.target_features.clone().unwrap_or_default();
     if args.target_cpu.as_deref() == Some("native") {
         features = format!("{},{features}", host_features());
-    } else if x86 {
+    } else {
         // The x86-64 baseline.
         features = format!("+sse2,{features}");
     }
-    if !x86 {
-        features.clear();
+    features
+}
+
+/// Import, lanes' own vectorization (parallel loops; `declare simd` variants under
+/// OpenMP), then LLVM.
+fn compile_with_lanes(args: &CompileArgs, opts: &CompileOptions) -> Result<Vec<u8>> {
+    let (mut module, variants) = import_file_with_variants(&args.file, &opts.clang)?;
+    let features = target_features(args);
+    let mut internal = Vec::new();
+    if !args.no_outer_loops {
+        let before: Vec<String> = module.functions().map(|(_, f)| f.name.clone()).collect();
+        let width = args.simd_width.unwrap_or_else(|| default_width(&features));
+        let reports = vectorize_parallel_loops(
+            &mut module,
+            &OuterLoopOptions {
+                width,
+                mode: Mode::Partial,
+            },
+        );
+        for r in &reports {
+            let file = match r.line {
+                Some(line) => format!("{}:{line}", args.file.display()),
+                None => format!("{}", args.file.display()),
+            };
+            match &r.outcome {
+                Ok(v) if args.remarks => eprintln!(
+                    "{file}: remark: @{}: parallel loop vectorized by lanes as an outer loop: width {}, {} reduction(s), {} inner loop(s)",
+                    r.function, v.width, v.reductions, v.inner_loops
+                ),
+                Ok(_) => {}
+                Err(why) => eprintln!(
+                    "{file}: warning: @{}: parallel loop not vectorized by lanes: {why}; left to LLVM's loop vectorizer",
+                    r.function
+                ),
+            }
+        }
+        internal.extend(
+            module
+                .functions()
+                .map(|(_, f)| f.name.clone())
+                .filter(|n| !before.contains(n)),
+        );
     }
-    let internal = define_variants(&mut module, &variants, &features)?;
+    let openmp = opts
+        .clang
+        .extra
+        .iter()
+        .any(|a| a == "-fopenmp-simd" || a == "-fopenmp");
+    if openmp {
+        internal.extend(define_variants(&mut module, &variants, &features)?);
+    }
     let name = args
         .file
         .file_name()

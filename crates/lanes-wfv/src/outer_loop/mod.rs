@@ -1,0 +1,211 @@
+//! Outer-loop vectorization of parallel loops (PLDI'18 §7).
+//!
+//! A loop the programmer declared parallel — `#pragma omp simd`, `#pragma clang loop
+//! vectorize(assume_safety)`, both of which clang marks `llvm.loop.parallel_accesses` —
+//! is vectorized the way whole-function vectorization treats a kernel: its body becomes
+//! an SPMD function of the iteration number ([`outline`](mod@outline)), which this crate
+//! linearizes only where it diverges (inner loops, branches) and widens to `W` lanes
+//! ([`crate::define_variant`]); the loop itself is replaced by a vector loop that runs
+//! `W` iterations per step and the rest under a mask ([`driver`]). Unlike LLVM's loop
+//! vectorizer, the body may hold divergent inner loops (a `while` per element) and
+//! arbitrary control flow: that is the point of §7.
+//!
+//! What is taken ([`recognize`](mod@recognize)): counted loops with one latch that is the
+//! only exit, whose carried values are inductions and reductions. A parallel loop not of
+//! that form, or whose body the vectorizer rejects, is left as it was and reported
+//! ([`Declined`]) — LLVM's own vectorizer may still take it later. Nested parallel loops
+//! are handled outermost first; an inner one then is part of the outer body.
+
+pub mod driver;
+pub mod outline;
+pub mod recognize;
+
+use lanes_analysis::{ControlFlowGraph, DominatorTree, Loop, LoopForest};
+use lanes_ir::{Block, FuncId, Module, Shape};
+
+pub use recognize::{recognize, Declined, ParallelLoop};
+
+use crate::cfg_edit::split_preds;
+use crate::{define_variant, Mode};
+
+/// The loop hint clang attaches to `#pragma omp simd` and `vectorize(assume_safety)`.
+pub const PARALLEL_HINT: &str = "llvm.loop.parallel_accesses";
+/// The hint lanes-llvm's import puts the loop's source line in.
+pub const LINE_HINT: &str = "lanes.line";
+/// `simdlen(N)` / `vectorize_width(N)`.
+pub const WIDTH_HINT: &str = "llvm.loop.vectorize.width";
+
+/// How to vectorize.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OuterLoopOptions {
+    /// Lanes, unless the loop asks for another width.
+    pub width: u16,
+    pub mode: Mode,
+}
+
+/// What happened to one parallel loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopReport {
+    pub function: String,
+    /// The loop's header in the function as it was imported.
+    pub header: Block,
+    /// The loop's source line, if the input had line tables.
+    pub line: Option<u32>,
+    pub outcome: Result<Vectorized, Declined>,
+}
+
+/// A vectorized loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Vectorized {
+    pub width: u16,
+    pub reductions: usize,
+    pub live_outs: usize,
+    /// Loops nested in the body (now vector loops over the lanes).
+    pub inner_loops: usize,
+    /// The name of the widened body.
+    pub body: String,
+}
+
+/// Vectorizes every parallel loop of every function of `module` that was defined when
+/// called; returns one report per parallel loop found.
+pub fn vectorize_parallel_loops(module: &mut Module, opts: &OuterLoopOptions) -> Vec<LoopReport> {
+    let ids: Vec<FuncId> = module.functions().map(|(id, _)| id).collect();
+    let mut reports = Vec::new();
+    for id in ids {
+        let mut tried: Vec<Block> = Vec::new();
+        let mut serial = 0;
+        while let Some((l, header)) = next_parallel_loop(module, id, &tried) {
+            tried.push(header);
+            let line = loop_hint(module, id, l, LINE_HINT).and_then(|v| u32::try_from(v).ok());
+            let name = format!("{}.simd.{serial}", module.funcs[id].name());
+            let outcome = vectorize_loop(module, id, l, &name, opts);
+            if outcome.is_ok() {
+                serial += 1;
+            }
+            reports.push(LoopReport {
+                function: module.funcs[id].name().to_string(),
+                header,
+                line,
+                outcome,
+            });
+        }
+    }
+    reports
+}
+
+/// The CFG, dominator tree and loop forest of function `id`.
+fn loop_forest(module: &Module, id: FuncId) -> Option<(ControlFlowGraph, LoopForest)> {
+    let f = module.function(id)?;
+    let cfg = ControlFlowGraph::with_function(f);
+    let dom = DominatorTree::with_function(f, &cfg);
+    let loops = LoopForest::with_cfg(&cfg, &dom);
+    Some((cfg, loops))
+}
+
+/// The outermost parallel loop of function `id` whose header is not in `tried`.
+fn next_parallel_loop(module: &Module, id: FuncId, tried: &[Block]) -> Option<(Loop, Block)> {
+    let f = module.function(id)?;
+    let (_, loops) = loop_forest(module, id)?;
+    let mut stack: Vec<Loop> = loops.top_level_loops().collect();
+    stack.reverse();
+    while let Some(l) = stack.pop() {
+        let header = loops.header(l);
+        let parallel = f.abi.loops.iter().any(|md| {
+            loops.latches(l).contains(&md.latch) && md.hints.iter().any(|h| h.name == PARALLEL_HINT)
+        });
+        if parallel && !tried.contains(&header) {
+            return Some((l, header));
+        }
+        stack.extend(loops.children(l).iter().rev().copied());
+    }
+    None
+}
+
+/// The value of hint `name` on loop `l` of function `id`, if it has one.
+fn loop_hint(module: &Module, id: FuncId, l: Loop, name: &str) -> Option<i64> {
+    let f = module.function(id)?;
+    let (_, loops) = loop_forest(module, id)?;
+    f.abi
+        .loops
+        .iter()
+        .filter(|md| loops.latches(l).contains(&md.latch))
+        .flat_map(|md| &md.hints)
+        .find(|h| h.name == name)
+        .and_then(|h| h.value)
+}
+
+/// Vectorizes loop `l` of function `id`; on failure `module` is unchanged.
+fn vectorize_loop(
+    module: &mut Module,
+    id: FuncId,
+    l: Loop,
+    name: &str,
+    opts: &OuterLoopOptions,
+) -> Result<Vectorized, Declined> {
+    let mut work = module.clone();
+    let header = {
+        let (cfg, loops) = loop_forest(&work, id).ok_or(Declined::NoPreheader)?;
+        let header = loops.header(l);
+        let outside: Vec<Block> = cfg
+            .preds(header)
+            .iter()
+            .copied()
+            .filter(|&p| !loops.contains(l, p))
+            .collect();
+        if outside.len() != 1 || cfg.succs(outside[0]).len() != 1 {
+            // A dedicated preheader (LLVM's SimplifyCFG may have folded it away).
+            let f = work.function_mut(id).ok_or(Declined::NoPreheader)?;
+            split_preds(f, header, &outside);
+        }
+        header
+    };
+    let (cfg, loops) = loop_forest(&work, id).ok_or(Declined::NoPreheader)?;
+    let l = loops.loop_of_header(header).ok_or(Declined::NoPreheader)?;
+    let func = work.function(id).ok_or(Declined::NoPreheader)?;
+    let pl = recognize(func, &cfg, &loops, l)?;
+    let width = loop_hint(&work, id, l, WIDTH_HINT)
+        .and_then(|w| u16::try_from(w).ok())
+        .filter(|&w| (2..=64).contains(&w))
+        .unwrap_or(opts.width);
+    let inner_loops = loops
+        .loops()
+        .filter(|&m| m != l && loops.is_nested_in(Some(m), l))
+        .count();
+    let outlined = outline::outline(func, &pl, name);
+    let body_id = work.define(outlined.body.clone());
+    let mut shapes: Vec<Option<(Shape, u32)>> = vec![Some((Shape::Contiguous, 0))];
+    shapes.extend(std::iter::repeat_n(
+        Some((Shape::Uniform, 0)),
+        outlined.live_ins.len() + outlined.slots.len(),
+    ));
+    let fail = |e: crate::WfvError| Declined::Vectorizer(e.to_string());
+    let full_name = format!("{name}.w{width}");
+    let full = define_variant(
+        &mut work, body_id, &shapes, opts.mode, width, false, &full_name,
+    )
+    .map_err(fail)?;
+    let masked = define_variant(
+        &mut work,
+        body_id,
+        &shapes,
+        opts.mode,
+        width,
+        true,
+        &format!("{name}.masked.w{width}"),
+    )
+    .map_err(fail)?;
+    let f = work
+        .function_mut(id)
+        .ok_or_else(|| Declined::Vectorizer("the function vanished".to_string()))?;
+    driver::build(f, &pl, &outlined, full, masked, width);
+    lanes_ir::verifier::verify_module(&work)
+        .map_err(|e| Declined::Vectorizer(format!("internal error: {e}")))?;
+    *module = work;
+    Ok(Vectorized {
+        width,
+        reductions: pl.reductions.len(),
+        live_outs: pl.live_outs.len(),
+        inner_loops,
+        body: full_name,
+    })
+}

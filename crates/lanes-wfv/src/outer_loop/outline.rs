@@ -1,0 +1,257 @@
+//! The body of a parallel loop as an SPMD function of the iteration number (PLDI'18 §7:
+//! "the loop body becomes the SPMD region").
+//!
+//! `body(k, live-ins…, slots…)` runs iteration `k` of the loop: inductions are recomputed
+//! as `start + k·step`, every other value the loop reads from before it is a uniform
+//! parameter (constants are rematerialized so that strides stay known to the shape
+//! analysis), and each value that crosses iterations or leaves the loop lives in a
+//! per-lane slot: `slot + lane_id · size`. At width 1 that is element 0; once widened,
+//! lane `j` of the vector instance owns element `j`, so reductions keep one partial
+//! result per lane and the last iteration's values can be picked from the lane that ran
+//! it. Slots are read when the body starts (reduction partials) and written when it ends.
+
+use std::collections::{HashMap, HashSet};
+
+use lanes_ir::{
+    BinaryOp, Block, CastOp, FuncAbi, FuncAttrs, FuncBuilder, Function, InstData, Intrinsic, Param,
+    ParamAttrs, Shape, Type, Value,
+};
+
+use super::recognize::{def_inst, LiveOut, ParallelLoop};
+
+/// What a per-lane slot holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotKind {
+    /// The partial result of reduction `i` (read at the start, written at the end).
+    Reduction(usize),
+    /// The value of a live-out in the iteration the lane ran last.
+    Last(Value),
+}
+
+/// One per-lane slot: `ty` is the element type in memory (`i1` is kept as `i8`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    pub kind: SlotKind,
+    pub ty: Type,
+}
+
+/// The outlined body and how to call it.
+#[derive(Clone, Debug)]
+pub struct Outlined {
+    pub body: Function,
+    /// Values of the original function passed as the parameters after `k`.
+    pub live_ins: Vec<Value>,
+    /// The slots passed after the live-ins.
+    pub slots: Vec<Slot>,
+    /// The type of `k` (the controlling induction's type).
+    pub index_type: Type,
+}
+
+/// The memory type of a slot holding values of `ty`.
+pub(crate) fn slot_type(ty: Type) -> Type {
+    if ty == Type::I1 {
+        Type::I8
+    } else {
+        ty
+    }
+}
+
+/// Is `v` a constant that is cheaper to recreate than to pass?
+fn is_rematerializable(func: &Function, v: Value) -> bool {
+    matches!(
+        def_inst(func, v).map(|i| func.dfg.inst(i)),
+        Some(InstData::Iconst { .. } | InstData::Fconst { .. } | InstData::GlobalAddr { .. })
+    )
+}
+
+/// Casts integer `v` to `to` (zero-extending: `k` is a count).
+pub(crate) fn int_to(b: &mut FuncBuilder, v: Value, from: Type, to: Type) -> Value {
+    match from.bytes().cmp(&to.bytes()) {
+        std::cmp::Ordering::Less => b.cast(CastOp::Zext, v, to),
+        std::cmp::Ordering::Greater => b.cast(CastOp::Trunc, v, to),
+        std::cmp::Ordering::Equal => v,
+    }
+}
+
+/// Builds the body function of `pl` (a loop of `func`), named `name`.
+pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
+    let in_loop: HashSet<Block> = pl.blocks.iter().copied().collect();
+    let mut body = func.clone();
+    body.name = name.to_string();
+    body.abi = FuncAbi::default();
+    body.attrs = FuncAttrs::default();
+    body.ret = None;
+    for b in func.layout.blocks().filter(|b| !in_loop.contains(b)) {
+        body.layout.remove_block(b);
+    }
+    let mut defined: HashSet<Value> = HashSet::new();
+    for &b in &pl.blocks {
+        for &i in func.layout.block_insts(b) {
+            defined.extend(func.dfg.inst_result(i));
+        }
+    }
+    // Operands from outside the loop, in order of first use; the header φs' operands
+    // from the preheader do not count (the φs go away).
+    let carried: HashSet<Value> = pl
+        .inductions
+        .iter()
+        .map(|d| d.phi)
+        .chain(pl.reductions.iter().map(|r| r.phi))
+        .collect();
+    let mut outside: Vec<Value> = Vec::new();
+    for &b in &pl.blocks {
+        for &i in func.layout.block_insts(b) {
+            if func
+                .dfg
+                .inst_result(i)
+                .is_some_and(|r| carried.contains(&r))
+            {
+                continue;
+            }
+            for v in func.dfg.inst(i).args() {
+                if !defined.contains(&v) && !outside.contains(&v) {
+                    outside.push(v);
+                }
+            }
+        }
+    }
+    // Induction starts are read in the new entry block.
+    for d in &pl.inductions {
+        if !outside.contains(&d.start) {
+            outside.push(d.start);
+        }
+    }
+    let (consts, live_ins): (Vec<Value>, Vec<Value>) = outside
+        .into_iter()
+        .partition(|&v| is_rematerializable(func, v));
+
+    let index_type = func.value_type(pl.inductions[pl.trip.induction].phi);
+    let mut slots: Vec<Slot> = (0..pl.reductions.len())
+        .map(|r| Slot {
+            kind: SlotKind::Reduction(r),
+            ty: func.value_type(pl.reductions[r].phi),
+        })
+        .collect();
+    for &(v, kind) in &pl.live_outs {
+        if kind == LiveOut::Last {
+            slots.push(Slot {
+                kind: SlotKind::Last(v),
+                ty: slot_type(func.value_type(v)),
+            });
+        }
+    }
+
+    // Parameters: k, live-ins, slots.
+    let mut params = Vec::new();
+    let mut param = |body: &mut Function, ty: Type, shape: Shape| {
+        let v = body.dfg.make_param(params.len(), ty);
+        params.push(Param {
+            value: v,
+            attrs: ParamAttrs {
+                shape: Some(shape),
+                align: 0,
+            },
+        });
+        v
+    };
+    let k = param(&mut body, index_type, Shape::Contiguous);
+    let mut map: HashMap<Value, Value> = HashMap::new();
+    for &v in &live_ins {
+        let p = param(&mut body, func.value_type(v), Shape::Uniform);
+        map.insert(v, p);
+    }
+    let slot_params: Vec<Value> = slots
+        .iter()
+        .map(|_| param(&mut body, Type::PTR, Shape::Uniform))
+        .collect();
+    body.params = params;
+
+    // Remove the header φs (their values are computed in the new entry).
+    for &i in func.layout.block_insts(pl.header) {
+        if func.dfg.inst(i).is_phi() {
+            body.layout.remove_inst(i);
+        }
+    }
+    let entry = body.dfg.make_block();
+    body.layout.append_block(entry);
+    let order: Vec<Block> = std::iter::once(entry)
+        .chain(body.layout.blocks().filter(|&b| b != entry))
+        .collect();
+    body.layout.set_block_order(order);
+    let done = body.dfg.make_block();
+    body.layout.append_block(done);
+
+    let mut b = FuncBuilder::new(&mut body);
+    b.switch_to_block(entry);
+    for &c in &consts {
+        let data = func.dfg.inst(def_inst(func, c).expect("constant")).clone();
+        let copy = b.value(data, func.value_type(c));
+        map.insert(c, copy);
+    }
+    let mut replace: Vec<(Value, Value)> = map.iter().map(|(&a, &b)| (a, b)).collect();
+    for d in &pl.inductions {
+        let ty = func.value_type(d.phi);
+        let start = map[&d.start];
+        let v = if ty.is_ptr() {
+            let k64 = int_to(&mut b, k, index_type, Type::I64);
+            let step = b.iconst(Type::I64, d.step);
+            let off = b.binary(BinaryOp::Mul, k64, step);
+            b.ptradd(start, off)
+        } else {
+            let kk = int_to(&mut b, k, index_type, ty);
+            let step = b.iconst(ty, d.step);
+            let off = b.binary(BinaryOp::Mul, kk, step);
+            b.binary(BinaryOp::Add, start, off)
+        };
+        replace.push((d.phi, v));
+    }
+    let lane = b.value(
+        InstData::Intrinsic {
+            id: Intrinsic::LaneId,
+            args: vec![],
+        },
+        Type::I64,
+    );
+    let mut slot_ptrs = Vec::new();
+    for (s, &p) in slots.iter().zip(&slot_params) {
+        let size = b.iconst(Type::I64, i64::from(s.ty.bytes()));
+        let off = b.binary(BinaryOp::Mul, lane, size);
+        let ptr = b.ptradd(p, off);
+        slot_ptrs.push(ptr);
+        if let SlotKind::Reduction(r) = s.kind {
+            let partial = b.load(s.ty, ptr, s.ty.bytes());
+            replace.push((pl.reductions[r].phi, partial));
+        }
+    }
+    b.jump(pl.header);
+    for (old, new) in replace {
+        body.dfg.replace_uses(old, new);
+    }
+    // The back edge and the exit become the end of the body.
+    if let Some(t) = body.terminator(pl.latch) {
+        body.layout.remove_inst(t);
+    }
+    let mut b = FuncBuilder::new(&mut body);
+    b.switch_to_block(pl.latch);
+    b.jump(done);
+    b.switch_to_block(done);
+    for (s, &ptr) in slots.iter().zip(&slot_ptrs) {
+        let (v, ty) = match s.kind {
+            SlotKind::Reduction(r) => (pl.reductions[r].latch_value, s.ty),
+            SlotKind::Last(v) => (v, func.value_type(v)),
+        };
+        let stored = if ty == Type::I1 {
+            b.cast(CastOp::Zext, v, Type::I8)
+        } else {
+            v
+        };
+        b.store(stored, ptr, s.ty.bytes());
+    }
+    b.ret(None);
+    Outlined {
+        body,
+        live_ins,
+        slots,
+        index_type,
+    }
+}

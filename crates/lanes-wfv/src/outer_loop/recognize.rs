@@ -1,0 +1,498 @@
+//! Recognizing a parallel loop the outer-loop vectorizer can take (PLDI'18 §7).
+//!
+//! The loop must be a counted loop in the form LLVM's loop passes leave a `for` loop in:
+//! one preheader, one latch that is also the only exiting block (a rotated, "do-while"
+//! loop behind a guard), and an exit test comparing an induction variable of step ±1 with
+//! a loop-invariant bound. From that the trip count `T ≥ 1` is computed before the loop
+//! ([`TripCount`]), so iteration `k` of `0..T` can run in lane `k mod W`.
+//!
+//! Every value carried around the back edge must be an induction (`start + k·step`,
+//! recomputed from `k` in each lane) or a reduction ([`Reduction`]): a chain of one
+//! associative, commutative operation (or `sub`, combined by `add`) from the header φ to
+//! the latch, possibly through φs and selects that pass the running value unchanged
+//! (conditional updates). Each lane then keeps a partial result that is combined after
+//! the loop; for floating point this reorders the operations, which `#pragma omp simd`
+//! and forced vectorization license (LLVM's loop vectorizer does the same).
+//!
+//! Values of the loop used after it become the final induction value, the combined
+//! reduction, or the value of the last iteration ([`LiveOut`]).
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use lanes_analysis::{ControlFlowGraph, Loop, LoopForest};
+use lanes_ir::{BinaryOp, Block, Function, Inst, InstData, IntCC, Type, Value, ValueDef};
+
+/// Why a parallel loop is left alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Declined {
+    NoPreheader,
+    SeveralLatches,
+    /// Exits from other blocks than the latch (`break`, `return` in the body).
+    SeveralExits,
+    /// The exit test is not `icmp` of an induction of step ±1 against an invariant bound.
+    UncountedExit,
+    /// A value carried around the loop that is neither an induction nor a reduction.
+    CarriedValue(Value),
+    /// A reduction's running value (before the update) is used after the loop.
+    ReductionUsedOutside(Value),
+    /// The body could not be vectorized.
+    Vectorizer(String),
+}
+
+impl fmt::Display for Declined {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Declined::NoPreheader => write!(f, "the loop has no unique preheader"),
+            Declined::SeveralLatches => write!(f, "the loop has several back edges"),
+            Declined::SeveralExits => {
+                write!(f, "the loop is left from the body (break or return)")
+            }
+            Declined::UncountedExit => write!(
+                f,
+                "the trip count is not computable (the exit test must compare an induction variable of step 1 or -1 with a loop-invariant bound)"
+            ),
+            Declined::CarriedValue(v) => write!(
+                f,
+                "a value ({v} in lanes IR) is carried from one iteration to the next and is neither an induction nor a reduction"
+            ),
+            Declined::ReductionUsedOutside(v) => {
+                write!(f, "the reduction value {v} before its last update is used after the loop")
+            }
+            Declined::Vectorizer(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+/// `phi = start + k·step` in iteration `k` (`next` is its value for iteration `k + 1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Induction {
+    pub phi: Value,
+    pub start: Value,
+    pub next: Value,
+    /// In elements for integers, bytes for pointers.
+    pub step: i64,
+}
+
+/// The loop continues after iteration `k` while `pred(x_k, bound)`, where `x_k` is
+/// induction `induction`'s value in iteration `k + offset`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TripCount {
+    pub induction: usize,
+    pub offset: i64,
+    pub pred: IntCC,
+    pub bound: Value,
+}
+
+/// A value carried around the loop by one operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reduction {
+    pub phi: Value,
+    pub init: Value,
+    /// The value after the iteration's update (the latch's φ operand).
+    pub latch_value: Value,
+    /// The operation that combines two partial results (`add` for a `sub` chain).
+    pub combine: BinaryOp,
+}
+
+/// What a value of the loop used after it stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LiveOut {
+    /// Induction `i` in iteration `T - 1 + offset`.
+    Induction { index: usize, offset: i64 },
+    /// The combined result of reduction `i`.
+    Reduction(usize),
+    /// The value of the last iteration.
+    Last,
+}
+
+/// A loop the outer-loop vectorizer can take.
+#[derive(Clone, Debug)]
+pub struct ParallelLoop {
+    pub header: Block,
+    pub latch: Block,
+    pub preheader: Block,
+    pub exit: Block,
+    pub blocks: Vec<Block>,
+    pub inductions: Vec<Induction>,
+    pub trip: TripCount,
+    pub reductions: Vec<Reduction>,
+    /// Values defined in the loop and used after it.
+    pub live_outs: Vec<(Value, LiveOut)>,
+}
+
+/// The instruction defining `v`, if any.
+pub(crate) fn def_inst(func: &Function, v: Value) -> Option<Inst> {
+    match func.dfg.value_def(v) {
+        ValueDef::Result(i) => Some(i),
+        ValueDef::Param(_) => None,
+    }
+}
+
+/// The integer constant `v` is, if it is one.
+pub(crate) fn int_const(func: &Function, v: Value) -> Option<i64> {
+    match def_inst(func, v).map(|i| func.dfg.inst(i)) {
+        Some(InstData::Iconst { imm }) if !func.value_type(v).is_vector() => Some(*imm),
+        _ => None,
+    }
+}
+
+/// The blocks of the function defining each placed instruction's result.
+fn def_blocks(func: &Function) -> HashMap<Value, Block> {
+    let mut out = HashMap::new();
+    for b in func.layout.blocks() {
+        for &i in func.layout.block_insts(b) {
+            if let Some(v) = func.dfg.inst_result(i) {
+                out.insert(v, b);
+            }
+        }
+    }
+    out
+}
+
+/// Recognizes loop `l` of `func`.
+pub fn recognize(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    loops: &LoopForest,
+    l: Loop,
+) -> Result<ParallelLoop, Declined> {
+    let header = loops.header(l);
+    let blocks: Vec<Block> = loops.blocks(l).to_vec();
+    let in_loop: HashSet<Block> = blocks.iter().copied().collect();
+    let [latch] = loops.latches(l)[..] else {
+        return Err(Declined::SeveralLatches);
+    };
+    let outside: Vec<Block> = cfg
+        .preds(header)
+        .iter()
+        .copied()
+        .filter(|p| !in_loop.contains(p))
+        .collect();
+    let [preheader] = outside[..] else {
+        return Err(Declined::NoPreheader);
+    };
+    if cfg.succs(preheader) != [header] {
+        return Err(Declined::NoPreheader);
+    }
+    if loops.exiting_blocks(l) != [latch] {
+        return Err(Declined::SeveralExits);
+    }
+    let exit = match cfg.succs(latch) {
+        [a, b] if *a == header && !in_loop.contains(b) => *b,
+        [a, b] if *b == header && !in_loop.contains(a) => *a,
+        _ => return Err(Declined::SeveralExits),
+    };
+    let defs = def_blocks(func);
+    let defined_inside = |v: Value| defs.get(&v).is_some_and(|b| in_loop.contains(b));
+
+    // Header φs: inductions and reductions.
+    let mut inductions = Vec::new();
+    let mut reductions = Vec::new();
+    for &i in func.layout.block_insts(header) {
+        let InstData::Phi { incoming } = func.dfg.inst(i) else {
+            break;
+        };
+        let phi = func.dfg.inst_result(i).expect("φ has a result");
+        let value_from = |b: Block| incoming.iter().find(|(p, _)| *p == b).map(|&(_, v)| v);
+        let (Some(start), Some(next)) = (value_from(preheader), value_from(latch)) else {
+            return Err(Declined::CarriedValue(phi));
+        };
+        if let Some(step) = induction_step(func, phi, next) {
+            inductions.push(Induction {
+                phi,
+                start,
+                next,
+                step,
+            });
+        } else if let Some(combine) = reduction_chain(func, &in_loop, &defs, phi, next) {
+            reductions.push(Reduction {
+                phi,
+                init: start,
+                latch_value: next,
+                combine,
+            });
+        } else {
+            return Err(Declined::CarriedValue(phi));
+        }
+    }
+    let trip = trip_count(func, latch, header, &inductions, &defined_inside)?;
+
+    // Values used after the loop.
+    let mut live_outs: Vec<(Value, LiveOut)> = Vec::new();
+    for b in func.layout.blocks().filter(|b| !in_loop.contains(b)) {
+        for &i in func.layout.block_insts(b) {
+            for v in func.dfg.inst(i).args() {
+                if !defined_inside(v) || live_outs.iter().any(|(w, _)| *w == v) {
+                    continue;
+                }
+                let kind = if let Some(k) = inductions.iter().position(|d| d.phi == v) {
+                    LiveOut::Induction {
+                        index: k,
+                        offset: 0,
+                    }
+                } else if let Some(k) = inductions.iter().position(|d| d.next == v) {
+                    LiveOut::Induction {
+                        index: k,
+                        offset: 1,
+                    }
+                } else if let Some(k) = reductions.iter().position(|r| r.latch_value == v) {
+                    LiveOut::Reduction(k)
+                } else if reductions.iter().any(|r| r.phi == v)
+                    || is_chain_value(func, &reductions, &in_loop, &defs, v)
+                {
+                    return Err(Declined::ReductionUsedOutside(v));
+                } else {
+                    LiveOut::Last
+                };
+                live_outs.push((v, kind));
+            }
+        }
+    }
+    Ok(ParallelLoop {
+        header,
+        latch,
+        preheader,
+        exit,
+        blocks,
+        inductions,
+        trip,
+        reductions,
+        live_outs,
+    })
+}
+
+/// `step` if `next` is `phi + step` (`ptradd phi, step` for pointers).
+fn induction_step(func: &Function, phi: Value, next: Value) -> Option<i64> {
+    let ty = func.value_type(phi);
+    if ty.is_vector() || !(ty.is_int() || ty.is_ptr()) || ty == Type::I1 {
+        return None;
+    }
+    match func.dfg.inst(def_inst(func, next)?) {
+        InstData::Binary {
+            op: BinaryOp::Add,
+            args: [a, b],
+        } if ty.is_int() => {
+            if *a == phi {
+                int_const(func, *b)
+            } else if *b == phi {
+                int_const(func, *a)
+            } else {
+                None
+            }
+        }
+        InstData::Binary {
+            op: BinaryOp::Sub,
+            args: [a, b],
+        } if ty.is_int() && *a == phi => int_const(func, *b).and_then(i64::checked_neg),
+        InstData::PtrAdd { args: [a, b] } if *a == phi => int_const(func, *b),
+        _ => None,
+    }
+}
+
+/// The operation of a reduction chain from `phi` to `next`, if the chain is one.
+///
+/// Every use of a chain value inside the loop must be the chain's operation (with the
+/// chain value as one operand and a value off the chain as the other), a φ or a
+/// select arm (a conditional update passes the running value through); nothing else
+/// may read a partial result.
+fn reduction_chain(
+    func: &Function,
+    in_loop: &HashSet<Block>,
+    defs: &HashMap<Value, Block>,
+    phi: Value,
+    next: Value,
+) -> Option<BinaryOp> {
+    let ty = func.value_type(phi);
+    if ty.is_vector() || ty == Type::I1 || ty.is_ptr() {
+        return None;
+    }
+    let chain = chain_values(func, in_loop, defs, phi)?;
+    if !chain.contains(&next) {
+        return None;
+    }
+    let mut op: Option<BinaryOp> = None;
+    for &v in &chain {
+        let Some(i) = def_inst(func, v) else { continue };
+        if let InstData::Binary {
+            op: o,
+            args: [a, b],
+        } = func.dfg.inst(i)
+        {
+            // A chain operation: exactly one operand on the chain (`sub`: the first).
+            let (ina, inb) = (chain.contains(a), chain.contains(b));
+            let ok = match o {
+                BinaryOp::Sub | BinaryOp::FSub => ina && !inb,
+                _ => ina != inb,
+            };
+            let combine = combine_op(*o)?;
+            if !ok || op.is_some_and(|p| p != combine) {
+                return None;
+            }
+            op = Some(combine);
+        }
+    }
+    op
+}
+
+/// The values reached from `phi` through uses inside the loop, if every such use is a
+/// binary operation, a φ or a select arm; `None` if a partial result is read otherwise.
+fn chain_values(
+    func: &Function,
+    in_loop: &HashSet<Block>,
+    defs: &HashMap<Value, Block>,
+    phi: Value,
+) -> Option<Vec<Value>> {
+    let mut chain = vec![phi];
+    let mut seen: HashSet<Value> = HashSet::from([phi]);
+    let mut at = 0;
+    while at < chain.len() {
+        let v = chain[at];
+        at += 1;
+        for b in in_loop.iter().copied() {
+            for &i in func.layout.block_insts(b) {
+                let data = func.dfg.inst(i);
+                let args = data.args();
+                if !args.contains(&v) {
+                    continue;
+                }
+                let ok = match data {
+                    InstData::Phi { .. } => true,
+                    InstData::Select { args: [c, _, _] } => *c != v,
+                    InstData::Binary { op, .. } => combine_op(*op).is_some(),
+                    _ => false,
+                };
+                if !ok {
+                    return None;
+                }
+                let r = func.dfg.inst_result(i)?;
+                if defs.get(&r).is_some_and(|b| in_loop.contains(b)) && seen.insert(r) {
+                    chain.push(r);
+                }
+            }
+        }
+    }
+    Some(chain)
+}
+
+/// Is `v` on the chain of one of `reductions` (other than its latch value)?
+fn is_chain_value(
+    func: &Function,
+    reductions: &[Reduction],
+    in_loop: &HashSet<Block>,
+    defs: &HashMap<Value, Block>,
+    v: Value,
+) -> bool {
+    reductions
+        .iter()
+        .any(|r| chain_values(func, in_loop, defs, r.phi).is_some_and(|c| c.contains(&v)))
+}
+
+/// The operation that combines partial results of a chain of `op`.
+pub fn combine_op(op: BinaryOp) -> Option<BinaryOp> {
+    use BinaryOp::*;
+    Some(match op {
+        Add | Sub => Add,
+        FAdd | FSub => FAdd,
+        Mul | And | Or | Xor | SMin | SMax | UMin | UMax | FMul | FMin | FMax => op,
+        _ => return None,
+    })
+}
+
+/// The trip count from the latch's exit test.
+fn trip_count(
+    func: &Function,
+    latch: Block,
+    header: Block,
+    inductions: &[Induction],
+    defined_inside: &dyn Fn(Value) -> bool,
+) -> Result<TripCount, Declined> {
+    let term = func.terminator(latch).ok_or(Declined::UncountedExit)?;
+    let InstData::Brif {
+        cond, then_dest, ..
+    } = func.dfg.inst(term)
+    else {
+        return Err(Declined::UncountedExit);
+    };
+    let exits_on_true = *then_dest != header;
+    let Some(InstData::Icmp {
+        cond: cc,
+        args: [a, b],
+    }) = def_inst(func, *cond).map(|i| func.dfg.inst(i))
+    else {
+        return Err(Declined::UncountedExit);
+    };
+    let find = |v: Value| {
+        inductions.iter().enumerate().find_map(|(k, d)| {
+            if d.phi == v {
+                Some((k, 0))
+            } else if d.next == v {
+                Some((k, 1))
+            } else {
+                None
+            }
+        })
+    };
+    let (mut pred, (induction, offset), bound) = match (find(*a), find(*b)) {
+        (Some(x), None) => (*cc, x, *b),
+        (None, Some(x)) => (swap(*cc), x, *a),
+        _ => return Err(Declined::UncountedExit),
+    };
+    if defined_inside(bound) || func.value_type(bound).is_vector() {
+        return Err(Declined::UncountedExit);
+    }
+    if exits_on_true {
+        pred = negate(pred);
+    }
+    let ty = func.value_type(inductions[induction].phi);
+    let step = inductions[induction].step;
+    use IntCC::*;
+    let ok = ty.is_int()
+        && match step {
+            1 => matches!(pred, Ne | Slt | Sle | Ult | Ule),
+            -1 => matches!(pred, Ne | Sgt | Sge | Ugt | Uge),
+            _ => false,
+        };
+    if !ok {
+        return Err(Declined::UncountedExit);
+    }
+    Ok(TripCount {
+        induction,
+        offset,
+        pred,
+        bound,
+    })
+}
+
+/// `b cc a` ⇔ `a swap(cc) b`.
+fn swap(cc: IntCC) -> IntCC {
+    use IntCC::*;
+    match cc {
+        Eq | Ne => cc,
+        Slt => Sgt,
+        Sle => Sge,
+        Sgt => Slt,
+        Sge => Sle,
+        Ult => Ugt,
+        Ule => Uge,
+        Ugt => Ult,
+        Uge => Ule,
+    }
+}
+
+/// `!(a cc b)` ⇔ `a negate(cc) b`.
+fn negate(cc: IntCC) -> IntCC {
+    use IntCC::*;
+    match cc {
+        Eq => Ne,
+        Ne => Eq,
+        Slt => Sge,
+        Sle => Sgt,
+        Sgt => Sle,
+        Sge => Slt,
+        Ult => Uge,
+        Ule => Ugt,
+        Ugt => Ule,
+        Uge => Ult,
+    }
+}
