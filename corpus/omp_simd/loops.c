@@ -179,6 +179,19 @@ void collatz_steps(int n, const int *x, int *steps) {
   }
 }
 
+// A local array indexed at run time: clang allocates it once in the entry block; every
+// lane needs its own.
+void pick(int n, const int *x, int *y) {
+#pragma omp simd
+  for (int i = 0; i < n; i++) {
+    int t[5];
+    for (int j = 0; j < 5; j++)
+      t[j] = x[i] * j + (i % 7);
+    int k = x[i] & 3;
+    y[i] = t[k] + t[(k + 1) % 5];
+  }
+}
+
 // Declined: left from the body.
 int first_negative(int n, const int *x) {
   int i;

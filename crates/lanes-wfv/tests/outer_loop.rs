@@ -37,6 +37,7 @@ const CASES: &[(&str, &str)] = &[
     ("sums", "nII"),
     ("guarded_div", "nII"),
     ("collatz_steps", "nII"),
+    ("pick", "nII"),
 ];
 
 const ELEMS: usize = 2048;

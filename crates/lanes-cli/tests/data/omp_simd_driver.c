@@ -6,12 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUNCS(X)                                                                       \
-  X(saxpy) X(halve_until) X(dot) X(sum_above) X(min_max_spread) X(checksum)            \
-  X(last_scaled) X(reverse_copy) X(window) X(mandel_row) X(lower_bounds) X(row_means)  \
-  X(strided) X(sums) X(guarded_div) X(collatz_steps) X(first_negative)                 \
-  X(shift_by_one) X(prefix)
-
 #define saxpy ref_saxpy
 #define halve_until ref_halve_until
 #define dot ref_dot
@@ -31,6 +25,7 @@
 #define first_negative ref_first_negative
 #define shift_by_one ref_shift_by_one
 #define prefix ref_prefix
+#define pick ref_pick
 #include "loops.c"
 #undef saxpy
 #undef halve_until
@@ -51,6 +46,7 @@
 #undef first_negative
 #undef shift_by_one
 #undef prefix
+#undef pick
 
 void saxpy(int n, float a, const float *x, float *y);
 void halve_until(long n, float *y, float lo);
@@ -71,6 +67,7 @@ void collatz_steps(int n, const int *x, int *steps);
 int first_negative(int n, const int *x);
 void shift_by_one(int n, const int *x, int *y);
 void prefix(int n, int *x);
+void pick(int n, const int *x, int *y);
 
 #define ELEMS 40000
 static int ia[ELEMS], ib[ELEMS], ic[ELEMS], ja[ELEMS], jb[ELEMS], jc[ELEMS];
@@ -137,6 +134,7 @@ int main(void) {
       { int r = ref_first_negative(n, ia), l = first_negative(n, ja); check("first_negative", n, r == l); }
       ref_shift_by_one(n, ia, ic); shift_by_one(n, ja, jc); check("shift_by_one", n, 1);
       ref_prefix(n, ic); prefix(n, jc); check("prefix", n, 1);
+      ref_pick(n, ia, ic); pick(n, ja, jc); check("pick", n, 1);
     }
   }
   printf("omp simd loops: %ld calls, %ld mismatches\n", calls, mismatches);

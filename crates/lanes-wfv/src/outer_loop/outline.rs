@@ -5,7 +5,8 @@
 //! as `start + k·step`, every other value the loop reads from before it is a uniform
 //! parameter (constants are rematerialized so that strides stay known to the shape
 //! analysis), and each value that crosses iterations or leaves the loop lives in a
-//! per-lane slot: `slot + lane_id · size`. At width 1 that is element 0; once widened,
+//! per-lane slot: `slot + lane_id · size`. Stack memory used only by the loop is a
+//! variable of the body and is allocated anew in it (privatized per lane). At width 1 that is element 0; once widened,
 //! lane `j` of the vector instance owns element `j`, so reductions keep one partial
 //! result per lane and the last iteration's values can be picked from the lane that ran
 //! it. Slots are read when the body starts (reduction partials) and written when it ends.
@@ -56,12 +57,26 @@ pub(crate) fn slot_type(ty: Type) -> Type {
     }
 }
 
-/// Is `v` a constant that is cheaper to recreate than to pass?
-fn is_rematerializable(func: &Function, v: Value) -> bool {
-    matches!(
-        def_inst(func, v).map(|i| func.dfg.inst(i)),
-        Some(InstData::Iconst { .. } | InstData::Fconst { .. } | InstData::GlobalAddr { .. })
-    )
+/// Is `v` a constant that is cheaper to recreate than to pass, or stack memory that only
+/// the loop uses (a variable declared in the body, which clang allocates in the entry
+/// block): each iteration, and so each lane, gets its own.
+fn is_rematerializable(func: &Function, v: Value, in_loop: &HashSet<Block>) -> bool {
+    match def_inst(func, v).map(|i| func.dfg.inst(i)) {
+        Some(InstData::Iconst { .. } | InstData::Fconst { .. } | InstData::GlobalAddr { .. }) => {
+            true
+        }
+        Some(InstData::Alloca { .. }) => func
+            .layout
+            .blocks()
+            .filter(|b| !in_loop.contains(b))
+            .all(|b| {
+                func.layout
+                    .block_insts(b)
+                    .iter()
+                    .all(|&i| !func.dfg.inst(i).args().contains(&v))
+            }),
+        _ => false,
+    }
 }
 
 /// Casts integer `v` to `to` (zero-extending: `k` is a count).
@@ -123,7 +138,7 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     }
     let (consts, live_ins): (Vec<Value>, Vec<Value>) = outside
         .into_iter()
-        .partition(|&v| is_rematerializable(func, v));
+        .partition(|&v| is_rematerializable(func, v, &in_loop));
 
     let index_type = func.value_type(pl.inductions[pl.trip.induction].phi);
     let mut slots: Vec<Slot> = (0..pl.reductions.len())
