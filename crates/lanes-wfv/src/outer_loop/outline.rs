@@ -65,16 +65,17 @@ fn is_rematerializable(func: &Function, v: Value, in_loop: &HashSet<Block>) -> b
         Some(InstData::Iconst { .. } | InstData::Fconst { .. } | InstData::GlobalAddr { .. }) => {
             true
         }
-        Some(InstData::Alloca { .. }) => func
-            .layout
-            .blocks()
-            .filter(|b| !in_loop.contains(b))
-            .all(|b| {
-                func.layout
-                    .block_insts(b)
-                    .iter()
-                    .all(|&i| !func.dfg.inst(i).args().contains(&v))
-            }),
+        Some(InstData::Alloca { .. }) => {
+            func.layout
+                .blocks()
+                .filter(|b| !in_loop.contains(b))
+                .all(|b| {
+                    func.layout
+                        .block_insts(b)
+                        .iter()
+                        .all(|&i| !func.dfg.inst(i).args().contains(&v))
+                })
+        }
         _ => false,
     }
 }
