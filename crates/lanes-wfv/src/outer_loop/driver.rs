@@ -2,13 +2,17 @@
 //!
 //! ```text
 //! T = trip count;  slots = alloca W × size each;  reduction slots = [init, id, …, id]
-//! for (base = 0; T - base >= W; base += W) body_W(base + <0..W-1>, live-ins…, slots…)
+//! for (base = 0; T - base >= 2W; base += 2W) {
+//!     body_W(base + <0..W-1>, live-ins…, slots…); body_W(base + W + <0..W-1>, …, slots2…) }
+//! if (T - base >= W) { body_W(base + <0..W-1>, …, slots…); base += W }
 //! if (T - base != 0) body_W_masked(base + <0..W-1>, live-ins…, slots…, lanes < T)
-//! reductions = reduce(slot);  last values = slot[(T - 1) mod W];  inductions closed-form
+//! reductions = reduce(slot op slot2);  last values = slot[(T - 1) mod W];  inductions closed-form
 //! ```
 //!
 //! The main loop calls the unmasked variant, so a loop of `T` iterations does its mask
-//! work once, in the remainder; after LLVM inlines the bodies, the slots of full
+//! work once, in the remainder. It runs two vectors per step, like LLVM's interleaving:
+//! reductions then have two independent dependence chains (`slots2` hold the second
+//! chain's partials, combined lane-wise after the loop) and the loop overhead halves; after LLVM inlines the bodies, the slots of full
 //! iterations are promoted to registers. A lane keeps its reduction partial in the same
 //! slot element from call to call, and a masked call leaves inactive lanes' elements
 //! alone, so the element of the lane that ran iteration `T - 1` holds its values.
@@ -120,16 +124,10 @@ pub fn build(
     let ity = outlined.index_type;
     let vty = Type::vector(width, ity.elem());
     let w = i64::from(width);
-    let (entry, head, body, rem, tail, done) = (
-        func.dfg.make_block(),
-        func.dfg.make_block(),
-        func.dfg.make_block(),
-        func.dfg.make_block(),
-        func.dfg.make_block(),
-        func.dfg.make_block(),
-    );
+    let [entry, head, body, one_check, one_body, rem, tail, done] =
+        [(); 8].map(|_| func.dfg.make_block());
     let mut at = pl.preheader;
-    for blk in [entry, head, body, rem, tail, done] {
+    for blk in [entry, head, body, one_check, one_body, rem, tail, done] {
         func.layout.insert_block_after(blk, at);
         at = blk;
     }
@@ -149,31 +147,39 @@ pub fn build(
     let mut b = FuncBuilder::new(func);
     b.switch_to_block(entry);
     let trips = trip_count(&mut b, ity, pl, ctrl.start);
+    // Slots of the first and second body call of an unrolled step: reduction partials
+    // are kept twice (two independent chains), other slots are shared.
     let mut slot_ptrs = Vec::new();
+    let mut second_ptrs = Vec::new();
     for s in &outlined.slots {
         let bytes = s.ty.bytes() * u32::from(width);
+        let vty = Type::vector(width, s.ty.elem());
         let ptr = b.alloca(bytes, bytes.min(64));
+        let mut second = ptr;
         if let SlotKind::Reduction(r) = s.kind {
             let red = pl.reductions[r];
             let id = identity(&mut b, red.combine, s.ty);
-            let v = b.value(
+            let ids = b.value(
                 InstData::Intrinsic {
                     id: Intrinsic::Broadcast,
                     args: vec![id],
                 },
-                Type::vector(width, s.ty.elem()),
+                vty,
             );
             let lane0 = b.iconst(Type::I32, 0);
             let init = b.value(
                 InstData::Intrinsic {
                     id: Intrinsic::Insert,
-                    args: vec![v, red.init, lane0],
+                    args: vec![ids, red.init, lane0],
                 },
-                Type::vector(width, s.ty.elem()),
+                vty,
             );
             b.store(init, ptr, s.ty.bytes());
+            second = b.alloca(bytes, bytes.min(64));
+            b.store(ids, second, s.ty.bytes());
         }
         slot_ptrs.push(ptr);
+        second_ptrs.push(second);
     }
     let zero = b.iconst(ity, 0);
     b.jump(head);
@@ -182,8 +188,9 @@ pub fn build(
     let base = b.phi(ity, vec![(entry, zero)]);
     let left = b.binary(BinaryOp::Sub, trips, base);
     let wv = b.iconst(ity, w);
-    let full_vector = b.icmp(IntCC::Uge, left, wv);
-    b.brif(full_vector, body, rem);
+    let w2 = b.iconst(ity, 2 * w);
+    let two_vectors = b.icmp(IntCC::Uge, left, w2);
+    b.brif(two_vectors, body, one_check);
 
     let lanes_from = |b: &mut FuncBuilder, base: Value| {
         let splat = b.value(
@@ -202,24 +209,40 @@ pub fn build(
         );
         b.binary(BinaryOp::Add, splat, lane)
     };
-    let args = |k: Value| -> Vec<Value> {
+    let args = |k: Value, slots: &[Value]| -> Vec<Value> {
         std::iter::once(k)
             .chain(outlined.live_ins.iter().copied())
-            .chain(slot_ptrs.iter().copied())
+            .chain(slots.iter().copied())
             .collect()
     };
+    // Two full vectors per step (interleaved: reductions get two independent chains).
     b.switch_to_block(body);
     let k = lanes_from(&mut b, base);
-    b.call(full, args(k), None);
-    let next = b.binary(BinaryOp::Add, base, wv);
+    b.call(full, args(k, &slot_ptrs), None);
+    let base_w = b.binary(BinaryOp::Add, base, wv);
+    let k = lanes_from(&mut b, base_w);
+    b.call(full, args(k, &second_ptrs), None);
+    let next = b.binary(BinaryOp::Add, base, w2);
     b.jump(head);
 
+    // One more full vector, then the masked remainder.
+    b.switch_to_block(one_check);
+    let one_vector = b.icmp(IntCC::Uge, left, wv);
+    b.brif(one_vector, one_body, rem);
+    b.switch_to_block(one_body);
+    let k = lanes_from(&mut b, base);
+    b.call(full, args(k, &slot_ptrs), None);
+    let after_one = b.binary(BinaryOp::Add, base, wv);
+    b.jump(rem);
+
     b.switch_to_block(rem);
-    let some = b.icmp(IntCC::Ne, left, zero);
+    let rbase = b.phi(ity, vec![(one_check, base), (one_body, after_one)]);
+    let rest = b.binary(BinaryOp::Sub, trips, rbase);
+    let some = b.icmp(IntCC::Ne, rest, zero);
     b.brif(some, tail, done);
 
     b.switch_to_block(tail);
-    let k = lanes_from(&mut b, base);
+    let k = lanes_from(&mut b, rbase);
     let vt = b.value(
         InstData::Intrinsic {
             id: Intrinsic::Broadcast,
@@ -228,7 +251,7 @@ pub fn build(
         vty,
     );
     let active = b.icmp(IntCC::Ult, k, vt);
-    let mut a = args(k);
+    let mut a = args(k, &slot_ptrs);
     a.push(active);
     b.call(masked, a, None);
     b.jump(done);
@@ -259,14 +282,14 @@ pub fn build(
             LiveOut::Reduction(r) => {
                 let slot = slot_index(outlined, SlotKind::Reduction(r));
                 let sty = outlined.slots[slot].ty;
-                let vec = b.load(
-                    Type::vector(width, sty.elem()),
-                    slot_ptrs[slot],
-                    sty.bytes(),
-                );
+                let vt = Type::vector(width, sty.elem());
+                let first = b.load(vt, slot_ptrs[slot], sty.bytes());
+                let second = b.load(vt, second_ptrs[slot], sty.bytes());
+                let combine = pl.reductions[r].combine;
+                let vec = b.binary(combine, first, second);
                 b.value(
                     InstData::Intrinsic {
-                        id: reduce_intrinsic(pl.reductions[r].combine),
+                        id: reduce_intrinsic(combine),
                         args: vec![vec],
                     },
                     sty,
