@@ -195,6 +195,17 @@ fn intrinsic(id: Intrinsic, args: &[Value], env: &dyn TransferEnv) -> VShape {
             (Some(&v), Some(&e), Some(&i)) if i.is_uniform() => v.join(e),
             _ => all_uniform(&shapes),
         },
+        // `lanes_any`/`all`/`popcount`/`ballot` of an instance's scalar condition ask about
+        // the condition across the active lanes (RV's `rv_any`…): every active lane gets the
+        // same answer. Of a vector mask an instance owns, they are per instance.
+        Intrinsic::Any | Intrinsic::All | Intrinsic::Popcount | Intrinsic::Ballot
+            if args.first().is_some_and(|&m| !env.ty(m).is_vector()) =>
+        {
+            match shapes.first() {
+                Some(s) if s.is_undef() => VShape::Undef,
+                _ => VShape::UNIFORM,
+            }
+        }
         _ => all_uniform(&shapes),
     }
 }
