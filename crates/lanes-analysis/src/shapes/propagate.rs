@@ -21,6 +21,20 @@
 //! φ-placement (iterated dominance frontiers, Cytron et al. 1991; Sreedhar–Gao DJ graphs)
 //! does not shrink it: a block merging lanes from the branch with lanes that never passed
 //! it lies in the frontier but is no join, and its label must still travel on.
+//!
+//! # Jumping over dominator subtrees
+//!
+//! What does shrink it: a label that reaches block `x` is the only label that can reach
+//! the rest of `x`'s dominator subtree, so that subtree holds no join (outside the loops
+//! whose exits renew labels, and without the stop point). The walk sends `x`'s label
+//! straight along the forward edges leaving the subtree ([`DivergenceCtx::frontier`],
+//! computed once per function, as large as the dominance frontiers), so it visits only
+//! blocks where labels may meet. Same joins as the full walk (tested on 300 generated
+//! functions); on the monolithic 10,000-block function the steps (blocks visited plus
+//! edges jumped along) fall from 4.5M to 0.66M, 474 → 86 ms. The walks from the exits of
+//! divergent loops whose exits never reconverge still cross the rest of the function
+//! once per loop, so the monolithic family stays superlinear (`bench/analysis_scaling`).
+//! A scratch belongs to one function (it caches that function's subtree edges).
 
 use core::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -34,7 +48,8 @@ use crate::loops::Loop;
 /// No label.
 const NONE: u32 = u32::MAX;
 
-/// Per-block state of the label propagation, reused by every run of one analysis.
+/// Per-block state of the label propagation, reused by every run of one analysis (of one
+/// function: the subtree edges are cached).
 #[derive(Debug, Default)]
 pub struct PropagationScratch {
     /// The label of each reached block (a block number; [`NONE`]: not reached).
@@ -48,9 +63,23 @@ pub struct PropagationScratch {
     /// Slots written by the current run (reset by the next).
     touched: Vec<u32>,
     heap: BinaryHeap<Reverse<(u32, u32)>>,
+    /// Per block `x`, the forward edges leaving its dominator subtree
+    /// ([`DivergenceCtx::frontier`]), computed once per function on first use.
+    frontier: Option<Vec<Vec<(Block, Block)>>>,
+    /// Walk every block instead of jumping over dominator subtrees (for tests).
+    no_shortcuts: bool,
 }
 
 impl PropagationScratch {
+    /// A scratch whose runs visit every block of the walk, without the dominator-subtree
+    /// shortcut: the reference the shortcut is tested against.
+    pub fn without_shortcuts() -> Self {
+        PropagationScratch {
+            no_shortcuts: true,
+            ..PropagationScratch::default()
+        }
+    }
+
     /// Clears what the last run wrote and makes room for `slots` blocks.
     fn prepare(&mut self, slots: usize) {
         for &t in &self.touched {
@@ -76,6 +105,9 @@ struct Run<'s> {
     s: &'s mut PropagationScratch,
     /// Labels with pending blocks.
     live: usize,
+    /// Pending blocks inside the outermost loop of `around` (where labels may still be
+    /// renewed at a loop exit or meet at a header).
+    inside: usize,
     joins: Vec<Block>,
     header_labels: HashMap<Block, Vec<Block>>,
 }
@@ -150,13 +182,20 @@ impl DivergenceCtx<'_> {
         let rpo = |x: Block| self.cfg.rpo_number(x).unwrap_or(u32::MAX);
         let mut scratch = self.scratch.borrow_mut();
         scratch.prepare(self.cfg.num_block_slots());
+        let skip = scope.is_none() && self.loops.is_reducible() && !scratch.no_shortcuts;
+        if skip && scratch.frontier.is_none() {
+            scratch.frontier = Some(self.frontier());
+        }
         let mut run = Run {
             s: &mut scratch,
             live: 0,
+            inside: 0,
             joins: Vec::new(),
             header_labels: HashMap::new(),
         };
         let relabel = stop_exits.is_empty();
+        let outermost = around.last().copied();
+        let in_around = |x: Block| outermost.is_some_and(|o| self.loops.contains(o, x));
         let send = |run: &mut Run, x: Block, y: Block, label: Block| {
             if !in_scope(y) {
                 return;
@@ -198,6 +237,7 @@ impl DivergenceCtx<'_> {
                     run.set_label(y, label);
                     if !is_stop {
                         run.inc(label);
+                        run.inside += usize::from(in_around(y));
                         run.s.heap.push(Reverse((rpo(y), y.as_u32())));
                     }
                 }
@@ -222,6 +262,8 @@ impl DivergenceCtx<'_> {
         while let Some(Reverse((_, x))) = run.s.heap.pop() {
             self.steps.set(self.steps.get() + 1);
             let x = Block::new(x as usize);
+            let x_inside = in_around(x);
+            run.inside -= usize::from(x_inside);
             if Some(x) == stop_at {
                 reached_stop = true;
                 continue;
@@ -232,7 +274,11 @@ impl DivergenceCtx<'_> {
             run.dec(label);
             // One label left among the pending paths (one path, when labels are renewed at
             // loop exits): no two labels can meet any more.
-            let one_label = run.live == 0 || (!relabel && run.live == 1 && run.pending(label));
+            let single = run.live == 0 || (run.live == 1 && run.pending(label));
+            // With labels renewed at the exits of the loops around, one label is one path
+            // only once no pending block (nor `x`) lies in those loops: forward edges never
+            // re-enter a loop, so no label can be renewed and no header reached any more.
+            let one_label = single && (!relabel || (run.inside == 0 && !x_inside));
             if run.s.heap.is_empty() || one_label {
                 // One path left: only headers of loops around it can still see two labels.
                 for &l in around {
@@ -249,8 +295,24 @@ impl DivergenceCtx<'_> {
                 }
                 break;
             }
-            for &y in self.cfg.succs(x) {
-                send(&mut run, x, y, label);
+            // Jump over `x`'s dominator subtree (see [`Self::frontier`]) unless it may hold
+            // a loop of `around` or the stop point.
+            let jump = skip
+                && !x_inside
+                && !stop_at.is_some_and(|p| self.domtree.strictly_dominates(x, p));
+            if jump {
+                let edges = run.s.frontier.take().unwrap_or_default();
+                // The edges sent along are work too.
+                self.steps
+                    .set(self.steps.get() + edges[x.index()].len() as u64);
+                for &(z, w) in &edges[x.index()] {
+                    send(&mut run, z, w, label);
+                }
+                run.s.frontier = Some(edges);
+            } else {
+                for &y in self.cfg.succs(x) {
+                    send(&mut run, x, y, label);
+                }
             }
         }
         // Lanes leave the reconvergence point together, with a label of their own: if it
@@ -265,6 +327,42 @@ impl DivergenceCtx<'_> {
             }
         }
         run.joins
+    }
+
+    /// Per block `x`, the forward edges `z → w` from a block `z` of `x`'s dominator
+    /// subtree to a block `w` outside it (the edges behind `x`'s dominance frontier; one
+    /// `z` per `w`), indexed by block number. A label reaching `x` is the only one that can
+    /// reach the rest of the subtree (every path to it passes `x`), so those blocks all
+    /// take `x`'s label and none is a join, as long as no label is renewed and no header
+    /// of a loop of `around` is reached in it (a walk jumps only from a block outside
+    /// those loops: forward edges never enter a loop from after it) and the stop point
+    /// is not in it: the walk may send `x`'s label along these edges directly. Computed
+    /// children first (reverse preorder of the dominator tree); the total size is that
+    /// of the dominance frontiers.
+    fn frontier(&self) -> Vec<Vec<(Block, Block)>> {
+        let mut out: Vec<Vec<(Block, Block)>> = vec![Vec::new(); self.cfg.num_block_slots()];
+        let mut seen: Vec<u32> = vec![u32::MAX; self.cfg.num_block_slots()];
+        for x in self.domtree.preorder().into_iter().rev() {
+            let mut edges = Vec::new();
+            let mut keep = |z: Block, w: Block, edges: &mut Vec<(Block, Block)>| {
+                if !self.domtree.strictly_dominates(x, w) && seen[w.index()] != x.as_u32() {
+                    seen[w.index()] = x.as_u32();
+                    edges.push((z, w));
+                }
+            };
+            for &w in self.cfg.succs(x) {
+                if !self.loops.is_back_edge(x, w) {
+                    keep(x, w, &mut edges);
+                }
+            }
+            for c in self.domtree.children(x) {
+                for &(z, w) in &out[c.index()] {
+                    keep(z, w, &mut edges);
+                }
+            }
+            out[x.index()] = edges;
+        }
+        out
     }
 }
 
@@ -295,7 +393,6 @@ mod tests {
     /// reducible functions.
     #[test]
     fn branch_joins_are_the_blocks_with_two_disjoint_paths() {
-        let shared = RefCell::new(PropagationScratch::default());
         let mut checked = 0;
         for seed in 0..200u64 {
             let mut bytes = vec![0; 16 * 1024];
@@ -314,6 +411,8 @@ mod tests {
             if !loops.is_reducible() {
                 continue;
             }
+            // A scratch belongs to one function (it caches its dominator-subtree edges).
+            let shared = RefCell::new(PropagationScratch::default());
             let ctx = DivergenceCtx {
                 steps: Cell::new(0),
                 func,
@@ -398,7 +497,6 @@ mod tests {
     /// (a third with irreducible regions).
     #[test]
     fn shared_scratch_matches_fresh_scratch() {
-        let shared = RefCell::new(PropagationScratch::default());
         let mut runs = 0;
         for seed in 0..300u64 {
             let mut bytes = vec![0; 16 * 1024];
@@ -415,6 +513,7 @@ mod tests {
             let domtree = DominatorTree::with_function(func, &cfg);
             let pdt = PostDominatorTree::with_function(func, &cfg);
             let loops = LoopForest::with_cfg(&cfg, &domtree);
+            let shared = RefCell::new(PropagationScratch::default());
             let fresh = RefCell::new(PropagationScratch::default());
             let ctx = |scratch| DivergenceCtx {
                 steps: Cell::new(0),
@@ -444,5 +543,61 @@ mod tests {
             }
         }
         assert!(runs > 1000, "only {runs} propagation runs");
+    }
+
+    /// Jumping over dominator subtrees changes no answer: over 300 generated reducible
+    /// functions of up to 300 blocks, every divergent branch and every loop's exits give
+    /// the joins that the walk visiting every block gives, and the jumps do less work.
+    #[test]
+    fn subtree_shortcut_matches_the_full_walk() {
+        let (mut runs, mut fast, mut slow) = (0, 0, 0);
+        for seed in 0..300u64 {
+            let mut bytes = vec![0; 160 * 1024];
+            SmallRng::seed_from_u64(seed ^ 0x7007).fill_bytes(&mut bytes);
+            let gen = GenConfig {
+                min_blocks: 4,
+                max_blocks: 300,
+                ..GenConfig::default()
+            };
+            let g = generate(&mut Unstructured::new(&bytes), &gen).expect("generates");
+            let func = g.function();
+            let cfg = ControlFlowGraph::with_function(func);
+            let domtree = DominatorTree::with_function(func, &cfg);
+            let pdt = PostDominatorTree::with_function(func, &cfg);
+            let loops = LoopForest::with_cfg(&cfg, &domtree);
+            let short = RefCell::new(PropagationScratch::default());
+            let full = RefCell::new(PropagationScratch::without_shortcuts());
+            let ctx = |scratch| DivergenceCtx {
+                steps: Cell::new(0),
+                func,
+                cfg: &cfg,
+                domtree: &domtree,
+                pdt: &pdt,
+                loops: &loops,
+                scratch,
+            };
+            let (a, f) = (ctx(&short), ctx(&full));
+            let sorted = |mut v: Vec<Block>| {
+                v.sort();
+                v
+            };
+            for &b in cfg.blocks() {
+                if cfg.succs(b).len() < 2 {
+                    continue;
+                }
+                let (x, y) = (a.branch_effects(b), f.branch_effects(b));
+                assert_eq!(sorted(x.joins), sorted(y.joins), "seed {seed}, branch {b}");
+                runs += 1;
+            }
+            for l in loops.loops() {
+                let (x, y) = (a.loop_exit_joins(l), f.loop_exit_joins(l));
+                assert_eq!(sorted(x), sorted(y), "seed {seed}, loop {l}");
+                runs += 1;
+            }
+            fast += a.steps.get();
+            slow += f.steps.get();
+        }
+        assert!(runs > 3000, "only {runs} propagation runs");
+        assert!(fast < slow, "{fast} steps with shortcuts, {slow} without");
     }
 }
