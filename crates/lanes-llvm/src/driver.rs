@@ -15,6 +15,7 @@ use lanes_ir::Module;
 use crate::clang::{load_module, ClangOptions, SourceKind};
 use crate::emit::{configure_module, emit, target_machine, EmitKind, TargetOptions};
 use crate::error::LlvmError;
+use crate::export::ExportOptions;
 use crate::pipeline::{optimize, verify, PipelineOptions};
 
 /// Everything `lanes compile` needs to know.
@@ -24,6 +25,8 @@ pub struct CompileOptions {
     pub pipeline: PipelineOptions,
     pub target: TargetOptions,
     pub emit: EmitKind,
+    /// Export choices (`-fveclib=`); they must agree with `target`.
+    pub export: ExportOptions,
 }
 
 /// Reads `path` as lanes IR: `.lir` is parsed and verified, anything else is imported.
@@ -89,7 +92,7 @@ pub fn compile_module_internalizing(
     internal: &[String],
 ) -> Result<Vec<u8>, LlvmError> {
     let ctx = Context::create();
-    let llm = crate::export::export_module(&ctx, module, name)?;
+    let llm = crate::export::export_module_with(&ctx, module, name, &opts.export)?;
     for f in llm.get_functions() {
         if f.count_basic_blocks() > 0
             && internal

@@ -26,7 +26,7 @@ pub mod loopmd;
 pub mod pipeline;
 
 pub use error::{ExportError, ImportError, LlvmError};
-pub use export::export_module;
+pub use export::{export_module, export_module_with, ExportOptions};
 pub use import::import_module;
 pub use inkwell;
 pub use inkwell::context::Context;

@@ -551,6 +551,7 @@ fn corpus_three_ways() {
             ..TargetOptions::default()
         },
         emit: EmitKind::Object,
+        export: lanes_llvm::ExportOptions::default(),
     };
     let mut modules = Vec::new();
     let mut modules_o0 = Vec::new();

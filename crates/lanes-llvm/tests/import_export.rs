@@ -269,6 +269,7 @@ fn compile_opts(opt: u8, vectorize: bool, emit: EmitKind) -> CompileOptions {
             ..TargetOptions::default()
         },
         emit,
+        export: lanes_llvm::ExportOptions::default(),
     }
 }
 

@@ -13,6 +13,12 @@
 //! region, divergent inner loops and branches included, at the target's width (16 lanes
 //! with AVX-512, 8 with AVX2, else 4; `--simd-width` or `simdlen(N)` override). A marked
 //! loop lanes cannot take is named in a warning and left to LLVM's loop vectorizer.
+//!
+//! `-fveclib=libmvec` (`--veclib`) makes the vector math of lanes' vector code call glibc's
+//! libmvec (`_ZGVeN16v_sinf`, …; issue 5, point 5; [`lanes_llvm::export::VecLib`]) for the
+//! target's ISA, and is handed on to clang as well. Calls to libm (`sinf`, `pow`, …) are
+//! imported as lanes math intrinsics with or without `-fno-math-errno`: lanes IR has no
+//! `errno`, and neither libmvec nor lanes' vector code sets it.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -22,7 +28,9 @@ use clap::{Args, ValueEnum};
 
 use lanes_llvm::driver::{compile_module_internalizing, import_file_with_variants, CompileOptions};
 use lanes_llvm::emit::{EmitKind, TargetOptions};
+use lanes_llvm::export::VecLib;
 use lanes_llvm::pipeline::PipelineOptions;
+use lanes_llvm::ExportOptions;
 
 use super::declare_simd::define_variants;
 use super::import::ClangArgs;
@@ -81,6 +89,10 @@ pub struct CompileArgs {
     /// Report every parallel loop lanes vectorized (as clang's -Rpass does)
     #[arg(long)]
     pub remarks: bool,
+    /// Vector math library for vectorized math (`libmvec` or `none`; clang's -fveclib=);
+    /// link with `-lmvec -lm`
+    #[arg(long, value_name = "LIB")]
+    pub veclib: Option<String>,
     #[command(flatten)]
     pub clang: ClangArgs,
 }
@@ -93,6 +105,16 @@ pub fn run(args: &CompileArgs) -> Result<()> {
         // The front end must lower the C ABI for the same target.
         clang.extra.push(format!("--target={triple}"));
     }
+    if let Some(lib) = &args.veclib {
+        // clang gets it too, as `clang -fveclib=` would.
+        clang.extra.push(format!("-fveclib={lib}"));
+    }
+    let export = ExportOptions {
+        veclib: args
+            .veclib
+            .as_deref()
+            .and_then(|lib| veclib(lib, args.target.as_deref(), &target_features(args))),
+    };
     let opts = CompileOptions {
         clang,
         pipeline: PipelineOptions {
@@ -112,6 +134,7 @@ pub fn run(args: &CompileArgs) -> Result<()> {
             Emit::Asm => EmitKind::Asm,
             Emit::Llvm => EmitKind::Llvm,
         },
+        export,
     };
     let bytes = compile_with_lanes(args, &opts)
         .with_context(|| format!("{}: compilation failed", args.file.display()))?;
@@ -131,6 +154,15 @@ pub fn run(args: &CompileArgs) -> Result<()> {
             .with_context(|| format!("cannot write {}", output.display()))?;
     }
     Ok(())
+}
+
+/// The vector library `-fveclib=<lib>` selects for lanes' export; unsupported names are
+/// warned about and left to clang.
+pub(crate) fn veclib(lib: &str, triple: Option<&str>, features: &str) -> Option<VecLib> {
+    VecLib::from_clang_name(lib, triple, features).unwrap_or_else(|e| {
+        eprintln!("lanes: warning: -fveclib={lib}: {e}; vector math stays LLVM intrinsics");
+        None
+    })
 }
 
 /// The target's features as `+f,…` (the host's for `native`, SSE2 for other x86-64
@@ -213,14 +245,16 @@ fn compile_with_lanes(args: &CompileArgs, opts: &CompileOptions) -> Result<Vec<u
 /// Rewrites clang-style options after `lanes import` / `lanes compile` into lanes' own, so
 /// that the commands take the command lines `clang-19 -c` takes: `-std=c11` → `--std=c11`,
 /// `-march=X`/`-mcpu=X` → `--target-cpu=X`, `-fno-vectorize`/`-fno-slp-vectorize` → lanes'
-/// flags, `-Os`/`-Oz` → `-O2`, `-Ofast` → `-O3`, and other `-f…`, `-m…`, `-g…`, `-W…`, `-w`,
-/// `-pedantic`, `-pipe` → `--clang-arg=…` (passed to clang). Other subcommands are
-/// untouched.
+/// flags, `-fveclib=X` → `--veclib=X` (which hands `-fveclib=X` on to clang as well),
+/// `-Os`/`-Oz` → `-O2`, `-Ofast` → `-O3`, and other `-f…`, `-m…`, `-g…`, `-W…`, `-w`,
+/// `-pedantic`, `-pipe` → `--clang-arg=…` (passed to clang). `lanes vectorize` is rewritten
+/// as `import` is, with `-fveclib=X` → `--veclib=X`. Other subcommands are untouched.
 pub fn clang_style_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut args: Vec<OsString> = args.into_iter().collect();
     let sub = args.get(1).and_then(|a| a.to_str()).unwrap_or("");
     let compile = sub == "compile";
-    if !compile && sub != "import" {
+    let vectorize = sub == "vectorize";
+    if !compile && !vectorize && sub != "import" {
         return args;
     }
     let mut after_dashdash = false;
@@ -241,6 +275,8 @@ pub fn clang_style_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsStrin
             } else {
                 format!("--clang-arg={s}")
             }
+        } else if let Some(v) = s.strip_prefix("-fveclib=").filter(|_| compile || vectorize) {
+            format!("--veclib={v}")
         } else if compile && s == "-fno-vectorize" {
             "--no-vectorize".to_string()
         } else if compile && s == "-fno-slp-vectorize" {
@@ -294,6 +330,32 @@ mod tests {
                 "-o",
                 "k.lir"
             ]
+        );
+        assert_eq!(
+            rewrite("lanes compile -fveclib=libmvec -fno-math-errno k.c"),
+            [
+                "lanes",
+                "compile",
+                "--veclib=libmvec",
+                "--clang-arg=-fno-math-errno",
+                "k.c"
+            ]
+        );
+        assert_eq!(
+            rewrite("lanes vectorize -fveclib=libmvec -ffast-math k.c -o k.o"),
+            [
+                "lanes",
+                "vectorize",
+                "--veclib=libmvec",
+                "--clang-arg=-ffast-math",
+                "k.c",
+                "-o",
+                "k.o"
+            ]
+        );
+        assert_eq!(
+            rewrite("lanes import -fveclib=libmvec k.c"),
+            ["lanes", "import", "--clang-arg=-fveclib=libmvec", "k.c"]
         );
         assert_eq!(rewrite("lanes fmt -std=x"), ["lanes", "fmt", "-std=x"]);
     }

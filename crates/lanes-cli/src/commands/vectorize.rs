@@ -13,7 +13,8 @@
 //! count: `F_spmd(…, n, …)` runs `F(…, i, …)` for `i` in `0..n`, `W` instances at a time,
 //! the lanes past `n` masked off by [`lanes_wfv::with_entry_mask`]. Every other function
 //! of the module is internalized, so objects made for several functions of one source
-//! file link into one program.
+//! file link into one program. With `-fveclib=libmvec` (`--veclib`), vector math calls
+//! glibc's libmvec for the host's ISA, as in `lanes compile`.
 
 use std::path::{Path, PathBuf};
 
@@ -28,7 +29,7 @@ use lanes_llvm::emit::{configure_module, emit, target_machine, EmitKind, TargetO
 use lanes_llvm::inkwell::module::Linkage;
 use lanes_llvm::inkwell::targets::TargetMachine;
 use lanes_llvm::pipeline::{optimize, verify, PipelineOptions};
-use lanes_llvm::Context;
+use lanes_llvm::{Context, ExportOptions};
 use lanes_wfv::Mode;
 
 use super::declare_simd::widen_variant;
@@ -68,6 +69,10 @@ pub struct VectorizeArgs {
     /// Optimization level (0-3)
     #[arg(short = 'O', value_name = "LEVEL", default_value = "2")]
     pub opt: u8,
+    /// Vector math library for vectorized math (`libmvec` or `none`; clang's -fveclib=);
+    /// link with `-lmvec -lm`
+    #[arg(long, value_name = "LIB")]
+    pub veclib: Option<String>,
     #[command(flatten)]
     pub clang: ClangArgs,
 }
@@ -113,7 +118,10 @@ pub fn vector_abi_name(name: &str, isa: char, width: u16, shapes: &[Option<Shape
 
 pub fn run(args: &VectorizeArgs) -> Result<()> {
     let opt = args.opt.min(3);
-    let clang = args.clang.options(Some(opt.to_string()));
+    let mut clang = args.clang.options(Some(opt.to_string()));
+    if let Some(lib) = &args.veclib {
+        clang.extra.push(format!("-fveclib={lib}"));
+    }
     let mut module = lanes_llvm::driver::import_file(&args.file, &clang)
         .with_context(|| format!("{}: import failed", args.file.display()))?;
     let id = select_function(&module, args.function.as_deref(), &args.file)?;
@@ -167,7 +175,13 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
             );
         }
     }
-    write_output(&module, &exported, &args.output, opt)
+    let export = ExportOptions {
+        veclib: args
+            .veclib
+            .as_deref()
+            .and_then(|lib| super::compile::veclib(lib, None, &features)),
+    };
+    write_output(&module, &exported, &args.output, opt, &export)
 }
 
 /// `name(params of scalar)`: `for (b = 0; b < n; b += W) body(…, b + lane_id, …, b + lane_id < n)`.
@@ -237,7 +251,13 @@ fn launcher(scalar: &Function, name: &str, body: FuncId, idx: usize, width: u16)
 }
 
 /// Writes `module` to `out` by its extension, with only `exported` externally visible.
-fn write_output(module: &Module, exported: &[String], out: &Path, opt: u8) -> Result<()> {
+fn write_output(
+    module: &Module,
+    exported: &[String],
+    out: &Path,
+    opt: u8,
+    export: &ExportOptions,
+) -> Result<()> {
     let ext = out.extension().and_then(|e| e.to_str()).unwrap_or("o");
     lanes_ir::verifier::verify_module(module).map_err(|e| anyhow!("internal error: {e}"))?;
     if ext == "lir" {
@@ -253,7 +273,7 @@ fn write_output(module: &Module, exported: &[String], out: &Path, opt: u8) -> Re
     let name = out
         .file_name()
         .map_or_else(|| "lanes".to_string(), |n| n.to_string_lossy().into_owned());
-    let llm = lanes_llvm::export_module(&ctx, module, &name)?;
+    let llm = lanes_llvm::export_module_with(&ctx, module, &name, export)?;
     for f in llm.get_functions() {
         let fname = f.get_name().to_string_lossy().into_owned();
         if f.count_basic_blocks() > 0 && !exported.contains(&fname) {
@@ -261,7 +281,8 @@ fn write_output(module: &Module, exported: &[String], out: &Path, opt: u8) -> Re
         }
     }
     for g in llm.get_globals() {
-        if g.get_initializer().is_some() {
+        // `llvm.compiler.used` (kept vector-library declarations) is LLVM's, not the module's.
+        if g.get_initializer().is_some() && !g.get_name().to_bytes().starts_with(b"llvm.") {
             g.set_linkage(Linkage::Internal);
         }
     }

@@ -30,6 +30,7 @@ pub(crate) struct FuncCx<'a> {
     pub func: &'a Function,
     pub funcs: &'a [(LLVMValueRef, LLVMTypeRef)],
     pub globals: &'a [LLVMValueRef],
+    pub opts: &'a super::ExportOptions,
     pub(super) values: HashMap<Value, LLVMValueRef>,
     pub(super) blocks: HashMap<Block, LLVMBasicBlockRef>,
     pub(super) alloca_block: LLVMBasicBlockRef,
@@ -62,6 +63,8 @@ pub(crate) fn reverse_postorder(func: &Function) -> Vec<Block> {
     post
 }
 
+// The module-wide tables the function's context borrows, passed apart.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn export_function(
     t: &Types,
     m: LLVMModuleRef,
@@ -70,6 +73,7 @@ pub(crate) fn export_function(
     f: LLVMValueRef,
     funcs: &[(LLVMValueRef, LLVMTypeRef)],
     globals: &[LLVMValueRef],
+    opts: &super::ExportOptions,
 ) -> Result<(), ExportError> {
     // SAFETY: `f` is a function of module `m` in context `t.ctx`; the builder is disposed
     // at the end of this function and every reference it produces stays in `m`.
@@ -84,6 +88,7 @@ pub(crate) fn export_function(
             func,
             funcs,
             globals,
+            opts,
             values: HashMap::new(),
             blocks: HashMap::new(),
             alloca_block,

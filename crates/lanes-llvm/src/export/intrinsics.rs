@@ -1,9 +1,9 @@
 //! Export of lanes intrinsics: math, integer bit operations, lane and mask queries,
 //! reductions and element operations.
 //!
-//! Math with an LLVM intrinsic (`llvm.sqrt`, `llvm.sin`, …) uses it, on scalars and vectors
-//! alike; LLVM's backend then calls libm per lane or, with a vector library such as glibc's
-//! libmvec (`-vector-library=LIBMVEC-X86`), its vector variants. Math LLVM 19 has no
+//! Vector math calls the vector library's variants when one is chosen (`-fveclib=libmvec`,
+//! [`super::veclib`]). Otherwise math with an LLVM intrinsic (`llvm.sqrt`, `llvm.sin`, …)
+//! uses it, on scalars and vectors alike; LLVM's backend then calls libm per lane. Math LLVM 19 has no
 //! intrinsic for in every backend (`tan`, `asin`, …, `atan2`) calls libm directly, lane by
 //! lane for vectors. Reductions follow the interpreter's order: `reduce_fadd`/`reduce_fmul`
 //! are ordered (LLVM's non-`reassoc` `llvm.vector.reduce.fadd` with start value −0.0 / 1.0,
@@ -103,12 +103,23 @@ impl FuncCx<'_> {
                 message: "missing result type".into(),
             })
         };
+        if let Some(v) = self.veclib_call(id, args) {
+            return Ok(Some(v));
+        }
         if let Some(name) = llvm_math(id) {
-            let ty = self.t.ty(arg_ty(0)?);
-            return self.call_intrinsic(name, &[ty], &vals).map(Some);
+            let lt = arg_ty(0)?;
+            let call = self.call_intrinsic(name, &[self.t.ty(lt)], &vals)?;
+            if let Type::Scalar(elem) = lt {
+                self.announce_variants(id, elem, vals.len(), call);
+            }
+            return Ok(Some(call));
         }
         if let Some(name) = libm_name(id) {
-            return self.libm_call(name, args).map(Some);
+            let call = self.libm_call(name, args)?;
+            if let Type::Scalar(elem) = arg_ty(0)? {
+                self.announce_variants(id, elem, vals.len(), call);
+            }
+            return Ok(Some(call));
         }
         let v = match id {
             Intrinsic::Fmod => LLVMBuildFRem(b, vals[0], vals[1], n),
@@ -237,7 +248,8 @@ impl FuncCx<'_> {
         Ok(Some(v))
     }
 
-    /// Calls the libm function `base` (`f`-suffixed for `f32`), lane by lane on vectors.
+    /// Calls the libm function `base` (`f`-suffixed for `f32`), lane by lane on vectors; the
+    /// declaration reads and writes no memory.
     unsafe fn libm_call(
         &self,
         base: &str,
@@ -254,6 +266,9 @@ impl FuncCx<'_> {
         let mut ps = vec![et; args.len()];
         let fty = LLVMFunctionType(et, ps.as_mut_ptr(), ps.len() as u32, 0);
         let f = crate::llvm::declare(self.m, &name, fty);
+        // lanes math has no `errno` (see `crate::import`): the call is pure, as clang marks
+        // it under `-fno-math-errno`, which lets LLVM's loop vectorizer use vector variants.
+        self.mark_pure(f);
         match ty {
             Type::Scalar(_) => Ok(self.call(f, fty, &args.iter().map(|a| a.0).collect::<Vec<_>>())),
             Type::Vector(k, _) => {

@@ -18,12 +18,16 @@
 //! back, so an object compiled through lanes links against C callers (issue 3, point 2).
 //!
 //! Module-level work (globals, function declarations, attributes) lives here; function
-//! bodies in [`func`], intrinsic lowering in [`intrinsics`].
+//! bodies in [`func`], intrinsic lowering in [`intrinsics`], vector math library calls
+//! (`-fveclib=libmvec`) in [`veclib`].
 
 mod arith;
 mod func;
 mod intrinsics;
 mod loops;
+mod veclib;
+
+pub use veclib::{VecLib, VecLibError, X86VectorIsa};
 
 use inkwell::context::Context;
 use inkwell::llvm_sys::core::*;
@@ -36,6 +40,14 @@ use lanes_ir::{AbiAttrs, FuncEntry, Function, Module, Signature};
 use crate::error::ExportError;
 use crate::llvm::{attr_kind, cstr, Types};
 
+/// Choices of the export that depend on the target and the command line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// The vector math library vector math intrinsics call (`-fveclib=`); LLVM's vector
+    /// intrinsics (scalarized by the backend) if `None`.
+    pub veclib: Option<VecLib>,
+}
+
 /// Translates `module` into a new LLVM module named `name` in `ctx`.
 ///
 /// Every function keeps its name and external linkage; constant globals become internal
@@ -44,6 +56,16 @@ pub fn export_module<'ctx>(
     ctx: &'ctx Context,
     module: &Module,
     name: &str,
+) -> Result<LlModule<'ctx>, ExportError> {
+    export_module_with(ctx, module, name, &ExportOptions::default())
+}
+
+/// [`export_module`] with `opts`.
+pub fn export_module_with<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module,
+    name: &str,
+    opts: &ExportOptions,
 ) -> Result<LlModule<'ctx>, ExportError> {
     let llm = ctx.create_module(name);
     let m = llm.as_mut_ptr();
@@ -83,8 +105,11 @@ pub fn export_module<'ctx>(
     }
     for (i, entry) in module.funcs.values().enumerate() {
         if let FuncEntry::Defined(func) = entry {
-            func::export_function(&t, m, module, func, funcs[i].0, &funcs, &globals)?;
+            func::export_function(&t, m, module, func, funcs[i].0, &funcs, &globals, opts)?;
         }
+    }
+    if opts.veclib.is_some() {
+        veclib::keep_variant_declarations(&t, m);
     }
     Ok(llm)
 }

@@ -11,7 +11,11 @@
 //! length (what loop-idiom recognition makes of copy and fill loops) become byte loops
 //! ([`super::memloop`]). Calls to libm functions (`sinf`,
 //! `pow`, …) and to OpenCL C builtins (Itanium-mangled: `_Z4sqrtDv4_f`, `_Z13get_global_idj`)
-//! become lanes intrinsics and work-item queries; `include/lanes.h`'s `__lanes_any`,
+//! become lanes intrinsics and work-item queries — libm calls whether or not clang ran with
+//! `-fno-math-errno` (at `-O2` clang keeps `call @sinf` under C's default `-fmath-errno`
+//! and emits `llvm.sin` only without `errno`): lanes IR has no `errno`, so a kernel that
+//! reads `errno` after a math call is outside what lanes compiles faithfully, and neither
+//! LLVM's vector intrinsics nor libmvec (`-fveclib=libmvec`) set it; `include/lanes.h`'s `__lanes_any`,
 //! `__lanes_all`, `__lanes_popcount`, `__lanes_ballot`, `__lanes_lane_id` and
 //! `__lanes_num_lanes` become the lanes intrinsics of the same name, `__lanes_extract` and
 //! `__lanes_broadcast` become `lane_extract` and `lane_broadcast`. Anything else that is a direct call to a
