@@ -1,7 +1,9 @@
 // Benchmark kernels for `lanes compile` on parallel loops (PLDI'18 §7) against
 // clang-19 -O3 -march=native -fopenmp-simd on the same source (bench/omp_simd.rs).
 // Every loop is marked `#pragma omp simd`; several hold divergent inner loops, which
-// LLVM's loop vectorizer does not take.
+// LLVM's loop vectorizer does not take. The last two call libm, which both compilers
+// map to glibc's libmvec (`-fveclib=libmvec -fno-math-errno` on both sides).
+#include <math.h>
 
 void saxpy(int n, float a, const float *x, float *y) {
 #pragma omp simd
@@ -81,4 +83,17 @@ void collatz_steps(int n, const int *x, int *steps) {
     }
     steps[i] = s;
   }
+}
+
+// Transcendental math: a damped sine (float) and a log-cosine product (double).
+void gauss_sin(int n, const float *x, float *y) {
+#pragma omp simd
+  for (int i = 0; i < n; i++)
+    y[i] = expf(-x[i] * x[i]) * sinf(x[i]);
+}
+
+void log_cos(int n, const double *x, double *y) {
+#pragma omp simd
+  for (int i = 0; i < n; i++)
+    y[i] = log(1.0 + x[i] * x[i]) * cos(x[i]);
 }
