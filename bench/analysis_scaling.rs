@@ -41,9 +41,17 @@
 //! only one that can reach the rest of its subtree, so no join lies there: see
 //! `shapes::propagate`), and steps count the blocks visited plus the edges jumped along.
 //! Same joins (tested against the full walk); monolithic 10,000 blocks: 49.48 → 6.89
-//! steps per instruction, 474 → 86 ms. Still NOT linear: about 180 top-level divergent
-//! loops whose exits never reconverge each walk the rest of the function, and the answer
-//! itself (join causes per instruction) grows with the size. Open. The engine keeps its state in dense arrays shared by all runs (2.5–4x faster
+//! steps per instruction, 474 → 87 ms. Still NOT linear. Where the 662k steps at 10,000
+//! blocks go (instrumented, not kept): 563k are loop-exit walks — 97k for the 177
+//! top-level divergent loops (already 1.0 per instruction, against 0.03 at 100 blocks),
+//! 466k for the 1,135 loops nested in a divergent loop — and 99k are branch walks. Only
+//! 309 of those nested loops reach every exit of their divergent parent, the case where
+//! stopping at the parent's exits and reusing the parent's joins is exact (at most 207k
+//! steps saved); with fewer exits reached, reusing them over-approximates the causes. The
+//! answer itself grows superlinearly: loop-exit join causes per instruction 0.07, 0.12,
+//! 0.62 at 100, 1,000, 10,000 blocks, so no walk that lists causes per loop can be
+//! linear here; that needs causes summarized (per loop nest) in the core analysis and
+//! listed lazily for `lanes analyze`. Open. The engine keeps its state in dense arrays shared by all runs (2.5–4x faster
 //! than hash maps at 96k instructions), and a label waiting at a branch's
 //! reconvergence point outside loops no longer keeps the branch's walk alive (steps per
 //! instruction of the chained family 0.10 → 0.07). Run with
