@@ -74,7 +74,9 @@ fn omp_simd_loops_are_outer_loop_vectorized_and_equal_clang() {
         // The `declare simd` function keeps its vector variants.
         let defined = common::symbols(&obj, &["-g", "--defined-only"]);
         assert!(
-            defined.iter().any(|n| n.starts_with("_ZGV") && n.ends_with("_row_sum")),
+            defined
+                .iter()
+                .any(|n| n.starts_with("_ZGV") && n.ends_with("_row_sum")),
             "{defined:?}"
         );
         let exe = d.join(format!("omp-simd-{tag}"));
