@@ -192,6 +192,17 @@ void pick(int n, const int *x, int *y) {
   }
 }
 
+// A `declare simd` function with an `omp simd` loop: its vector variants are made from
+// the scalar function; the scalar function's loop is vectorized as an outer loop.
+#pragma omp declare simd uniform(a, m) notinbranch
+int row_sum(const int *a, int m, int r) {
+  int s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int j = 0; j < m; j++)
+    s += a[r * m + j] * (j + 1);
+  return s;
+}
+
 // Declined: left from the body.
 int first_negative(int n, const int *x) {
   int i;

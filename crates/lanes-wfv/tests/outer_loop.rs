@@ -38,6 +38,7 @@ const CASES: &[(&str, &str)] = &[
     ("guarded_div", "nII"),
     ("collatz_steps", "nII"),
     ("pick", "nII"),
+    ("row_sum", "Ini"),
 ];
 
 const ELEMS: usize = 2048;

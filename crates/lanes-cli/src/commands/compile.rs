@@ -35,7 +35,7 @@ use lanes_llvm::ExportOptions;
 use super::declare_simd::define_variants;
 use super::import::ClangArgs;
 use super::vectorize::{default_width, host_features};
-use lanes_wfv::outer_loop::{vectorize_parallel_loops, OuterLoopOptions};
+use lanes_wfv::outer_loop::{vectorize_parallel_loops_in, OuterLoopOptions};
 use lanes_wfv::Mode;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -190,12 +190,24 @@ fn target_features(args: &CompileArgs) -> String {
 fn compile_with_lanes(args: &CompileArgs, opts: &CompileOptions) -> Result<Vec<u8>> {
     let (mut module, variants) = import_file_with_variants(&args.file, &opts.clang)?;
     let features = target_features(args);
+    // The functions as written: `declare simd` variants are made from them, and their
+    // parallel loops are vectorized (a variant's loops run per vector instance).
+    let scalar: Vec<_> = module.functions().map(|(id, _)| id).collect();
     let mut internal = Vec::new();
+    let openmp = opts
+        .clang
+        .extra
+        .iter()
+        .any(|a| a == "-fopenmp-simd" || a == "-fopenmp");
+    if openmp {
+        internal.extend(define_variants(&mut module, &variants, &features)?);
+    }
     if !args.no_outer_loops {
         let before: Vec<String> = module.functions().map(|(_, f)| f.name.clone()).collect();
         let width = args.simd_width.unwrap_or_else(|| default_width(&features));
-        let reports = vectorize_parallel_loops(
+        let reports = vectorize_parallel_loops_in(
             &mut module,
+            &scalar,
             &OuterLoopOptions {
                 width,
                 mode: Mode::Partial,
@@ -224,14 +236,6 @@ fn compile_with_lanes(args: &CompileArgs, opts: &CompileOptions) -> Result<Vec<u
                 .map(|(_, f)| f.name.clone())
                 .filter(|n| !before.contains(n)),
         );
-    }
-    let openmp = opts
-        .clang
-        .extra
-        .iter()
-        .any(|a| a == "-fopenmp-simd" || a == "-fopenmp");
-    if openmp {
-        internal.extend(define_variants(&mut module, &variants, &features)?);
     }
     let name = args
         .file

@@ -26,6 +26,7 @@
 #define shift_by_one ref_shift_by_one
 #define prefix ref_prefix
 #define pick ref_pick
+#define row_sum ref_row_sum
 #include "loops.c"
 #undef saxpy
 #undef halve_until
@@ -47,6 +48,7 @@
 #undef shift_by_one
 #undef prefix
 #undef pick
+#undef row_sum
 
 void saxpy(int n, float a, const float *x, float *y);
 void halve_until(long n, float *y, float lo);
@@ -68,6 +70,7 @@ int first_negative(int n, const int *x);
 void shift_by_one(int n, const int *x, int *y);
 void prefix(int n, int *x);
 void pick(int n, const int *x, int *y);
+int row_sum(const int *a, int m, int r);
 
 #define ELEMS 40000
 static int ia[ELEMS], ib[ELEMS], ic[ELEMS], ja[ELEMS], jb[ELEMS], jc[ELEMS];
@@ -135,6 +138,7 @@ int main(void) {
       ref_shift_by_one(n, ia, ic); shift_by_one(n, ja, jc); check("shift_by_one", n, 1);
       ref_prefix(n, ic); prefix(n, jc); check("prefix", n, 1);
       ref_pick(n, ia, ic); pick(n, ja, jc); check("pick", n, 1);
+      { int r = ref_row_sum(ia, n < 1000 ? n : 1000, small), l = row_sum(ja, n < 1000 ? n : 1000, small); check("row_sum", n, r == l); }
     }
   }
   printf("omp simd loops: %ld calls, %ld mismatches\n", calls, mismatches);

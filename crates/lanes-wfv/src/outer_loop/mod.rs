@@ -70,8 +70,18 @@ pub struct Vectorized {
 /// called; returns one report per parallel loop found.
 pub fn vectorize_parallel_loops(module: &mut Module, opts: &OuterLoopOptions) -> Vec<LoopReport> {
     let ids: Vec<FuncId> = module.functions().map(|(id, _)| id).collect();
+    vectorize_parallel_loops_in(module, &ids, opts)
+}
+
+/// [`vectorize_parallel_loops`] for the functions `ids` only (not, say, vector variants
+/// made from them).
+pub fn vectorize_parallel_loops_in(
+    module: &mut Module,
+    ids: &[FuncId],
+    opts: &OuterLoopOptions,
+) -> Vec<LoopReport> {
     let mut reports = Vec::new();
-    for id in ids {
+    for &id in ids {
         let mut tried: Vec<Block> = Vec::new();
         let mut serial = 0;
         while let Some((l, header)) = next_parallel_loop(module, id, &tried) {
