@@ -140,6 +140,28 @@ impl<'f> FuncBuilder<'f> {
         self.inst(InstData::Intrinsic { id, args }, ret)
     }
 
+    /// `v` in every lane of vector type `ty`.
+    pub fn broadcast(&mut self, v: Value, ty: Type) -> Value {
+        self.value(
+            InstData::Intrinsic {
+                id: Intrinsic::Broadcast,
+                args: vec![v],
+            },
+            ty,
+        )
+    }
+
+    /// The lane numbers `<0, 1, …>` as integer type `ty` (a scalar is the lane's own).
+    pub fn lane_id(&mut self, ty: Type) -> Value {
+        self.value(
+            InstData::Intrinsic {
+                id: Intrinsic::LaneId,
+                args: vec![],
+            },
+            ty,
+        )
+    }
+
     pub fn jump(&mut self, dest: Block) -> Inst {
         self.inst(InstData::Jump { dest }, None)
     }

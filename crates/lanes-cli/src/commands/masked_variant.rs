@@ -18,10 +18,7 @@
 //! The variant is a thin wrapper: it computes the `<W x i1>` mask and calls the body,
 //! which stays internal (and is inlined by LLVM's pipeline).
 
-use lanes_ir::{
-    BinaryOp, CastOp, FuncBuilder, FuncId, Function, InstData, IntCC, Intrinsic, Module,
-    ScalarType, Type,
-};
+use lanes_ir::{BinaryOp, CastOp, FuncBuilder, FuncId, Function, IntCC, Module, ScalarType, Type};
 
 /// The characteristic data type of a variant of `scalar` whose parameter letters are
 /// `letters` (`v` varying, `u` uniform, …).
@@ -89,20 +86,8 @@ pub fn masked_wrapper(
     } else {
         // Lane k is active iff bit k is set: (splat(mask) & (1 << lane_id)) != 0.
         let vty = Type::Vector(width, ScalarType::I64);
-        let splat = b.value(
-            InstData::Intrinsic {
-                id: Intrinsic::Broadcast,
-                args: vec![mask],
-            },
-            vty,
-        );
-        let lanes = b.value(
-            InstData::Intrinsic {
-                id: Intrinsic::LaneId,
-                args: vec![],
-            },
-            vty,
-        );
+        let splat = b.broadcast(mask, vty);
+        let lanes = b.lane_id(vty);
         let one = b.iconst(vty, 1);
         let bit = b.binary(BinaryOp::Shl, one, lanes);
         let set = b.binary(BinaryOp::And, splat, bit);

@@ -22,9 +22,7 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use clap::{Args, ValueEnum};
 
 use lanes_analysis::shapes::parse_shape_list;
-use lanes_ir::{
-    BinaryOp, FuncBuilder, FuncId, Function, InstData, IntCC, Intrinsic, Module, Shape, Type,
-};
+use lanes_ir::{BinaryOp, FuncBuilder, FuncId, Function, InstData, IntCC, Module, Shape, Type};
 use lanes_llvm::emit::{configure_module, emit, target_machine, EmitKind, TargetOptions};
 use lanes_llvm::inkwell::module::Linkage;
 use lanes_llvm::inkwell::targets::TargetMachine;
@@ -213,25 +211,10 @@ fn launcher(scalar: &Function, name: &str, body: FuncId, idx: usize, width: u16)
     let go = b.icmp(IntCC::Slt, base, count);
     b.brif(go, looping, exit);
     b.switch_to_block(looping);
-    let splat = |b: &mut FuncBuilder, v| {
-        b.value(
-            InstData::Intrinsic {
-                id: Intrinsic::Broadcast,
-                args: vec![v],
-            },
-            vty,
-        )
-    };
-    let vbase = splat(&mut b, base);
-    let lane = b.value(
-        InstData::Intrinsic {
-            id: Intrinsic::LaneId,
-            args: vec![],
-        },
-        vty,
-    );
+    let vbase = b.broadcast(base, vty);
+    let lane = b.lane_id(vty);
     let items = b.binary(BinaryOp::Add, vbase, lane);
-    let vcount = splat(&mut b, count);
+    let vcount = b.broadcast(count, vty);
     let active = b.icmp(IntCC::Slt, items, vcount);
     let mut call_args = params.clone();
     call_args[idx] = items;

@@ -159,13 +159,7 @@ pub fn build(
         if let SlotKind::Reduction(r) = s.kind {
             let red = pl.reductions[r];
             let id = identity(&mut b, red.combine, s.ty);
-            let ids = b.value(
-                InstData::Intrinsic {
-                    id: Intrinsic::Broadcast,
-                    args: vec![id],
-                },
-                vty,
-            );
+            let ids = b.broadcast(id, vty);
             let lane0 = b.iconst(Type::I32, 0);
             let init = b.value(
                 InstData::Intrinsic {
@@ -193,20 +187,8 @@ pub fn build(
     b.brif(two_vectors, body, one_check);
 
     let lanes_from = |b: &mut FuncBuilder, base: Value| {
-        let splat = b.value(
-            InstData::Intrinsic {
-                id: Intrinsic::Broadcast,
-                args: vec![base],
-            },
-            vty,
-        );
-        let lane = b.value(
-            InstData::Intrinsic {
-                id: Intrinsic::LaneId,
-                args: vec![],
-            },
-            vty,
-        );
+        let splat = b.broadcast(base, vty);
+        let lane = b.lane_id(vty);
         b.binary(BinaryOp::Add, splat, lane)
     };
     let args = |k: Value, slots: &[Value]| -> Vec<Value> {
@@ -243,13 +225,7 @@ pub fn build(
 
     b.switch_to_block(tail);
     let k = lanes_from(&mut b, rbase);
-    let vt = b.value(
-        InstData::Intrinsic {
-            id: Intrinsic::Broadcast,
-            args: vec![trips],
-        },
-        vty,
-    );
+    let vt = b.broadcast(trips, vty);
     let active = b.icmp(IntCC::Ult, k, vt);
     let mut a = args(k, &slot_ptrs);
     a.push(active);

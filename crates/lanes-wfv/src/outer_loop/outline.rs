@@ -14,7 +14,7 @@
 use std::collections::{HashMap, HashSet};
 
 use lanes_ir::{
-    BinaryOp, Block, CastOp, FuncAbi, FuncAttrs, FuncBuilder, Function, InstData, Intrinsic, Param,
+    BinaryOp, Block, CastOp, FuncAbi, FuncAttrs, FuncBuilder, Function, InstData, Param,
     ParamAttrs, Shape, Type, Value,
 };
 
@@ -221,13 +221,7 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
         };
         replace.push((d.phi, v));
     }
-    let lane = b.value(
-        InstData::Intrinsic {
-            id: Intrinsic::LaneId,
-            args: vec![],
-        },
-        Type::I64,
-    );
+    let lane = b.lane_id(Type::I64);
     let mut slot_ptrs = Vec::new();
     for (s, &p) in slots.iter().zip(&slot_params) {
         let size = b.iconst(Type::I64, i64::from(s.ty.bytes()));
