@@ -159,7 +159,9 @@ pub fn define_variants(
             })
             .collect();
         if v.masked {
-            let scalar = module.function(id).expect("has a body");
+            let scalar = module
+                .function(id)
+                .ok_or_else(|| anyhow!("@{func} has no body"))?;
             let cdt = masked_variant::characteristic_type(scalar, &v.params);
             let mask_ty = match masked_variant::mask_type(v.isa, v.width, cdt) {
                 Ok(t) => t,

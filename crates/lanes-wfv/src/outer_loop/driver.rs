@@ -23,7 +23,7 @@ use lanes_ir::{
 };
 
 use super::outline::{int_to, Outlined, SlotKind};
-use super::recognize::{LiveOut, ParallelLoop};
+use super::recognize::{Declined, LiveOut, ParallelLoop};
 
 /// The reduction intrinsic of a combining operation.
 fn reduce_intrinsic(op: BinaryOp) -> Intrinsic {
@@ -113,6 +113,7 @@ fn trip_count(b: &mut FuncBuilder, func_ty: Type, pl: &ParallelLoop, start: Valu
 
 /// Replaces loop `pl` of `func` by the vector loop calling `full` (unmasked) and
 /// `masked` (with a trailing lane mask), the `width`-lane variants of `outlined.body`.
+/// On error `func` is left half-rewritten: callers work on a copy.
 pub fn build(
     func: &mut Function,
     pl: &ParallelLoop,
@@ -120,7 +121,7 @@ pub fn build(
     full: FuncId,
     masked: FuncId,
     width: u16,
-) {
+) -> Result<(), Declined> {
     let ity = outlined.index_type;
     let vty = Type::vector(width, ity.elem());
     let w = i64::from(width);
@@ -256,7 +257,7 @@ pub fn build(
                 }
             }
             LiveOut::Reduction(r) => {
-                let slot = slot_index(outlined, SlotKind::Reduction(r));
+                let slot = slot_index(outlined, SlotKind::Reduction(r))?;
                 let sty = outlined.slots[slot].ty;
                 let vt = Type::vector(width, sty.elem());
                 let first = b.load(vt, slot_ptrs[slot], sty.bytes());
@@ -272,7 +273,7 @@ pub fn build(
                 )
             }
             LiveOut::Last => {
-                let slot = slot_index(outlined, SlotKind::Last(v));
+                let slot = slot_index(outlined, SlotKind::Last(v))?;
                 let sty = outlined.slots[slot].ty;
                 let vec = b.load(
                     Type::vector(width, sty.elem()),
@@ -327,11 +328,12 @@ pub fn build(
             value: Some(1),
         }],
     });
+    Ok(())
 }
 
-fn slot_index(o: &Outlined, kind: SlotKind) -> usize {
+fn slot_index(o: &Outlined, kind: SlotKind) -> Result<usize, Declined> {
     o.slots
         .iter()
         .position(|s| s.kind == kind)
-        .expect("every live-out has its slot")
+        .ok_or_else(|| Declined::Vectorizer("internal error: a live-out has no slot".to_string()))
 }

@@ -207,7 +207,7 @@ fn vectorize_loop(
     let f = work
         .function_mut(id)
         .ok_or_else(|| Declined::Vectorizer("the function vanished".to_string()))?;
-    driver::build(f, &pl, &outlined, full, masked, width);
+    driver::build(f, &pl, &outlined, full, masked, width)?;
     lanes_ir::verifier::verify_module(&work)
         .map_err(|e| Declined::Vectorizer(format!("internal error: {e}")))?;
     *module = work;

@@ -200,9 +200,11 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     let mut b = FuncBuilder::new(&mut body);
     b.switch_to_block(entry);
     for &c in &consts {
-        let data = func.dfg.inst(def_inst(func, c).expect("constant")).clone();
-        let copy = b.value(data, func.value_type(c));
-        map.insert(c, copy);
+        // Rematerializable values are instruction results (`is_rematerializable`).
+        if let Some(i) = def_inst(func, c) {
+            let copy = b.value(func.dfg.inst(i).clone(), func.value_type(c));
+            map.insert(c, copy);
+        }
     }
     let mut replace: Vec<(Value, Value)> = map.iter().map(|(&a, &b)| (a, b)).collect();
     for d in &pl.inductions {

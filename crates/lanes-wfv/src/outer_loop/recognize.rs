@@ -193,7 +193,11 @@ pub fn recognize(
         let InstData::Phi { incoming } = func.dfg.inst(i) else {
             break;
         };
-        let phi = func.dfg.inst_result(i).expect("φ has a result");
+        let Some(phi) = func.dfg.inst_result(i) else {
+            return Err(Declined::Vectorizer(format!(
+                "internal error: a φ of {header} has no result"
+            )));
+        };
         let value_from = |b: Block| incoming.iter().find(|(p, _)| *p == b).map(|&(_, v)| v);
         let (Some(start), Some(next)) = (value_from(preheader), value_from(latch)) else {
             return Err(Declined::CarriedValue(phi));
