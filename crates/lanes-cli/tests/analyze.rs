@@ -152,3 +152,41 @@ fn opencl_input_through_the_llvm_bridge() {
     );
     assert!(out.contains("0 false negatives"));
 }
+
+/// A divergent branch whose two label streams stay apart for 200 blocks (a ladder: both
+/// rails meet at a returning block on every rung): its walk passes the step budget, the
+/// report says so on stderr, and `--exact-divergence` runs it to the end with the same
+/// or fewer join-divergent blocks.
+#[test]
+fn long_walks_are_summarized_with_a_note_unless_exact() {
+    let rungs = 100;
+    let mut text = String::from("function @ladder(v0: i1 varying, v1: i1 uniform) {\nblock0:\n");
+    text.push_str("    brif v0, block1, block2\n");
+    for i in 0..rungs {
+        let (a, b, c) = (1 + 3 * i, 2 + 3 * i, 3 + 3 * i);
+        let (na, nb) = (a + 3, b + 3);
+        let last = i + 1 == rungs;
+        let (na, nb) = if last { (c, c) } else { (na, nb) };
+        text.push_str(&format!("block{a}:\n    brif v1, block{na}, block{c}\n"));
+        text.push_str(&format!("block{b}:\n    brif v1, block{nb}, block{c}\n"));
+        text.push_str(&format!("block{c}:\n    ret\n"));
+    }
+    text.push_str("}\n");
+    let path = std::env::temp_dir().join(format!("lanes-ladder-{}.lir", std::process::id()));
+    std::fs::write(&path, &text).expect("writes");
+    let p = path.to_str().expect("utf-8 path");
+    let joins = |o: &Output| stdout(o).lines().filter(|l| l.starts_with("join ")).count();
+    let cut = lanes(&["analyze", p]);
+    assert!(cut.status.success(), "{cut:?}");
+    let note = String::from_utf8_lossy(&cut.stderr).into_owned();
+    assert!(
+        note.contains("divergence walks stopped after 64 steps"),
+        "{note}"
+    );
+    let exact = lanes(&["analyze", p, "--exact-divergence"]);
+    assert!(exact.status.success(), "{exact:?}");
+    assert!(exact.stderr.is_empty(), "{exact:?}");
+    assert!(joins(&exact) >= rungs, "{}", stdout(&exact));
+    assert!(joins(&cut) >= joins(&exact));
+    let _ = std::fs::remove_file(&path);
+}
