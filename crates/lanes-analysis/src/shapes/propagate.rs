@@ -444,6 +444,45 @@ mod tests {
     use crate::post_dominators::PostDominatorTree;
     use crate::shapes::divergence::DivergenceCtx;
 
+    /// The CFG analyses a [`DivergenceCtx`] borrows, for one generated function.
+    struct Analyses {
+        cfg: ControlFlowGraph,
+        domtree: DominatorTree,
+        pdt: PostDominatorTree,
+        loops: LoopForest,
+    }
+
+    impl Analyses {
+        fn new(func: &lanes_ir::Function) -> Self {
+            let cfg = ControlFlowGraph::with_function(func);
+            let domtree = DominatorTree::with_function(func, &cfg);
+            let pdt = PostDominatorTree::with_function(func, &cfg);
+            let loops = LoopForest::with_cfg(&cfg, &domtree);
+            Analyses {
+                cfg,
+                domtree,
+                pdt,
+                loops,
+            }
+        }
+
+        fn ctx<'a>(
+            &'a self,
+            func: &'a lanes_ir::Function,
+            scratch: &'a RefCell<PropagationScratch>,
+        ) -> DivergenceCtx<'a> {
+            DivergenceCtx {
+                steps: Cell::new(0),
+                func,
+                cfg: &self.cfg,
+                domtree: &self.domtree,
+                pdt: &self.pdt,
+                loops: &self.loops,
+                scratch,
+            }
+        }
+    }
+
     /// Independent oracle for branches outside loops (where a label waiting at the
     /// reconvergence point no longer keeps the walk alive): the joins of the branch in
     /// `b` with post-dominator `p` are exactly `p` and the blocks `j` of its region (blocks
@@ -464,24 +503,14 @@ mod tests {
             };
             let g = generate(&mut Unstructured::new(&bytes), &gen).expect("generates");
             let func = g.function();
-            let cfg = ControlFlowGraph::with_function(func);
-            let domtree = DominatorTree::with_function(func, &cfg);
-            let pdt = PostDominatorTree::with_function(func, &cfg);
-            let loops = LoopForest::with_cfg(&cfg, &domtree);
+            let an = Analyses::new(func);
+            let (cfg, pdt, loops) = (&an.cfg, &an.pdt, &an.loops);
             if !loops.is_reducible() {
                 continue;
             }
             // A scratch belongs to one function (it caches its dominator-subtree edges).
             let shared = RefCell::new(PropagationScratch::default());
-            let ctx = DivergenceCtx {
-                steps: Cell::new(0),
-                func,
-                cfg: &cfg,
-                domtree: &domtree,
-                pdt: &pdt,
-                loops: &loops,
-                scratch: &shared,
-            };
+            let ctx = an.ctx(func, &shared);
             for &b in cfg.blocks() {
                 if cfg.succs(b).len() < 2 || loops.innermost_loop(b).is_some() {
                     continue;
@@ -569,21 +598,11 @@ mod tests {
             };
             let g = generate(&mut Unstructured::new(&bytes), &cfg).expect("generates");
             let func = g.function();
-            let cfg = ControlFlowGraph::with_function(func);
-            let domtree = DominatorTree::with_function(func, &cfg);
-            let pdt = PostDominatorTree::with_function(func, &cfg);
-            let loops = LoopForest::with_cfg(&cfg, &domtree);
+            let an = Analyses::new(func);
+            let (cfg, loops) = (&an.cfg, &an.loops);
             let shared = RefCell::new(PropagationScratch::default());
             let fresh = RefCell::new(PropagationScratch::default());
-            let ctx = |scratch| DivergenceCtx {
-                steps: Cell::new(0),
-                func,
-                cfg: &cfg,
-                domtree: &domtree,
-                pdt: &pdt,
-                loops: &loops,
-                scratch,
-            };
+            let ctx = |scratch| an.ctx(func, scratch);
             for &b in cfg.blocks() {
                 if cfg.succs(b).len() < 2 {
                     continue;
@@ -621,21 +640,11 @@ mod tests {
             };
             let g = generate(&mut Unstructured::new(&bytes), &gen).expect("generates");
             let func = g.function();
-            let cfg = ControlFlowGraph::with_function(func);
-            let domtree = DominatorTree::with_function(func, &cfg);
-            let pdt = PostDominatorTree::with_function(func, &cfg);
-            let loops = LoopForest::with_cfg(&cfg, &domtree);
+            let an = Analyses::new(func);
+            let (cfg, loops) = (&an.cfg, &an.loops);
             let short = RefCell::new(PropagationScratch::default());
             let full = RefCell::new(PropagationScratch::without_shortcuts());
-            let ctx = |scratch| DivergenceCtx {
-                steps: Cell::new(0),
-                func,
-                cfg: &cfg,
-                domtree: &domtree,
-                pdt: &pdt,
-                loops: &loops,
-                scratch,
-            };
+            let ctx = |scratch| an.ctx(func, scratch);
             let (a, f) = (ctx(&short), ctx(&full));
             let sorted = |mut v: Vec<Block>| {
                 v.sort();
