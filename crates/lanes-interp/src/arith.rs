@@ -6,6 +6,12 @@
 //! can make the interpreter panic:
 //!
 //! - `add`/`sub`/`mul`/`ineg` wrap modulo 2^width;
+//! - the integer flags (`nsw`, `nuw`, `exact`, `disjoint`, `nneg`) are ignored: where one
+//!   fails, LLVM's result is poison and any value is a permitted outcome, and the
+//!   interpreter gives the one the operation without the flag computes (the wrapped sum,
+//!   the truncated quotient, …). It does not report the failure, and a transformed program
+//!   may legitimately compute another value for that lane (`lanes_ir::flags`), so tests
+//!   that compare runs state flags only where they hold;
 //! - `sdiv`/`udiv`/`srem`/`urem` trap on a zero divisor, and `sdiv`/`srem` also on
 //!   `MIN / -1` (whose quotient does not fit) — traps are errors, not values;
 //! - shifts take the amount modulo the bit width (so `i1` shifts are the identity);

@@ -132,13 +132,15 @@ fn eval_inner(
             value(RtValue::splat(ty, *bits))
         }
         InstData::Unary { op, arg } => value(arith::unary(*op, get(*arg)?)?),
-        InstData::Binary { op, args } => value(arith::binary(*op, get(args[0])?, get(args[1])?)?),
+        InstData::Binary { op, args, .. } => {
+            value(arith::binary(*op, get(args[0])?, get(args[1])?)?)
+        }
         InstData::Icmp { cond, args } => value(arith::icmp(*cond, get(args[0])?, get(args[1])?)?),
         InstData::Fcmp { cond, args } => value(arith::fcmp(*cond, get(args[0])?, get(args[1])?)?),
         InstData::Select { args } => {
             value(arith::select(get(args[0])?, get(args[1])?, get(args[2])?)?)
         }
-        InstData::Cast { op, arg } => value(cast::cast(*op, get(*arg)?, need_ty()?)?),
+        InstData::Cast { op, arg, .. } => value(cast::cast(*op, get(*arg)?, need_ty()?)?),
         InstData::Phi { .. } => Err(malformed("φ below a non-φ instruction of its block")),
         InstData::PtrAdd { args } => {
             value(mem_ops::ptradd(get(args[0])?, get(args[1])?, need_ty()?)?)

@@ -5,6 +5,7 @@
 //! a pointer vector), so passes and generators state only what is not implied.
 
 use crate::entities::{Block, FuncId, Inst, Value};
+use crate::flags::IntFlags;
 use crate::function::Function;
 use crate::instructions::InstData;
 use crate::opcodes::{BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, UnaryOp};
@@ -79,7 +80,14 @@ impl<'f> FuncBuilder<'f> {
 
     pub fn binary(&mut self, op: BinaryOp, a: Value, b: Value) -> Value {
         let ty = self.ty(a);
-        self.value(InstData::Binary { op, args: [a, b] }, ty)
+        self.value(
+            InstData::Binary {
+                op,
+                args: [a, b],
+                flags: IntFlags::NONE,
+            },
+            ty,
+        )
     }
 
     pub fn icmp(&mut self, cond: IntCC, a: Value, b: Value) -> Value {
@@ -98,7 +106,14 @@ impl<'f> FuncBuilder<'f> {
     }
 
     pub fn cast(&mut self, op: CastOp, arg: Value, to: Type) -> Value {
-        self.value(InstData::Cast { op, arg }, to)
+        self.value(
+            InstData::Cast {
+                op,
+                arg,
+                flags: IntFlags::NONE,
+            },
+            to,
+        )
     }
 
     pub fn phi(&mut self, ty: Type, incoming: Vec<(Block, Value)>) -> Value {

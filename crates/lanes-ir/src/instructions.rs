@@ -7,6 +7,7 @@
 //! `select` on masks. Memory operations carry their alignment in bytes (0: natural).
 
 use crate::entities::{Block, FuncId, GlobalId, Value};
+use crate::flags::IntFlags;
 use crate::opcodes::{
     AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, UnaryOp, WorkItemQuery,
 };
@@ -107,9 +108,11 @@ pub enum InstData {
         op: UnaryOp,
         arg: Value,
     },
+    /// `flags`: the [`IntFlags`] the producer asserts (`add nsw`); none where unproven.
     Binary {
         op: BinaryOp,
         args: [Value; 2],
+        flags: IntFlags,
     },
     Icmp {
         cond: IntCC,
@@ -123,9 +126,11 @@ pub enum InstData {
     Select {
         args: [Value; 3],
     },
+    /// `flags`: `nneg` on `zext` ([`IntFlags`]).
     Cast {
         op: CastOp,
         arg: Value,
+        flags: IntFlags,
     },
     /// φ: the value flowing in from each predecessor.
     Phi {
@@ -299,6 +304,22 @@ impl InstData {
 
     pub fn is_phi(&self) -> bool {
         matches!(self, InstData::Phi { .. })
+    }
+
+    /// The [`IntFlags`] of a binary operation or cast (none for other instructions).
+    pub fn int_flags(&self) -> IntFlags {
+        match self {
+            InstData::Binary { flags, .. } | InstData::Cast { flags, .. } => *flags,
+            _ => IntFlags::NONE,
+        }
+    }
+
+    /// Drops the [`IntFlags`]: for code executed where the flags were not asserted
+    /// (speculated for inactive lanes, or rewritten).
+    pub fn clear_int_flags(&mut self) {
+        if let InstData::Binary { flags, .. } | InstData::Cast { flags, .. } = self {
+            *flags = IntFlags::NONE;
+        }
     }
 
     /// Does the instruction write memory, synchronize, or call out? Such instructions must

@@ -7,7 +7,7 @@
 //! masks as `<N x i1>`, byte-addressed pointers with address spaces and `ptradd`, and no
 //! aggregates. See `ARCHITECTURE.md` of the project for the whole design.
 //!
-//! - [`types`], [`entities`], [`opcodes`], [`instructions`]: the vocabulary;
+//! - [`types`], [`entities`], [`opcodes`], [`flags`], [`instructions`]: the vocabulary;
 //! - [`dfg`], [`layout`], [`function`], [`module`]: containers;
 //! - [`builder`]: appending instructions;
 //! - [`write`] and [`parser`]: the `.lir` text format;
@@ -18,6 +18,7 @@ pub mod builder;
 pub mod dfg;
 pub mod entities;
 pub mod filetest;
+pub mod flags;
 pub mod function;
 #[cfg(feature = "fuzzing")]
 pub mod generator;
@@ -33,6 +34,7 @@ pub mod write;
 pub use builder::FuncBuilder;
 pub use dfg::{DataFlowGraph, ValueDef};
 pub use entities::{Block, FuncId, GlobalId, Inst, Value};
+pub use flags::IntFlags;
 pub use function::{
     AbiAttrs, FuncAbi, FuncAttrs, Function, LoopHint, LoopMd, Param, ParamAttrs, Shape, Signature,
 };

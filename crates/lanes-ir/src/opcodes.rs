@@ -10,6 +10,8 @@
 use core::fmt;
 use core::str::FromStr;
 
+use crate::flags::IntFlags;
+
 /// Declares a fieldless enum with its text name per variant, `ALL`, `name()`, `Display`
 /// and `FromStr`.
 macro_rules! named_enum {
@@ -99,6 +101,18 @@ impl BinaryOp {
             BinaryOp::SDiv | BinaryOp::UDiv | BinaryOp::SRem | BinaryOp::URem
         )
     }
+
+    /// The [`IntFlags`] the operation may carry (as in LLVM).
+    pub fn allowed_flags(self) -> IntFlags {
+        match self {
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Shl => {
+                IntFlags::NUW.union(IntFlags::NSW)
+            }
+            BinaryOp::UDiv | BinaryOp::SDiv | BinaryOp::LShr | BinaryOp::AShr => IntFlags::EXACT,
+            BinaryOp::Or => IntFlags::DISJOINT,
+            _ => IntFlags::NONE,
+        }
+    }
 }
 
 named_enum!(
@@ -173,6 +187,16 @@ named_enum!(
         AddrSpaceCast = "addrspacecast",
     }
 );
+
+impl CastOp {
+    /// The [`IntFlags`] the conversion may carry: `nneg` on `zext`.
+    pub fn allowed_flags(self) -> IntFlags {
+        match self {
+            CastOp::Zext => IntFlags::NNEG,
+            _ => IntFlags::NONE,
+        }
+    }
+}
 
 named_enum!(
     /// Read-modify-write atomic operations; the instruction returns the old value.

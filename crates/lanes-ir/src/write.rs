@@ -20,6 +20,9 @@
 //! }
 //! ```
 //!
+//! Integer flags follow the mnemonic as in LLVM (`v3: i32 = add nsw v1, v2`, `zext nneg`,
+//! [`crate::flags`]).
+//!
 //! Float constants print as the shortest decimal that reads back to the same bits, NaNs
 //! as their raw bits in hex (`fconst 0x7fc00000`). Names that are not plain identifiers
 //! print quoted (`@"operator()"`). `parse(print(f))` prints as `print(f)`.
@@ -243,10 +246,10 @@ pub fn write_inst(w: &mut dyn Write, module: &Module, func: &Function, inst: Ins
             let elem = result_ty.map_or(ScalarType::F64, Type::elem);
             write!(w, " {}", format_float(elem, *bits))
         }
-        InstData::Unary { arg, .. } | InstData::Cast { arg, .. } => write!(w, " {arg}"),
-        InstData::Binary { args, .. } | InstData::PtrAdd { args } => {
-            write!(w, " {}, {}", args[0], args[1])
-        }
+        InstData::Unary { arg, .. } => write!(w, " {arg}"),
+        InstData::Cast { arg, flags, .. } => write!(w, "{flags} {arg}"),
+        InstData::Binary { args, flags, .. } => write!(w, "{flags} {}, {}", args[0], args[1]),
+        InstData::PtrAdd { args } => write!(w, " {}, {}", args[0], args[1]),
         InstData::Icmp { cond, args } => write!(w, " {cond} {}, {}", args[0], args[1]),
         InstData::Fcmp { cond, args } => write!(w, " {cond} {}, {}", args[0], args[1]),
         InstData::Select { args } => write!(w, " {}, {}, {}", args[0], args[1], args[2]),

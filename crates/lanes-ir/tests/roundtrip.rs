@@ -205,6 +205,46 @@ block7:
 }
 
 #[test]
+fn integer_flags_read_back_and_are_checked() {
+    let src = "function @f(v0: i32, v1: i32, v2: i8) -> i64 {
+block0:
+    v3: i32 = add nsw nuw v0, v1
+    v4: i32 = shl nsw v3, v1
+    v5: i32 = udiv exact v4, v1
+    v6: i32 = or disjoint v5, v0
+    v7: i64 = zext nneg v6
+    v8: i32 = sub v0, v1
+    ret v7
+}
+";
+    let m = parse_module(src).expect("parses");
+    let text = module_to_string(&m);
+    assert!(text.contains("v3: i32 = add nuw nsw v0, v1"), "{text}");
+    assert!(text.contains("v7: i64 = zext nneg v6"), "{text}");
+    assert!(text.contains("v8: i32 = sub v0, v1"), "{text}");
+    round_trip(&m);
+    lanes_ir::verifier::verify_module(&m).expect("flags where LLVM allows them");
+    let err = match parse_module(&src.replace("udiv exact", "udiv nsw")) {
+        Ok(_) => panic!("udiv nsw parsed"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("flag 'nsw' does not apply to 'udiv'"), "{err}");
+    // Built in memory, a misplaced flag is the verifier's to report.
+    let mut m = m;
+    let (id, _) = m.functions().next().expect("f");
+    let f = m.function_mut(id).expect("defined");
+    let inst = f.layout.block_insts(Block::new(0))[0];
+    if let InstData::Binary { op, .. } = f.dfg.inst_mut(inst) {
+        *op = lanes_ir::BinaryOp::Xor;
+    }
+    let err = lanes_ir::verifier::verify_module(&m).expect_err("xor nsw");
+    assert!(
+        format!("{err}").contains("xor cannot carry the flags nuw nsw"),
+        "{err}"
+    );
+}
+
+#[test]
 fn float_constants_keep_their_bits() {
     let cases: &[(&str, &str, u64)] = &[
         ("f32", "-0.0", 0x8000_0000),

@@ -29,7 +29,7 @@
 
 use std::collections::HashMap;
 
-use lanes_ir::{Block, FuncBuilder, Function, Inst, InstData, Value};
+use lanes_ir::{Block, FuncBuilder, Function, Inst, InstData, IntFlags, Value};
 
 use crate::cfg_edit::{first_non_phi, insert_phi, phis, zero_value};
 
@@ -50,7 +50,9 @@ pub(crate) fn guard_block(func: &mut Function, b: Block, p: Value, out: &mut Vec
             continue;
         }
         match data {
-            InstData::Binary { op, args: [x, d] } if op.can_trap() => {
+            InstData::Binary {
+                op, args: [x, d], ..
+            } if op.can_trap() => {
                 let ty = func.dfg.value_type(d);
                 let one = func.dfg.make_inst(InstData::Iconst { imm: 1 }, Some(ty));
                 func.layout.insert_inst_before(one, inst);
@@ -60,7 +62,11 @@ pub(crate) fn guard_block(func: &mut Function, b: Block, p: Value, out: &mut Vec
                     .make_inst(InstData::Select { args: [p, d, one] }, Some(ty));
                 func.layout.insert_inst_before(sel, inst);
                 let sel = func.dfg.inst_result(sel).expect("result");
-                *func.dfg.inst_mut(inst) = InstData::Binary { op, args: [x, sel] };
+                *func.dfg.inst_mut(inst) = InstData::Binary {
+                    op,
+                    args: [x, sel],
+                    flags: IntFlags::NONE,
+                };
             }
             ref d if d.has_side_effects() || d.reads_memory() => out.push((inst, p)),
             _ => {}

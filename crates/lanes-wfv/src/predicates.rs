@@ -29,7 +29,7 @@
 use std::collections::HashMap;
 
 use lanes_analysis::{ControlFlowGraph, LoopForest};
-use lanes_ir::{BinaryOp, Block, Function, InstData, IntCC, Type, UnaryOp, Value};
+use lanes_ir::{BinaryOp, Block, Function, InstData, IntCC, IntFlags, Type, UnaryOp, Value};
 
 use crate::block_index::BlockIndex;
 use crate::cfg_edit::{first_non_phi, insert_before_terminator};
@@ -207,6 +207,7 @@ impl Predicates {
                             InstData::Binary {
                                 op: BinaryOp::And,
                                 args: [e, live],
+                                flags: IntFlags::NONE,
                             },
                         ),
                     })
@@ -231,6 +232,7 @@ impl Predicates {
                 InstData::Binary {
                     op: BinaryOp::Or,
                     args: [acc, v],
+                    flags: IntFlags::NONE,
                 },
             );
         }
@@ -257,6 +259,7 @@ impl Predicates {
             (Some(c), Some(p)) => InstData::Binary {
                 op: BinaryOp::And,
                 args: [p, c],
+                flags: IntFlags::NONE,
             },
         };
         let i = insert_before_terminator(func, a, data, Some(Type::I1));
@@ -350,6 +353,7 @@ fn edge_condition(func: &mut Function, a: Block, s: Block) -> Option<Value> {
                             InstData::Binary {
                                 op: BinaryOp::Or,
                                 args: [x, c],
+                                flags: IntFlags::NONE,
                             },
                             Type::I1,
                         ),
@@ -362,6 +366,7 @@ fn edge_condition(func: &mut Function, a: Block, s: Block) -> Option<Value> {
                             InstData::Binary {
                                 op: BinaryOp::And,
                                 args: [x, c],
+                                flags: IntFlags::NONE,
                             },
                             Type::I1,
                         ),
@@ -380,6 +385,7 @@ fn edge_condition(func: &mut Function, a: Block, s: Block) -> Option<Value> {
                     InstData::Binary {
                         op: BinaryOp::Or,
                         args: [x, y],
+                        flags: IntFlags::NONE,
                     },
                     Type::I1,
                 )),

@@ -236,7 +236,7 @@ pub fn transfer(
                 _ => all_uniform(&[a]),
             }
         }
-        InstData::Binary { op: b, args } => binary(*b, *args, rty, env),
+        InstData::Binary { op: b, args, .. } => binary(*b, *args, rty, env),
         InstData::Icmp { args, .. } | InstData::Fcmp { args, .. } => {
             all_uniform(&[op(args[0]), op(args[1])])
         }
@@ -250,7 +250,7 @@ pub fn transfer(
                 all_uniform(&[c, op(args[1]), op(args[2])])
             }
         }
-        InstData::Cast { op: c, arg } => cast(*c, *arg, rty, env),
+        InstData::Cast { op: c, arg, .. } => cast(*c, *arg, rty, env),
         InstData::Phi { incoming } => incoming
             .iter()
             .fold(VShape::Undef, |acc, &(_, v)| acc.join(op(v))),

@@ -14,6 +14,7 @@ use super::chance;
 use super::emit::Gen;
 use super::pool::Slot;
 use crate::entities::Value;
+use crate::flags::IntFlags;
 use crate::instructions::InstData;
 use crate::opcodes::{BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, IntrinsicClass, UnaryOp};
 use crate::types::ScalarType;
@@ -308,7 +309,14 @@ impl Gen<'_, '_> {
     /// `op a, b` on two usable values of `slot` (scalar or vector).
     pub(super) fn binary(&mut self, op: BinaryOp, slot: Slot) -> Result<Value> {
         let args = self.pick2(slot)?;
-        Ok(self.def(InstData::Binary { op, args }, slot))
+        Ok(self.def(
+            InstData::Binary {
+                op,
+                args,
+                flags: IntFlags::NONE,
+            },
+            slot,
+        ))
     }
 
     /// `icmp` of two usable values of `slot`, sometimes against a constant.
@@ -335,6 +343,7 @@ impl Gen<'_, '_> {
                     InstData::Binary {
                         op: BinaryOp::Or,
                         args: [d, one],
+                        flags: IntFlags::NONE,
                     },
                     slot.ty(self.width),
                 )
@@ -345,6 +354,7 @@ impl Gen<'_, '_> {
                     InstData::Binary {
                         op: BinaryOp::SMax,
                         args: [d, one],
+                        flags: IntFlags::NONE,
                     },
                     slot.ty(self.width),
                 )
@@ -356,6 +366,7 @@ impl Gen<'_, '_> {
                     InstData::Binary {
                         op: BinaryOp::Or,
                         args: [d, two],
+                        flags: IntFlags::NONE,
                     },
                     ty,
                 );
@@ -364,12 +375,20 @@ impl Gen<'_, '_> {
                     InstData::Binary {
                         op: BinaryOp::And,
                         args: [d2, m2],
+                        flags: IntFlags::NONE,
                     },
                     ty,
                 )
             }
         };
-        Ok(self.def(InstData::Binary { op, args: [a, d] }, slot))
+        Ok(self.def(
+            InstData::Binary {
+                op,
+                args: [a, d],
+                flags: IntFlags::NONE,
+            },
+            slot,
+        ))
     }
 
     /// A float intrinsic on `slot` (scalar or vector of floats).
@@ -464,7 +483,14 @@ impl Gen<'_, '_> {
         } else {
             *self.u.choose(&[CastOp::SiToFp, CastOp::UiToFp])?
         };
-        self.def(InstData::Cast { op, arg }, to);
+        self.def(
+            InstData::Cast {
+                op,
+                arg,
+                flags: IntFlags::NONE,
+            },
+            to,
+        );
         Ok(())
     }
 

@@ -30,6 +30,7 @@ use super::dom::{dominator_children, is_irreducible};
 use super::pool::{Pool, Slot};
 use super::{buffer_ptr_type, chance, range, GenConfig, GenInfo, GenParam, BUFFER_ALIGN};
 use crate::entities::{Block, FuncId, GlobalId, Inst, Value};
+use crate::flags::IntFlags;
 use crate::function::Function;
 use crate::instructions::InstData;
 use crate::opcodes::{BinaryOp, IntCC};
@@ -429,6 +430,7 @@ impl Gen<'_, '_> {
                     InstData::Binary {
                         op: BinaryOp::Add,
                         args: [count, one],
+                        flags: IntFlags::NONE,
                     },
                     slot,
                 );
@@ -457,6 +459,7 @@ impl Gen<'_, '_> {
                         InstData::Binary {
                             op,
                             args: [guard, extra],
+                            flags: IntFlags::NONE,
                         },
                         Type::I1,
                     );

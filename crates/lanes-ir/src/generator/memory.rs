@@ -18,6 +18,7 @@ use super::emit::{Buffer, Gen};
 use super::pool::Slot;
 use super::{chance, range};
 use crate::entities::Value;
+use crate::flags::IntFlags;
 use crate::instructions::InstData;
 use crate::opcodes::{AtomicOp, BinaryOp, IntCC};
 use crate::types::Type;
@@ -126,7 +127,16 @@ impl Gen<'_, '_> {
         let x = self.pick(slot)?;
         let ty = slot.ty(self.width);
         let n = slots as i64;
-        let bin = |g: &mut Self, op, a, b| g.ins(InstData::Binary { op, args: [a, b] }, ty);
+        let bin = |g: &mut Self, op, a, b| {
+            g.ins(
+                InstData::Binary {
+                    op,
+                    args: [a, b],
+                    flags: IntFlags::NONE,
+                },
+                ty,
+            )
+        };
         Ok(match range(self.u, 0, 3)? {
             0 => {
                 let m = self.constant(slot, n);
@@ -173,7 +183,14 @@ impl Gen<'_, '_> {
             (BinaryOp::Mul, align as i64)
         };
         let c = self.constant(slot, k);
-        Ok(self.ins(InstData::Binary { op, args: [idx, c] }, ty))
+        Ok(self.ins(
+            InstData::Binary {
+                op,
+                args: [idx, c],
+                flags: IntFlags::NONE,
+            },
+            ty,
+        ))
     }
 
     /// A scalar slot for memory, with its size in bytes.

@@ -16,6 +16,7 @@ use super::emit::Gen;
 use super::pool::Slot;
 use super::{chance, range, GenParam};
 use crate::entities::Value;
+use crate::flags::IntFlags;
 use crate::instructions::InstData;
 use crate::opcodes::{BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, WorkItemQuery};
 use crate::types::Type;
@@ -162,6 +163,7 @@ impl Gen<'_, '_> {
                 InstData::Binary {
                     op: BinaryOp::URem,
                     args: [x, m],
+                    flags: IntFlags::NONE,
                 },
                 ty,
             )
@@ -171,6 +173,7 @@ impl Gen<'_, '_> {
                 InstData::Binary {
                     op: BinaryOp::And,
                     args: [x, m],
+                    flags: IntFlags::NONE,
                 },
                 ty,
             )
@@ -207,7 +210,14 @@ impl Gen<'_, '_> {
                             .u
                             .choose(&[BinaryOp::Xor, BinaryOp::Add, BinaryOp::Sub])?
                     };
-                    self.ins(InstData::Binary { op, args: [a, v] }, ret)
+                    self.ins(
+                        InstData::Binary {
+                            op,
+                            args: [a, v],
+                            flags: IntFlags::NONE,
+                        },
+                        ret,
+                    )
                 }
             });
         }
@@ -270,7 +280,14 @@ impl Gen<'_, '_> {
             (true, true) if tb < fb => CastOp::FpTrunc,
             (true, true) => CastOp::FpExt,
         };
-        Ok(self.ins(InstData::Cast { op, arg: v }, tty))
+        Ok(self.ins(
+            InstData::Cast {
+                op,
+                arg: v,
+                flags: IntFlags::NONE,
+            },
+            tty,
+        ))
     }
 
     /// A scalar summarizing a vector: a reduction, a lane, or a mask count.

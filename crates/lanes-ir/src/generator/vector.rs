@@ -17,6 +17,7 @@ use super::emit::Gen;
 use super::pool::Slot;
 use super::{chance, range};
 use crate::entities::Value;
+use crate::flags::IntFlags;
 use crate::instructions::InstData;
 use crate::opcodes::{BinaryOp, CastOp, FloatCC, Intrinsic, UnaryOp};
 
@@ -99,6 +100,7 @@ impl Gen<'_, '_> {
             InstData::Binary {
                 op: BinaryOp::URem,
                 args: [x, m],
+                flags: IntFlags::NONE,
             },
             Slot::I32.ty(1),
         ))
@@ -310,7 +312,14 @@ impl Gen<'_, '_> {
             (false, true) => *self.u.choose(&[CastOp::SiToFp, CastOp::UiToFp])?,
         };
         let arg = self.pick(from)?;
-        self.def(InstData::Cast { op, arg }, to);
+        self.def(
+            InstData::Cast {
+                op,
+                arg,
+                flags: IntFlags::NONE,
+            },
+            to,
+        );
         Ok(())
     }
 }

@@ -16,6 +16,7 @@
 use cranelift_entity::EntityRef;
 
 use crate::entities::{Block, FuncId, GlobalId, Value};
+use crate::flags::IntFlags;
 use crate::instructions::InstData;
 use crate::opcodes::{
     AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, IntrinsicClass, UnaryOp, WorkItemQuery,
@@ -203,10 +204,14 @@ pub fn parse_inst(
             let [arg] = p.values()?;
             InstData::Unary { op, arg }
         }
-        Op::Binary(op) => InstData::Binary {
-            op,
-            args: p.values()?,
-        },
+        Op::Binary(op) => {
+            let flags = p.flags(op.allowed_flags())?;
+            InstData::Binary {
+                op,
+                args: p.values()?,
+                flags,
+            }
+        }
         Op::Icmp => {
             let cond = p.word::<IntCC>("an integer condition code (eq, ne, slt, ...)")?;
             InstData::Icmp {
@@ -223,8 +228,9 @@ pub fn parse_inst(
         }
         Op::Select => InstData::Select { args: p.values()? },
         Op::Cast(op) => {
+            let flags = p.flags(op.allowed_flags())?;
             let [arg] = p.values()?;
-            InstData::Cast { op, arg }
+            InstData::Cast { op, arg, flags }
         }
         Op::Phi => InstData::Phi {
             incoming: p.phi_pairs()?,
@@ -423,6 +429,26 @@ impl InstParser<'_, '_> {
             }
         }
         Err(self.cur.expected(what))
+    }
+
+    /// Flag words (`nuw nsw`, `exact`, …) after a mnemonic; each must be in `allowed`.
+    fn flags(&mut self, allowed: IntFlags) -> Result<IntFlags, ParseError> {
+        let mut flags = IntFlags::NONE;
+        while let crate::parser::lexer::Tok::Ident(w) = self.cur.peek()?.tok {
+            let Some(f) = IntFlags::from_word(w) else {
+                break;
+            };
+            if !allowed.contains(f) {
+                let pos = self.cur.pos()?;
+                return Err(ParseError::new(
+                    pos,
+                    format!("flag '{w}' does not apply to '{}'", self.word),
+                ));
+            }
+            self.cur.next()?;
+            flags = flags.union(f);
+        }
+        Ok(flags)
     }
 
     /// Comma-separated values up to the end of the line or a trailing `align`.

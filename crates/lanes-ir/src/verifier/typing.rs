@@ -63,10 +63,14 @@ pub(super) fn check_inst(
             }
             same(&mut err, "result", res, "operand", ty(*arg));
         }
-        InstData::Binary { op, args } => {
+        InstData::Binary { op, args, flags } => {
             let (a, b) = (ty(args[0]), ty(args[1]));
             same(&mut err, "first operand", a, "second operand", b);
             same(&mut err, "result", res, "operand", a);
+            let extra = flags.without(op.allowed_flags());
+            if !extra.is_empty() {
+                err(format!("{op} cannot carry the flags{extra}"));
+            }
             let ok = if op.is_float() {
                 a.is_float()
             } else {
@@ -100,7 +104,13 @@ pub(super) fn check_inst(
                 ));
             }
         }
-        InstData::Cast { op, arg } => check_cast(*op, ty(*arg), res, &mut err),
+        InstData::Cast { op, arg, flags } => {
+            let extra = flags.without(op.allowed_flags());
+            if !extra.is_empty() {
+                err(format!("{op} cannot carry the flags{extra}"));
+            }
+            check_cast(*op, ty(*arg), res, &mut err)
+        }
         InstData::Phi { incoming } => {
             for (block, v) in incoming {
                 if ty(*v) != res {

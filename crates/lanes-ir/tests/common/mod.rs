@@ -17,8 +17,8 @@ use arbitrary::{Result, Unstructured};
 use lanes_ir::dfg::ValueDef;
 use lanes_ir::{
     AddrSpace, AtomicOp, BinaryOp, Block, CastOp, EntityRef, FloatCC, FuncId, Function, GlobalData,
-    GlobalId, InstData, IntCC, Intrinsic, IntrinsicClass, Module, ParamAttrs, ScalarType, Shape,
-    Signature, Type, UnaryOp, Value, WorkItemQuery,
+    GlobalId, InstData, IntCC, IntFlags, Intrinsic, IntrinsicClass, Module, ParamAttrs, ScalarType,
+    Shape, Signature, Type, UnaryOp, Value, WorkItemQuery,
 };
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
@@ -188,10 +188,14 @@ fn random_inst(
             op: *u.choose(UnaryOp::ALL)?,
             arg: v0(),
         },
-        3 | 4 => InstData::Binary {
-            op: *u.choose(BinaryOp::ALL)?,
-            args: [v0(); 2],
-        },
+        3 | 4 => {
+            let op = *u.choose(BinaryOp::ALL)?;
+            InstData::Binary {
+                op,
+                args: [v0(); 2],
+                flags: random_flags(u, op.allowed_flags())?,
+            }
+        }
         5 => InstData::Icmp {
             cond: *u.choose(IntCC::ALL)?,
             args: [v0(); 2],
@@ -201,10 +205,14 @@ fn random_inst(
             args: [v0(); 2],
         },
         7 => InstData::Select { args: [v0(); 3] },
-        8 => InstData::Cast {
-            op: *u.choose(CastOp::ALL)?,
-            arg: v0(),
-        },
+        8 => {
+            let op = *u.choose(CastOp::ALL)?;
+            InstData::Cast {
+                op,
+                arg: v0(),
+                flags: random_flags(u, op.allowed_flags())?,
+            }
+        }
         9 => InstData::Phi {
             incoming: vec![(b0(), v0()); n],
         },
@@ -476,4 +484,22 @@ pub fn random_module(u: &mut Unstructured) -> Result<Module> {
         }
     }
     Ok(module)
+}
+
+/// A random subset of `allowed` (flags print after the mnemonic, so every subset must
+/// read back).
+fn random_flags(u: &mut Unstructured, allowed: IntFlags) -> Result<IntFlags> {
+    let mut out = IntFlags::NONE;
+    for f in [
+        IntFlags::NUW,
+        IntFlags::NSW,
+        IntFlags::EXACT,
+        IntFlags::DISJOINT,
+        IntFlags::NNEG,
+    ] {
+        if allowed.contains(f) && u.arbitrary::<bool>()? {
+            out = out.union(f);
+        }
+    }
+    Ok(out)
 }

@@ -1,12 +1,14 @@
 //! Arithmetic, comparisons and casts on export, where lanes semantics are spelled out:
 //! shift amounts masked to the width, `fmin`/`fmax` as `llvm.minnum`/`maxnum`, integer
 //! min/max as `llvm.smin` etc., `fptosi`/`fptoui` as the saturating `llvm.fpto[su]i.sat`.
+//! Integer flags (`nuw`, `nsw`, `exact`, `disjoint`, `nneg`) go back onto the LLVM
+//! instruction with the same meaning ([`lanes_ir::flags`]).
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMRealPredicate};
 
-use lanes_ir::{AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, Type, Value};
+use lanes_ir::{AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, IntFlags, Type, Value};
 
 use super::func::FuncCx;
 use crate::error::ExportError;
@@ -84,6 +86,30 @@ impl FuncCx<'_> {
             CastOp::AddrSpaceCast => LLVMBuildAddrSpaceCast(bd, x, lt, n),
         })
     }
+}
+
+/// Puts `flags` on `v` if it is an instruction that takes them (the builder folds constant
+/// operands into a constant, which has none; the verifier rejects flags on other
+/// operations, and an unverified one is dropped rather than handed to LLVM); returns `v`.
+///
+/// # Safety
+/// `v` must be a live value.
+pub(super) unsafe fn set_flags(v: LLVMValueRef, flags: IntFlags) -> LLVMValueRef {
+    use inkwell::llvm_sys::LLVMOpcode::*;
+    if flags.is_empty() || LLVMIsAInstruction(v).is_null() {
+        return v;
+    }
+    match LLVMGetInstructionOpcode(v) {
+        LLVMAdd | LLVMSub | LLVMMul | LLVMShl => {
+            LLVMSetNUW(v, i32::from(flags.nuw()));
+            LLVMSetNSW(v, i32::from(flags.nsw()));
+        }
+        LLVMUDiv | LLVMSDiv | LLVMLShr | LLVMAShr => LLVMSetExact(v, i32::from(flags.exact())),
+        LLVMOr => LLVMSetIsDisjoint(v, i32::from(flags.disjoint())),
+        LLVMZExt => LLVMSetNNeg(v, i32::from(flags.nneg())),
+        _ => {}
+    }
+    v
 }
 
 pub(super) fn int_pred(c: IntCC) -> LLVMIntPredicate {

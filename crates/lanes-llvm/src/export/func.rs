@@ -17,7 +17,7 @@ use lanes_ir::{
     AtomicOp, Block, Function, Inst, InstData, Module, ScalarType, Type, UnaryOp, Value,
 };
 
-use super::arith::{int_pred, real_pred, rmw_op};
+use super::arith::{int_pred, real_pred, rmw_op, set_flags};
 use crate::error::ExportError;
 use crate::llvm::{cstr, noname, Types};
 
@@ -294,7 +294,9 @@ impl FuncCx<'_> {
                     UnaryOp::Copy => x,
                 }
             }
-            InstData::Binary { op, args } => self.binary(*op, args[0], args[1])?,
+            InstData::Binary { op, args, flags } => {
+                set_flags(self.binary(*op, args[0], args[1])?, *flags)
+            }
             InstData::Icmp { cond, args } => {
                 let p = int_pred(*cond);
                 LLVMBuildICmp(b, p, self.arg(args[0]), self.arg(args[1]), noname())
@@ -310,7 +312,9 @@ impl FuncCx<'_> {
                 self.arg(args[2]),
                 noname(),
             ),
-            InstData::Cast { op, arg } => self.cast(*op, *arg, need_ty()?)?,
+            InstData::Cast { op, arg, flags } => {
+                set_flags(self.cast(*op, *arg, need_ty()?)?, *flags)
+            }
             InstData::Phi { .. } => {
                 let phi = LLVMBuildPhi(b, self.t.ty(need_ty()?), noname());
                 let bb = LLVMGetInsertBlock(b);

@@ -24,7 +24,7 @@
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 
-use lanes_ir::{BinaryOp, CastOp, InstData, Intrinsic, Type, Value, WorkItemQuery};
+use lanes_ir::{BinaryOp, CastOp, InstData, IntFlags, Intrinsic, Type, Value, WorkItemQuery};
 
 use super::func::FnCx;
 use crate::error::ImportError;
@@ -246,6 +246,7 @@ impl FnCx<'_> {
                     InstData::Binary {
                         op,
                         args: [args[0], args[1]],
+                        flags: IntFlags::NONE,
                     },
                     ty,
                 )
@@ -256,6 +257,7 @@ impl FnCx<'_> {
                     InstData::Binary {
                         op: BinaryOp::FMul,
                         args: [args[0], args[1]],
+                        flags: IntFlags::NONE,
                     },
                     ty,
                 );
@@ -263,6 +265,7 @@ impl FnCx<'_> {
                     InstData::Binary {
                         op: BinaryOp::FAdd,
                         args: [p, args[2]],
+                        flags: IntFlags::NONE,
                     },
                     ty,
                 )
@@ -307,7 +310,14 @@ impl FnCx<'_> {
         };
         if let Some(op) = int_op(base) {
             let args = [self.op(self.nth(ops, 0)?)?, self.op(self.nth(ops, 1)?)?];
-            return Ok(Some(self.emit_v(InstData::Binary { op, args }, ty()?)));
+            return Ok(Some(self.emit_v(
+                InstData::Binary {
+                    op,
+                    args,
+                    flags: IntFlags::NONE,
+                },
+                ty()?,
+            )));
         }
         match base {
             "expect" => return self.op(self.nth(ops, 0)?).map(Some),
@@ -334,7 +344,14 @@ impl FnCx<'_> {
                     CastOp::FpToUi
                 };
                 let arg = self.op(self.nth(ops, 0)?)?;
-                return Ok(Some(self.emit_v(InstData::Cast { op, arg }, ty()?)));
+                return Ok(Some(self.emit_v(
+                    InstData::Cast {
+                        op,
+                        arg,
+                        flags: IntFlags::NONE,
+                    },
+                    ty()?,
+                )));
             }
             "fshl" | "fshr" => return self.funnel_shift(base == "fshl", ops, ty()?).map(Some),
             "memcpy" | "memmove" => {
@@ -412,7 +429,14 @@ impl FnCx<'_> {
                 },
                 ty,
             );
-            acc = self.emit_v(InstData::Binary { op, args: [acc, x] }, ty);
+            acc = self.emit_v(
+                InstData::Binary {
+                    op,
+                    args: [acc, x],
+                    flags: IntFlags::NONE,
+                },
+                ty,
+            );
         }
         Ok(acc)
     }

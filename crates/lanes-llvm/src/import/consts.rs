@@ -15,7 +15,7 @@ use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMOpcode, LLVMTypeKind, LLVMValueKind};
 
-use lanes_ir::{CastOp, InstData, Intrinsic, ScalarType, Type, Value};
+use lanes_ir::{CastOp, InstData, IntFlags, Intrinsic, ScalarType, Type, Value};
 
 use super::func::FnCx;
 use super::types::{element_type, struct_fields, Layout};
@@ -198,7 +198,14 @@ impl FnCx<'_> {
                         )))
                     }
                 };
-                Ok(self.emit_v(InstData::Cast { op: cast, arg }, ty))
+                Ok(self.emit_v(
+                    InstData::Cast {
+                        op: cast,
+                        arg,
+                        flags: IntFlags::NONE,
+                    },
+                    ty,
+                ))
             }
         }
     }

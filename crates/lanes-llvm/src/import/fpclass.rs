@@ -10,7 +10,7 @@
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 
-use lanes_ir::{BinaryOp, CastOp, InstData, IntCC, ScalarType, Value};
+use lanes_ir::{BinaryOp, CastOp, InstData, IntCC, IntFlags, ScalarType, Value};
 
 use super::func::FnCx;
 use crate::error::ImportError;
@@ -35,6 +35,7 @@ impl FnCx<'_> {
             InstData::Cast {
                 op: CastOp::Bitcast,
                 arg: x,
+                flags: IntFlags::NONE,
             },
             it,
         );
@@ -44,6 +45,7 @@ impl FnCx<'_> {
             InstData::Binary {
                 op: BinaryOp::And,
                 args: [bits, abs_mask],
+                flags: IntFlags::NONE,
             },
             it,
         );
@@ -72,6 +74,7 @@ impl FnCx<'_> {
                 InstData::Binary {
                     op: BinaryOp::And,
                     args: [p, q],
+                    flags: IntFlags::NONE,
                 },
                 bt,
             )
@@ -84,6 +87,7 @@ impl FnCx<'_> {
                     InstData::Binary {
                         op: BinaryOp::Or,
                         args: [p, v],
+                        flags: IntFlags::NONE,
                     },
                     bt,
                 ),

@@ -2,6 +2,7 @@
 //!
 //! Blocks are translated in reverse postorder, so an instruction's operands (other than
 //! φ operands) are translated before it; φs are created empty and filled at the end.
+//! Integer flags (`nuw`, `nsw`, `exact`, `disjoint`, `nneg`) are kept ([`lanes_ir::flags`]).
 //! Constant operands become `iconst`/`fconst`/`global_addr` instructions right before their
 //! use (for φ operands: at the end of the entry block, which dominates every block).
 //! `getelementptr` becomes `ptradd` by a byte offset ([`super::gep`]), `freeze` a `copy`
@@ -15,8 +16,8 @@ use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMAtomicOrdering, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
 
 use lanes_ir::{
-    AtomicOp, BinaryOp, Block, CastOp, FloatCC, Function, Inst, InstData, IntCC, Intrinsic, Type,
-    UnaryOp, Value,
+    AtomicOp, BinaryOp, Block, CastOp, FloatCC, Function, Inst, InstData, IntCC, IntFlags,
+    Intrinsic, Type, UnaryOp, Value,
 };
 
 use super::types::lanes_type;
@@ -260,13 +261,18 @@ impl<'a> FnCx<'a> {
         // SAFETY: binary instructions have two operands.
         let (a, b) = unsafe { (LLVMGetOperand(i, 0), LLVMGetOperand(i, 1)) };
         let args = [self.op(a)?, self.op(b)?];
-        Ok(self.emit_v(InstData::Binary { op, args }, ty))
+        // SAFETY: `i` is a live binary instruction of opcode `op`.
+        let flags = unsafe { super::int_idioms::binary_flags(op, i) };
+        Ok(self.emit_v(InstData::Binary { op, args, flags }, ty))
     }
 
     fn cast(&mut self, op: CastOp, i: LLVMValueRef, ty: Type) -> Result<Value, ImportError> {
         // SAFETY: casts have one operand.
         let arg = self.op(unsafe { LLVMGetOperand(i, 0) })?;
-        Ok(self.emit_v(InstData::Cast { op, arg }, ty))
+        // SAFETY: `i` is a live cast; only `zext` is asked for `nneg`.
+        let nneg = op == CastOp::Zext && unsafe { LLVMGetNNeg(i) } != 0;
+        let flags = if nneg { IntFlags::NNEG } else { IntFlags::NONE };
+        Ok(self.emit_v(InstData::Cast { op, arg, flags }, ty))
     }
 
     /// Translates one instruction; its lanes value if it has one.
@@ -371,6 +377,7 @@ impl<'a> FnCx<'a> {
                         InstData::Cast {
                             op: CastOp::Bitcast,
                             arg,
+                            flags: IntFlags::NONE,
                         },
                         t(),
                     )

@@ -11,7 +11,7 @@
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 
-use lanes_ir::{BinaryOp, CastOp, InstData, ScalarType, Type, Value};
+use lanes_ir::{BinaryOp, CastOp, InstData, IntFlags, ScalarType, Type, Value};
 
 use super::func::FnCx;
 use super::types::{element_type, struct_fields};
@@ -62,6 +62,7 @@ impl FnCx<'_> {
                     InstData::Cast {
                         op: CastOp::Sext,
                         arg: x,
+                        flags: IntFlags::NONE,
                     },
                     x64,
                 );
@@ -73,6 +74,7 @@ impl FnCx<'_> {
                     InstData::Binary {
                         op: BinaryOp::Mul,
                         args: [x, s],
+                        flags: IntFlags::NONE,
                     },
                     off_ty,
                 );
@@ -83,6 +85,7 @@ impl FnCx<'_> {
                     InstData::Binary {
                         op: BinaryOp::Add,
                         args: [d, x],
+                        flags: IntFlags::NONE,
                     },
                     off_ty,
                 ),
@@ -98,6 +101,7 @@ impl FnCx<'_> {
                     InstData::Binary {
                         op: BinaryOp::Add,
                         args: [d, c],
+                        flags: IntFlags::NONE,
                     },
                     off_ty,
                 )

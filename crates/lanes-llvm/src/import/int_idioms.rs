@@ -2,11 +2,13 @@
 //! (`llvm.fshl`/`fshr`, what rotates become) and saturating add/subtract
 //! (`llvm.{u,s}{add,sub}.sat`, which InstCombine forms from clamping code). Each expansion
 //! is exact for every input, including shift amounts of the width or more and the
-//! signed overflow boundaries.
+//! signed overflow boundaries. Also the integer flags of LLVM's binary operations, which
+//! lanes keeps ([`binary_flags`]).
 
+use inkwell::llvm_sys::core::{LLVMGetExact, LLVMGetIsDisjoint, LLVMGetNSW, LLVMGetNUW};
 use inkwell::llvm_sys::prelude::*;
 
-use lanes_ir::{BinaryOp, InstData, IntCC, Type, Value};
+use lanes_ir::{BinaryOp, InstData, IntCC, IntFlags, Type, Value};
 
 use super::func::FnCx;
 use crate::error::ImportError;
@@ -33,10 +35,20 @@ impl FnCx<'_> {
             InstData::Binary {
                 op: BinaryOp::Xor,
                 args: [c, wm1],
+                flags: IntFlags::NONE,
             },
             ty,
         );
-        let bin = |s: &mut Self, op, x, y| s.emit_v(InstData::Binary { op, args: [x, y] }, ty);
+        let bin = |s: &mut Self, op, x, y| {
+            s.emit_v(
+                InstData::Binary {
+                    op,
+                    args: [x, y],
+                    flags: IntFlags::NONE,
+                },
+                ty,
+            )
+        };
         let (hi, lo) = if left {
             let hi = bin(self, BinaryOp::Shl, a, c);
             let b1 = bin(self, BinaryOp::LShr, b, one);
@@ -57,7 +69,16 @@ impl FnCx<'_> {
         ty: Type,
     ) -> Result<Value, ImportError> {
         let (a, b) = (self.op(self.nth(ops, 0)?)?, self.op(self.nth(ops, 1)?)?);
-        let bin = |s: &mut Self, op, x, y| s.emit_v(InstData::Binary { op, args: [x, y] }, ty);
+        let bin = |s: &mut Self, op, x, y| {
+            s.emit_v(
+                InstData::Binary {
+                    op,
+                    args: [x, y],
+                    flags: IntFlags::NONE,
+                },
+                ty,
+            )
+        };
         let cmp = |s: &mut Self, cond, x, y| {
             s.emit_v(InstData::Icmp { cond, args: [x, y] }, ty.as_bool())
         };
@@ -111,4 +132,29 @@ impl FnCx<'_> {
             }
         })
     }
+}
+
+/// The `nuw`/`nsw`/`exact`/`disjoint` flags of LLVM binary instruction `i` (opcode `op`),
+/// which lanes keeps for shape analysis (strides through `sext`, PLDI'18 §2.3).
+///
+/// # Safety
+/// `i` must be a live binary instruction translated to `op`.
+pub(super) unsafe fn binary_flags(op: BinaryOp, i: LLVMValueRef) -> IntFlags {
+    let allowed = op.allowed_flags();
+    let mut flags = IntFlags::NONE;
+    if allowed.contains(IntFlags::NSW) {
+        if LLVMGetNUW(i) != 0 {
+            flags = flags.union(IntFlags::NUW);
+        }
+        if LLVMGetNSW(i) != 0 {
+            flags = flags.union(IntFlags::NSW);
+        }
+    }
+    if allowed.contains(IntFlags::EXACT) && LLVMGetExact(i) != 0 {
+        flags = flags.union(IntFlags::EXACT);
+    }
+    if allowed.contains(IntFlags::DISJOINT) && LLVMGetIsDisjoint(i) != 0 {
+        flags = flags.union(IntFlags::DISJOINT);
+    }
+    flags
 }

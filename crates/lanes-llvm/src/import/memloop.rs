@@ -19,7 +19,7 @@
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 
-use lanes_ir::{BinaryOp, CastOp, InstData, IntCC, Type, Value};
+use lanes_ir::{BinaryOp, CastOp, InstData, IntCC, IntFlags, Type, Value};
 
 use super::func::FnCx;
 use crate::error::ImportError;
@@ -44,6 +44,7 @@ impl FnCx<'_> {
                 InstData::Cast {
                     op: CastOp::Zext,
                     arg: len,
+                    flags: IntFlags::NONE,
                 },
                 Type::I64,
             ),
@@ -110,6 +111,7 @@ impl FnCx<'_> {
             InstData::Binary {
                 op: BinaryOp::Add,
                 args: [i, one],
+                flags: IntFlags::NONE,
             },
             Type::I64,
         );
@@ -215,6 +217,7 @@ impl FnCx<'_> {
             InstData::Cast {
                 op: CastOp::Zext,
                 arg: byte,
+                flags: IntFlags::NONE,
             },
             Type::I64,
         );
@@ -223,6 +226,7 @@ impl FnCx<'_> {
             InstData::Binary {
                 op: BinaryOp::Mul,
                 args: [wide, ones],
+                flags: IntFlags::NONE,
             },
             Type::I64,
         );
@@ -234,6 +238,7 @@ impl FnCx<'_> {
                     InstData::Cast {
                         op: CastOp::Trunc,
                         arg: pattern,
+                        flags: IntFlags::NONE,
                     },
                     ty,
                 )

@@ -276,6 +276,7 @@ fn induction_step(func: &Function, phi: Value, next: Value) -> Option<i64> {
         InstData::Binary {
             op: BinaryOp::Add,
             args: [a, b],
+            ..
         } if ty.is_int() => {
             if *a == phi {
                 int_const(func, *b)
@@ -288,6 +289,7 @@ fn induction_step(func: &Function, phi: Value, next: Value) -> Option<i64> {
         InstData::Binary {
             op: BinaryOp::Sub,
             args: [a, b],
+            ..
         } if ty.is_int() && *a == phi => int_const(func, *b).and_then(i64::checked_neg),
         InstData::PtrAdd { args: [a, b] } if *a == phi => int_const(func, *b),
         _ => None,
@@ -321,6 +323,7 @@ fn reduction_chain(
         if let InstData::Binary {
             op: o,
             args: [a, b],
+            ..
         } = func.dfg.inst(i)
         {
             // A chain operation: exactly one operand on the chain (`sub`: the first).

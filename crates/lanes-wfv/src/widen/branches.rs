@@ -6,7 +6,7 @@
 //! hold other values); then the condition of the first active lane is the branch's
 //! condition: `extract(c, min(cttz(ballot(mask)), W - 1))`.
 
-use lanes_ir::{BinaryOp, Block, InstData, Intrinsic, Type, Value};
+use lanes_ir::{BinaryOp, Block, InstData, IntFlags, Intrinsic, Type, Value};
 
 use super::Widener;
 
@@ -62,6 +62,7 @@ impl Widener<'_> {
                     InstData::Binary {
                         op: BinaryOp::UMin,
                         args: [tz, last],
+                        flags: IntFlags::NONE,
                     },
                     Type::I64,
                 );
@@ -69,6 +70,7 @@ impl Widener<'_> {
                     InstData::Cast {
                         op: lanes_ir::CastOp::Trunc,
                         arg: i,
+                        flags: IntFlags::NONE,
                     },
                     Type::I32,
                 )

@@ -14,7 +14,7 @@
 //! (an out-of-range `extract` is an interpreter error and LLVM poison). Which value an
 //! inactive lane holds is unspecified, as in the SIMT interpreter.
 
-use lanes_ir::{BinaryOp, Block, CastOp, InstData, Intrinsic, Type, Value};
+use lanes_ir::{BinaryOp, Block, CastOp, InstData, IntFlags, Intrinsic, Type, Value};
 
 use super::{vec_of, Widener};
 
@@ -81,6 +81,7 @@ impl Widener<'_> {
                 InstData::Cast {
                     op: CastOp::Zext,
                     arg: lane,
+                    flags: IntFlags::NONE,
                 },
                 Type::I64,
             ),
@@ -96,6 +97,7 @@ impl Widener<'_> {
             InstData::Binary {
                 op,
                 args: [wide, k],
+                flags: IntFlags::NONE,
             },
             Type::I64,
         );
@@ -103,6 +105,7 @@ impl Widener<'_> {
             InstData::Cast {
                 op: CastOp::Trunc,
                 arg: r,
+                flags: IntFlags::NONE,
             },
             Type::I32,
         )

@@ -9,8 +9,8 @@
 //!   once, if `any(mask)`.
 
 use lanes_ir::{
-    BinaryOp, Block, CastOp, FuncBuilder, FuncId, Function, InstData, Intrinsic, Module, Param,
-    Type, Value, WorkItemQuery,
+    BinaryOp, Block, CastOp, FuncBuilder, FuncId, Function, InstData, IntFlags, Intrinsic, Module,
+    Param, Type, Value, WorkItemQuery,
 };
 
 use super::{vec_of, Widener};
@@ -169,6 +169,7 @@ impl Widener<'_> {
                             InstData::Binary {
                                 op: BinaryOp::Add,
                                 args: [s, kk],
+                                flags: IntFlags::NONE,
                             },
                             Type::I64,
                         ));
@@ -289,6 +290,7 @@ pub(super) fn with_item_params(callee: &Function) -> Function {
             InstData::Cast {
                 op: CastOp::Trunc,
                 arg: src,
+                flags: IntFlags::NONE,
             }
         };
     }

@@ -40,8 +40,8 @@ use std::collections::HashMap;
 use lanes_analysis::shapes::ArgShapes;
 use lanes_analysis::ControlFlowGraph;
 use lanes_ir::{
-    BinaryOp, Block, FuncId, Function, Inst, InstData, Intrinsic, IntrinsicClass, Module, Type,
-    UnaryOp, Value, ValueDef, WorkItemQuery,
+    BinaryOp, Block, FuncId, Function, Inst, InstData, IntFlags, Intrinsic, IntrinsicClass, Module,
+    Type, UnaryOp, Value, ValueDef, WorkItemQuery,
 };
 
 use crate::{shapes_of, Prepared, WfvError};
@@ -403,6 +403,7 @@ impl Widener<'_> {
                     InstData::Binary {
                         op: BinaryOp::Mul,
                         args: [lanes, sz],
+                        flags: IntFlags::NONE,
                     },
                     vec_of(Type::I64, self.width),
                 );
@@ -422,6 +423,7 @@ impl Widener<'_> {
                     InstData::Binary {
                         op: BinaryOp::Add,
                         args: [sv, l],
+                        flags: IntFlags::NONE,
                     },
                     out_ty.unwrap(),
                 ))
@@ -454,6 +456,7 @@ impl Widener<'_> {
                                 InstData::Binary {
                                     op: BinaryOp::Or,
                                     args: [m, nk],
+                                    flags: IntFlags::NONE,
                                 },
                                 mt,
                             )
@@ -462,6 +465,7 @@ impl Widener<'_> {
                             InstData::Binary {
                                 op: BinaryOp::And,
                                 args: [m, k],
+                                flags: IntFlags::NONE,
                             },
                             mt,
                         ),

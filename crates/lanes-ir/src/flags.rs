@@ -1,0 +1,128 @@
+//! Facts about integer operations that the producer asserts: LLVM's `nuw`, `nsw`, `exact`,
+//! `disjoint` and `nneg`.
+//!
+//! Shape analysis needs them (PLDI'18 §2.3: a strided `i32` index stays strided through
+//! `sext` only if its computation cannot wrap), so the importer keeps them and the
+//! exporter gives them back to LLVM:
+//!
+//! | flag       | on                          | asserts                                          |
+//! |------------|-----------------------------|--------------------------------------------------|
+//! | `nuw`      | `add` `sub` `mul` `shl`     | no unsigned overflow                             |
+//! | `nsw`      | `add` `sub` `mul` `shl`     | no signed overflow (`shl`: the result, read as signed, is `a·2^k`) |
+//! | `exact`    | `udiv` `sdiv` `lshr` `ashr` | no nonzero bit is lost                           |
+//! | `disjoint` | `or`                        | the operands share no set bit (`or` = `add`)     |
+//! | `nneg`     | `zext`                      | the operand is not negative (`zext` = `sext`)    |
+//!
+//! **Semantics.** As in LLVM, an operation whose flag does not hold yields *poison*: a value
+//! the program must not depend on (a memory access or branch on it is undefined). lanes IR
+//! does not model poison otherwise; the interpreter ignores the flags and computes the
+//! wrapped result, which is one permitted outcome. Transformations may compute another one
+//! for a lane where a flag fails (the vectorizer sign-extends an `add nsw` exactly, see
+//! `lanes_analysis::shapes::no_wrap`), so differential tests must only state flags that
+//! hold. Code a transformation creates carries no flags unless it proves them, and code it
+//! speculates (linearized, widened) drops them, since LLVM's poison would spread from an
+//! inactive lane into masks.
+
+use core::fmt;
+
+/// A set of integer-operation flags.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct IntFlags(u8);
+
+/// Each flag with its text spelling, in printing order (LLVM's: `nuw` before `nsw`).
+const NAMES: [(IntFlags, &str); 5] = [
+    (IntFlags::NUW, "nuw"),
+    (IntFlags::NSW, "nsw"),
+    (IntFlags::EXACT, "exact"),
+    (IntFlags::DISJOINT, "disjoint"),
+    (IntFlags::NNEG, "nneg"),
+];
+
+impl IntFlags {
+    /// No flag: what every transformation that cannot prove one must state.
+    pub const NONE: IntFlags = IntFlags(0);
+    pub const NUW: IntFlags = IntFlags(1);
+    pub const NSW: IntFlags = IntFlags(2);
+    pub const EXACT: IntFlags = IntFlags(4);
+    pub const DISJOINT: IntFlags = IntFlags(8);
+    pub const NNEG: IntFlags = IntFlags(16);
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Are all flags of `other` set in `self`?
+    pub fn contains(self, other: IntFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub fn union(self, other: IntFlags) -> IntFlags {
+        IntFlags(self.0 | other.0)
+    }
+
+    /// The flags of `self` not in `other`.
+    pub fn without(self, other: IntFlags) -> IntFlags {
+        IntFlags(self.0 & !other.0)
+    }
+
+    pub fn nuw(self) -> bool {
+        self.contains(IntFlags::NUW)
+    }
+
+    pub fn nsw(self) -> bool {
+        self.contains(IntFlags::NSW)
+    }
+
+    pub fn exact(self) -> bool {
+        self.contains(IntFlags::EXACT)
+    }
+
+    pub fn disjoint(self) -> bool {
+        self.contains(IntFlags::DISJOINT)
+    }
+
+    pub fn nneg(self) -> bool {
+        self.contains(IntFlags::NNEG)
+    }
+
+    /// The flag spelled `word` in the text format.
+    pub fn from_word(word: &str) -> Option<IntFlags> {
+        NAMES.iter().find(|(_, w)| *w == word).map(|&(f, _)| f)
+    }
+
+    /// The spellings of the flags set, in printing order.
+    pub fn words(self) -> impl Iterator<Item = &'static str> {
+        NAMES
+            .into_iter()
+            .filter(move |(f, _)| self.contains(*f))
+            .map(|(_, w)| w)
+    }
+}
+
+/// Prints ` nuw nsw` (each set flag preceded by a space; nothing for no flag).
+impl fmt::Display for IntFlags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for w in self.words() {
+            write!(f, " {w}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_trip_in_llvm_order() {
+        let f = IntFlags::NSW.union(IntFlags::NUW);
+        assert_eq!(f.to_string(), " nuw nsw");
+        assert!(f.nsw() && f.nuw() && !f.exact());
+        for (flag, word) in NAMES {
+            assert_eq!(IntFlags::from_word(word), Some(flag));
+        }
+        assert_eq!(IntFlags::from_word("inbounds"), None);
+        assert_eq!(f.without(IntFlags::NSW), IntFlags::NUW);
+        assert!(IntFlags::NONE.is_empty() && IntFlags::default().is_empty());
+    }
+}
