@@ -1,9 +1,14 @@
 //! The two user-facing flows, shared by `lanes import`, `lanes compile` and the tests.
 //!
 //! - [`import_file`]: source or LLVM file → verified lanes IR;
-//! - [`compile_file`]: the same import, then export with the original ABI, the new-PM
-//!   pipeline and code generation — a drop-in for `clang-19 -c` on supported code
-//!   (issue 3, point 2). `.lir` files compile too, which is how vector IR reaches LLVM.
+//! - [`compile_file_with`]: what a compiler driver does with a translation unit. The
+//!   source's LLVM module is imported function by function ([`import_partial`]); a caller's
+//!   transformation runs on the lanes IR; lanes writes its functions back into the same LLVM
+//!   module ([`export_into`]), where the functions lanes cannot express stayed untouched;
+//!   then the new-PM pipeline and code generation. Nothing clang compiles is refused, and
+//!   what lanes left alone is reported ([`KeptFunction`]). `.lir` files compile too (a
+//!   fresh LLVM module), which is how vector IR reaches LLVM.
+//! - [`compile_file`]: [`compile_file_with`] with no transformation.
 
 use std::path::Path;
 
@@ -15,7 +20,8 @@ use lanes_ir::Module;
 use crate::clang::{load_module, ClangOptions, SourceKind};
 use crate::emit::{configure_module, emit, target_machine, EmitKind, TargetOptions};
 use crate::error::LlvmError;
-use crate::export::ExportOptions;
+use crate::export::{export_into, ExportOptions};
+use crate::import::{import_partial, KeptFunction};
 use crate::pipeline::{optimize, verify, PipelineOptions};
 
 /// Everything `lanes compile` needs to know.
@@ -58,19 +64,7 @@ pub fn import_file_with_variants(
     }
     let ctx = Context::create();
     let llm = load_module(&ctx, path, clang)?;
-    let mut variants = Vec::new();
-    for f in llm.get_functions() {
-        for a in f.attributes(AttributeLoc::Function) {
-            if !a.is_string() {
-                continue;
-            }
-            let kind = a.get_string_kind_id().to_string_lossy();
-            if kind.starts_with("_ZGV") {
-                let name = f.get_name().to_string_lossy().into_owned();
-                variants.push((name, kind.into_owned()));
-            }
-        }
-    }
+    let variants = announced_variants(&llm);
     Ok((crate::import::import_module(&llm)?, variants))
 }
 
@@ -93,15 +87,7 @@ pub fn compile_module_internalizing(
 ) -> Result<Vec<u8>, LlvmError> {
     let ctx = Context::create();
     let llm = crate::export::export_module_with(&ctx, module, name, &opts.export)?;
-    for f in llm.get_functions() {
-        if f.count_basic_blocks() > 0
-            && internal
-                .iter()
-                .any(|n| f.get_name().to_bytes() == n.as_bytes())
-        {
-            f.set_linkage(inkwell::module::Linkage::Internal);
-        }
-    }
+    internalize(&llm, internal);
     let tm = target_machine(&opts.target)?;
     configure_module(&llm, &tm);
     verify(&llm)?;
@@ -111,9 +97,117 @@ pub fn compile_module_internalizing(
 
 /// Imports `path` and compiles it.
 pub fn compile_file(path: &Path, opts: &CompileOptions) -> Result<Vec<u8>, LlvmError> {
-    let module = import_file(path, &opts.clang)?;
+    compile_file_with(path, opts, |_, _| Ok::<_, LlvmError>(Vec::new())).map(|c| c.bytes)
+}
+
+/// The output of [`compile_file_with`].
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The bytes of the requested [`EmitKind`].
+    pub bytes: Vec<u8>,
+    /// The functions left as LLVM IR, with why.
+    pub kept: Vec<KeptFunction>,
+}
+
+/// Compiles `path` as a compiler driver (module docs): `transform` gets the lanes IR of
+/// every function lanes can express and the vector-function variants clang announced
+/// (`(function, "_ZGV…")`), and returns the names of functions it added that must get
+/// internal linkage.
+pub fn compile_file_with<E: From<LlvmError>>(
+    path: &Path,
+    opts: &CompileOptions,
+    transform: impl FnOnce(&mut Module, &[(String, String)]) -> Result<Vec<String>, E>,
+) -> Result<Compiled, E> {
     let name = path
         .file_name()
         .map_or_else(|| "lanes".to_string(), |n| n.to_string_lossy().into_owned());
-    compile_module(&module, &name, opts)
+    if path.extension().is_some_and(|e| e == "lir") {
+        let (mut module, variants) = import_file_with_variants(path, &opts.clang)?;
+        let internal = transform(&mut module, &variants)?;
+        let bytes = compile_module_internalizing(&module, &name, opts, &internal)?;
+        return Ok(Compiled {
+            bytes,
+            kept: Vec::new(),
+        });
+    }
+    if SourceKind::of(path).is_none() {
+        return Err(LlvmError::UnknownInput(path.to_path_buf()).into());
+    }
+    let ctx = Context::create();
+    let llm = load_module(&ctx, path, &opts.clang)?;
+    let variants = announced_variants(&llm);
+    let imported = import_partial(&llm)?;
+    let mut module = imported.module;
+    let internal = transform(&mut module, &variants)?;
+    export_into(&llm, &module, &opts.export).map_err(LlvmError::from)?;
+    internalize(&llm, &internal);
+    if !wants_debug_info(&opts.clang.extra) {
+        // lanes asks clang for line tables (for its messages); the user did not.
+        // SAFETY: live module.
+        unsafe { inkwell::llvm_sys::debuginfo::LLVMStripModuleDebugInfo(llm.as_mut_ptr()) };
+    }
+    let tm = target_machine(&opts.target)?;
+    if opts.target.cpu.is_some() || opts.target.features.is_some() {
+        // clang's per-function target attributes name its default CPU; the target given
+        // to lanes decides for every function.
+        drop_target_attributes(&llm);
+    }
+    configure_module(&llm, &tm);
+    verify(&llm)?;
+    optimize(&llm, &tm, &opts.pipeline)?;
+    let bytes = emit(&llm, &tm, opts.emit)?;
+    Ok(Compiled {
+        bytes,
+        kept: imported.kept,
+    })
+}
+
+/// The vector-function-ABI variants clang attached to functions as string attributes
+/// (`"_ZGVdN8vu_f"`; for `#pragma omp declare simd` under `-fopenmp[-simd]`).
+fn announced_variants(llm: &inkwell::module::Module<'_>) -> Vec<(String, String)> {
+    let mut variants = Vec::new();
+    for f in llm.get_functions() {
+        for a in f.attributes(AttributeLoc::Function) {
+            if !a.is_string() {
+                continue;
+            }
+            let kind = a.get_string_kind_id().to_string_lossy();
+            if kind.starts_with("_ZGV") {
+                let name = f.get_name().to_string_lossy().into_owned();
+                variants.push((name, kind.into_owned()));
+            }
+        }
+    }
+    variants
+}
+
+/// Gives the functions named in `internal` that `llm` defines internal linkage.
+fn internalize(llm: &inkwell::module::Module<'_>, internal: &[String]) {
+    for f in llm.get_functions() {
+        if f.count_basic_blocks() > 0
+            && internal
+                .iter()
+                .any(|n| f.get_name().to_bytes() == n.as_bytes())
+        {
+            f.set_linkage(inkwell::module::Linkage::Internal);
+        }
+    }
+}
+
+/// Whether clang's arguments ask for debug information (`-g…` other than `-g0`).
+fn wants_debug_info(clang_args: &[String]) -> bool {
+    clang_args
+        .iter()
+        .rev()
+        .find(|a| a.starts_with("-g") && !a.starts_with("-gno-"))
+        .is_some_and(|a| a != "-g0")
+}
+
+/// Removes `target-cpu`, `target-features` and `tune-cpu` from every function of `llm`.
+fn drop_target_attributes(llm: &inkwell::module::Module<'_>) {
+    for f in llm.get_functions() {
+        for key in ["target-cpu", "target-features", "tune-cpu"] {
+            f.remove_string_attribute(AttributeLoc::Function, key);
+        }
+    }
 }

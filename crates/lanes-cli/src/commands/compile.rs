@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use anyhow::{Context as _, Result};
 use clap::{Args, ValueEnum};
 
-use lanes_llvm::driver::{compile_module_internalizing, import_file_with_variants, CompileOptions};
+use lanes_llvm::driver::{compile_file_with, CompileOptions};
 use lanes_llvm::emit::{EmitKind, TargetOptions};
 use lanes_llvm::export::VecLib;
 use lanes_llvm::pipeline::PipelineOptions;
@@ -34,6 +34,7 @@ use lanes_llvm::ExportOptions;
 
 use super::declare_simd::define_variants;
 use super::import::ClangArgs;
+use super::remarks::{write_remarks_json, Remark, RemarkKind};
 use super::vectorize::{default_width, host_features};
 use lanes_wfv::outer_loop::{vectorize_parallel_loops_in, OuterLoopOptions};
 use lanes_wfv::Mode;
@@ -86,9 +87,13 @@ pub struct CompileArgs {
     /// Leave parallel loops to LLVM's loop vectorizer (no outer-loop vectorization by lanes)
     #[arg(long)]
     pub no_outer_loops: bool,
-    /// Report every parallel loop lanes vectorized (as clang's -Rpass does)
+    /// Report every parallel loop lanes vectorized and every function lanes left as LLVM IR,
+    /// with the reason (as clang's -Rpass and -Rpass-missed do)
     #[arg(long)]
     pub remarks: bool,
+    /// Write the remarks as JSON to FILE (`-` for standard output)
+    #[arg(long, value_name = "FILE")]
+    pub remarks_json: Option<PathBuf>,
     /// Vector math library for vectorized math (`libmvec` or `none`; clang's -fveclib=);
     /// link with `-lmvec -lm`
     #[arg(long, value_name = "LIB")]
@@ -186,64 +191,58 @@ fn target_features(args: &CompileArgs) -> String {
 }
 
 /// Import, lanes' own vectorization (parallel loops; `declare simd` variants under
-/// OpenMP), then LLVM.
+/// OpenMP), then LLVM. Functions lanes IR cannot express stay LLVM IR and are reported.
 fn compile_with_lanes(args: &CompileArgs, opts: &CompileOptions) -> Result<Vec<u8>> {
-    let (mut module, variants) = import_file_with_variants(&args.file, &opts.clang)?;
     let features = target_features(args);
-    // The functions as written: `declare simd` variants are made from them, and their
-    // parallel loops are vectorized (a variant's loops run per vector instance).
-    let scalar: Vec<_> = module.functions().map(|(id, _)| id).collect();
-    let mut internal = Vec::new();
     let openmp = opts
         .clang
         .extra
         .iter()
         .any(|a| a == "-fopenmp-simd" || a == "-fopenmp");
-    if openmp {
-        internal.extend(define_variants(&mut module, &variants, &features)?);
-    }
-    if !args.no_outer_loops {
-        let before: Vec<String> = module.functions().map(|(_, f)| f.name.clone()).collect();
-        let width = args.simd_width.unwrap_or_else(|| default_width(&features));
-        let reports = vectorize_parallel_loops_in(
-            &mut module,
-            &scalar,
-            &OuterLoopOptions {
-                width,
-                mode: Mode::Partial,
-            },
-        );
-        for r in &reports {
-            let file = match r.line {
-                Some(line) => format!("{}:{line}", args.file.display()),
-                None => format!("{}", args.file.display()),
-            };
-            match &r.outcome {
-                Ok(v) if args.remarks => eprintln!(
-                    "{file}: remark: @{}: parallel loop vectorized by lanes as an outer loop: width {}, {} reduction(s), {} inner loop(s)",
-                    r.function, v.width, v.reductions, v.inner_loops
-                ),
-                Ok(_) => {}
-                Err(why) => eprintln!(
-                    "{file}: warning: @{}: parallel loop not vectorized by lanes: {why}; left to LLVM's loop vectorizer",
-                    r.function
-                ),
-            }
+    let mut remarks = Vec::new();
+    let compiled = compile_file_with(&args.file, opts, |module, variants| {
+        // The functions as written: `declare simd` variants are made from them, and their
+        // parallel loops are vectorized (a variant's loops run per vector instance).
+        let scalar: Vec<_> = module.functions().map(|(id, _)| id).collect();
+        let mut internal = Vec::new();
+        if openmp {
+            internal.extend(define_variants(module, variants, &features)?);
         }
-        internal.extend(
-            module
-                .functions()
-                .map(|(_, f)| f.name.clone())
-                .filter(|n| !before.contains(n)),
-        );
+        if !args.no_outer_loops {
+            let before: Vec<String> = module.functions().map(|(_, f)| f.name.clone()).collect();
+            let width = args.simd_width.unwrap_or_else(|| default_width(&features));
+            let reports = vectorize_parallel_loops_in(
+                module,
+                &scalar,
+                &OuterLoopOptions {
+                    width,
+                    mode: Mode::Partial,
+                },
+            );
+            for r in reports {
+                remarks.push(Remark::parallel_loop(&args.file, r));
+            }
+            internal.extend(
+                module
+                    .functions()
+                    .map(|(_, f)| f.name.clone())
+                    .filter(|n| !before.contains(n)),
+            );
+        }
+        Ok::<_, anyhow::Error>(internal)
+    })?;
+    for kept in &compiled.kept {
+        remarks.push(Remark::kept_as_llvm(&args.file, kept));
     }
-    let name = args
-        .file
-        .file_name()
-        .map_or_else(|| "lanes".to_string(), |n| n.to_string_lossy().into_owned());
-    Ok(compile_module_internalizing(
-        &module, &name, opts, &internal,
-    )?)
+    for r in &remarks {
+        if args.remarks || r.kind == RemarkKind::Warning {
+            eprintln!("{r}");
+        }
+    }
+    if let Some(path) = &args.remarks_json {
+        write_remarks_json(path, &remarks)?;
+    }
+    Ok(compiled.bytes)
 }
 
 /// Rewrites clang-style options after `lanes import` / `lanes compile` into lanes' own, so

@@ -8,5 +8,6 @@ pub mod fmt;
 pub mod import;
 pub mod interp;
 pub mod masked_variant;
+pub mod remarks;
 pub mod vectorize;
 pub mod verify;

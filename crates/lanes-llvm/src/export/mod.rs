@@ -23,10 +23,12 @@
 
 mod arith;
 mod func;
+mod in_place;
 mod intrinsics;
 mod loops;
 mod veclib;
 
+pub use in_place::export_into;
 pub use veclib::{VecLib, VecLibError, X86VectorIsa};
 
 use inkwell::context::Context;
@@ -35,7 +37,7 @@ use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMLinkage, LLVMUnnamedAddr};
 use inkwell::module::Module as LlModule;
 
-use lanes_ir::{AbiAttrs, FuncEntry, Function, Module, Signature};
+use lanes_ir::{AbiAttrs, FuncEntry, Function, GlobalData, Module, Signature};
 
 use crate::error::ExportError;
 use crate::llvm::{attr_kind, cstr, Types};
@@ -70,29 +72,11 @@ pub fn export_module_with<'ctx>(
     let llm = ctx.create_module(name);
     let m = llm.as_mut_ptr();
     let t = Types { ctx: ctx.raw() };
-    let mut globals = Vec::new();
-    for g in module.globals.values() {
-        let ty = t.bytes(g.size);
-        let c = cstr(&g.name);
-        // SAFETY: module and types belong to `ctx`; the initializer has type `ty`.
-        unsafe {
-            let gv = LLVMAddGlobalInAddressSpace(m, ty, c.as_ptr(), u32::from(g.space.0));
-            let init = match &g.init {
-                Some(bytes) if bytes.len() as u64 == g.size => {
-                    LLVMConstStringInContext2(t.ctx, bytes.as_ptr().cast(), bytes.len(), 1)
-                }
-                _ => LLVMConstNull(ty),
-            };
-            LLVMSetInitializer(gv, init);
-            LLVMSetAlignment(gv, g.align.max(1));
-            if g.constant {
-                LLVMSetGlobalConstant(gv, 1);
-                LLVMSetLinkage(gv, LLVMLinkage::LLVMInternalLinkage);
-                LLVMSetUnnamedAddress(gv, LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
-            }
-            globals.push(gv);
-        }
-    }
+    let globals: Vec<_> = module
+        .globals
+        .values()
+        .map(|g| add_global(&t, m, g))
+        .collect();
     let mut funcs = Vec::new();
     for entry in module.funcs.values() {
         let sig = entry.signature();
@@ -112,6 +96,31 @@ pub fn export_module_with<'ctx>(
         veclib::keep_variant_declarations(&t, m);
     }
     Ok(llm)
+}
+
+/// Adds lanes global `g` to `m` as a byte array with its initializer. Constant globals
+/// become internal (tables private to the translation unit); writable ones stay external.
+fn add_global(t: &Types, m: LLVMModuleRef, g: &GlobalData) -> LLVMValueRef {
+    let ty = t.bytes(g.size);
+    let c = cstr(&g.name);
+    // SAFETY: module and types belong to `t.ctx`; the initializer has type `ty`.
+    unsafe {
+        let gv = LLVMAddGlobalInAddressSpace(m, ty, c.as_ptr(), u32::from(g.space.0));
+        let init = match &g.init {
+            Some(bytes) if bytes.len() as u64 == g.size => {
+                LLVMConstStringInContext2(t.ctx, bytes.as_ptr().cast(), bytes.len(), 1)
+            }
+            _ => LLVMConstNull(ty),
+        };
+        LLVMSetInitializer(gv, init);
+        LLVMSetAlignment(gv, g.align.max(1));
+        if g.constant {
+            LLVMSetGlobalConstant(gv, 1);
+            LLVMSetLinkage(gv, LLVMLinkage::LLVMInternalLinkage);
+            LLVMSetUnnamedAddress(gv, LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
+        }
+        gv
+    }
 }
 
 /// The LLVM function type of a lanes signature.

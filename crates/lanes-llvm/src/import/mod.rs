@@ -29,7 +29,10 @@ use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::target::LLVMGetModuleDataLayout;
 use inkwell::module::Module as LlModule;
 
-use lanes_ir::{AbiAttrs, AddrSpace, FuncId, Function, GlobalData, GlobalId, Module, Signature};
+use lanes_ir::{
+    AbiAttrs, AddrSpace, ExternFunc, FuncEntry, FuncId, Function, GlobalData, GlobalId, Module,
+    Signature,
+};
 
 use crate::error::{ImportError, LlvmError};
 use crate::llvm::{attr_kind, print_type, print_value, value_name};
@@ -152,21 +155,94 @@ unsafe fn is_kernel(ctx: LLVMContextRef, f: LLVMValueRef) -> bool {
     found
 }
 
-/// Imports the LLVM module `llm` and verifies the result.
+/// Imports the LLVM module `llm` and verifies the result. Every construct lanes IR cannot
+/// express is an error (the `.lir` output of `lanes import` must stand alone).
 pub fn import_module(llm: &LlModule<'_>) -> Result<Module, LlvmError> {
     // SAFETY: `llm` is a live module; everything read stays owned by it and is only
     // inspected through accessors matching each value's kind.
-    let module = unsafe { import_raw(llm)? };
-    lanes_ir::verifier::verify_module(&module).map_err(|e| LlvmError::Verify(e.to_string()))?;
-    Ok(module)
+    let imported = unsafe { import_raw(llm, false)? };
+    lanes_ir::verifier::verify_module(&imported.module)
+        .map_err(|e| LlvmError::Verify(e.to_string()))?;
+    Ok(imported.module)
 }
 
-unsafe fn import_raw(llm: &LlModule<'_>) -> Result<Module, ImportError> {
+/// A function of the LLVM module that lanes IR cannot express: it stays LLVM IR, untouched,
+/// in the module lanes writes ([`import_partial`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeptFunction {
+    /// The LLVM function's name.
+    pub name: String,
+    /// Why: the first construct lanes could not express, with its source line if known.
+    pub reason: ImportError,
+}
+
+/// The result of [`import_partial`].
+#[derive(Clone, Debug)]
+pub struct PartialImport {
+    /// Every function lanes IR can express, defined; the others declared where their
+    /// signature allows (so that calls to them stay calls), else absent.
+    pub module: Module,
+    /// The functions left as LLVM IR, in module order.
+    pub kept: Vec<KeptFunction>,
+    /// Globals whose contents lanes does not know (external declarations, initializers
+    /// holding addresses): lanes code only takes their address, and the LLVM module keeps
+    /// their definitions.
+    pub opaque_globals: Vec<String>,
+}
+
+/// Imports what lanes IR can express of `llm`, function by function, as a compiler driver
+/// must: one construct lanes lacks (a variadic call, inline assembly, a volatile access)
+/// keeps its function as LLVM IR instead of failing the translation unit. The result is
+/// meant to be exported back into `llm` itself ([`crate::export::export_into`]), which
+/// keeps those functions and every global's LLVM initializer.
+pub fn import_partial(llm: &LlModule<'_>) -> Result<PartialImport, LlvmError> {
+    // SAFETY: as in `import_module`.
+    let imported = unsafe { import_raw(llm, true)? };
+    lanes_ir::verifier::verify_module(&imported.module)
+        .map_err(|e| LlvmError::Verify(e.to_string()))?;
+    Ok(imported)
+}
+
+/// The source file and line of LLVM function `f`'s definition, from its debug info.
+unsafe fn function_location(f: LLVMValueRef) -> (Option<String>, u32) {
+    use inkwell::llvm_sys::debuginfo::*;
+    let sp = LLVMGetSubprogram(f);
+    if sp.is_null() {
+        return (None, 0);
+    }
+    let line = LLVMDISubprogramGetLine(sp);
+    let file = LLVMDIScopeGetFile(sp);
+    let name = if file.is_null() {
+        None
+    } else {
+        let mut len = 0;
+        let p = LLVMDIFileGetFilename(file, &mut len);
+        (!p.is_null()).then(|| {
+            String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len as usize))
+                .into_owned()
+        })
+    };
+    (name, line)
+}
+
+/// `err`, located at `f`'s definition if it has no source line of its own.
+unsafe fn located(mut err: ImportError, f: LLVMValueRef) -> ImportError {
+    if err.line == 0 {
+        let (file, line) = function_location(f);
+        err.file = file;
+        err.line = line;
+    }
+    err
+}
+
+unsafe fn import_raw(llm: &LlModule<'_>, partial: bool) -> Result<PartialImport, ImportError> {
     let m = llm.as_mut_ptr();
     let mcx_layout = Layout {
         td: LLVMGetModuleDataLayout(m),
     };
     let mut module = Module::new();
+    let mut kept = Vec::new();
+    let mut opaque_globals = Vec::new();
     let mut mcx = ModuleCx {
         ctx: LLVMGetModuleContext(m),
         layout: mcx_layout,
@@ -178,29 +254,23 @@ unsafe fn import_raw(llm: &LlModule<'_>) -> Result<Module, ImportError> {
         if name.starts_with("llvm.") {
             continue;
         }
-        if LLVMIsDeclaration(g) != 0 {
-            return Err(module_err(g, "external global variables are not supported"));
-        }
         let vty = LLVMGlobalGetValueType(g);
         let size = mcx.layout.alloc_size(vty);
-        let init = LLVMGetInitializer(g);
-        let zero = LLVMIsNull(init) != 0;
-        if !zero && size > MAX_INITIALIZED_GLOBAL {
-            return Err(module_err(
-                g,
-                format!("initialized global of {size} bytes (at most {MAX_INITIALIZED_GLOBAL})"),
-            ));
-        }
-        let mut bytes = vec![0u8; if zero { 0 } else { size as usize }];
-        if !zero {
-            consts::write_const(init, mcx.layout, &mut bytes, 0).map_err(|e| module_err(g, e))?;
-        }
         let space = u8::try_from(LLVMGetPointerAddressSpace(LLVMTypeOf(g))).unwrap_or(0);
+        let bytes = global_bytes(g, size, mcx.layout);
+        let init = match bytes {
+            Ok(bytes) => bytes,
+            Err(_) if partial => {
+                opaque_globals.push(name.clone());
+                None
+            }
+            Err(e) => return Err(e),
+        };
         let id = module.add_global(GlobalData {
             name,
             size,
             align: LLVMGetAlignment(g).max(1),
-            init: bytes.iter().any(|&b| b != 0).then_some(bytes),
+            init,
             constant: LLVMIsGlobalConstant(g) != 0,
             space: AddrSpace(space),
         });
@@ -213,15 +283,26 @@ unsafe fn import_raw(llm: &LlModule<'_>) -> Result<Module, ImportError> {
         if name.starts_with("llvm.") {
             continue;
         }
+        let sig = signature(f);
         if LLVMIsDeclaration(f) != 0 {
             // Declarations whose types lanes cannot express are only an error if called.
-            if let Ok(sig) = signature(f) {
+            if let Ok(sig) = sig {
                 let id = module.declare(name, sig);
                 mcx.funcs.insert(f, id);
             }
             continue;
         }
-        let sig = signature(f)?;
+        let sig = match sig {
+            Ok(sig) => sig,
+            Err(e) if partial => {
+                kept.push(KeptFunction {
+                    name,
+                    reason: located(e, f),
+                });
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         let mut func = Function::new(name, &sig.params, sig.ret);
         for i in 0..sig.params.len() {
             let (abi, align) = abi_attrs(f, i as u32 + 1, mcx.layout);
@@ -241,17 +322,62 @@ unsafe fn import_raw(llm: &LlModule<'_>) -> Result<Module, ImportError> {
         let Some(shell) = module.function(id) else {
             continue;
         };
-        let mut func = Function::new(shell.name.clone(), &shell.signature().params, shell.ret);
+        let sig = shell.signature();
+        let mut func = Function::new(shell.name.clone(), &sig.params, shell.ret);
         func.abi = shell.abi.clone();
         func.attrs = shell.attrs;
         for (p, q) in func.params.iter_mut().zip(&shell.params) {
             p.attrs = q.attrs;
         }
         let mut fcx = func::FnCx::new(&mcx, shell.name.clone(), func);
-        fcx.body(f)?;
-        if let Some(slot) = module.function_mut(id) {
-            *slot = fcx.func;
+        match fcx.body(f) {
+            Ok(()) => {
+                if let Some(slot) = module.function_mut(id) {
+                    *slot = fcx.func;
+                }
+            }
+            Err(e) if partial => {
+                let name = fcx.name.clone();
+                module.funcs[id] = FuncEntry::Declared(ExternFunc {
+                    name: name.clone(),
+                    sig,
+                });
+                kept.push(KeptFunction {
+                    name,
+                    reason: located(e, f),
+                });
+            }
+            Err(e) => return Err(e),
         }
     }
-    Ok(module)
+    Ok(PartialImport {
+        module,
+        kept,
+        opaque_globals,
+    })
+}
+
+/// The byte image of global `g`'s initializer (`None`: all zeros), or why it has none: an
+/// external declaration, an initializer holding addresses, or one too large to hold.
+unsafe fn global_bytes(
+    g: LLVMValueRef,
+    size: u64,
+    layout: Layout,
+) -> Result<Option<Vec<u8>>, ImportError> {
+    if LLVMIsDeclaration(g) != 0 {
+        return Err(module_err(g, "external global variables are not supported"));
+    }
+    let init = LLVMGetInitializer(g);
+    if LLVMIsNull(init) != 0 {
+        return Ok(None);
+    }
+    if size > MAX_INITIALIZED_GLOBAL {
+        return Err(module_err(
+            g,
+            format!("initialized global of {size} bytes (at most {MAX_INITIALIZED_GLOBAL})"),
+        ));
+    }
+    let mut bytes = vec![0u8; size as usize];
+    consts::write_const(init, layout, &mut bytes, 0).map_err(|e| module_err(g, e))?;
+    Ok(bytes.iter().any(|&b| b != 0).then_some(bytes))
 }

@@ -1,0 +1,118 @@
+//! Optimization remarks of `lanes compile`, as text on standard error and as JSON.
+//!
+//! A compiler user needs to know what the compiler did not do and why, at the source line
+//! it concerns, as clang's `-Rpass`/`-Rpass-missed` and ISPC's performance warnings say it:
+//! which parallel loops lanes vectorized, which it left to LLVM, and which functions it
+//! left as LLVM IR because lanes IR cannot express one of their constructs.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+use serde::Serialize;
+
+use lanes_llvm::import::KeptFunction;
+use lanes_wfv::outer_loop::LoopReport;
+
+/// Whether a remark reports work done, work not done, or something the user should fix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RemarkKind {
+    /// Done (clang's `-Rpass`).
+    Passed,
+    /// Not done, for a reason stated (clang's `-Rpass-missed`).
+    Missed,
+    /// Not done although the source asked for it (a marked parallel loop).
+    Warning,
+}
+
+/// One remark: what, where and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Remark {
+    pub kind: RemarkKind,
+    /// The lanes stage that speaks (`outer-loop`, `import`).
+    pub pass: &'static str,
+    /// A stable identifier of the remark (`Vectorized`, `KeptAsLLVM`, …).
+    pub name: &'static str,
+    pub function: String,
+    pub file: String,
+    /// Source line, 0 if unknown.
+    pub line: u32,
+    pub message: String,
+}
+
+impl Remark {
+    /// The remark for one parallel loop of `file`.
+    pub fn parallel_loop(file: &Path, r: LoopReport) -> Remark {
+        let (kind, name, message) = match &r.outcome {
+            Ok(v) => (
+                RemarkKind::Passed,
+                "Vectorized",
+                format!(
+                    "parallel loop vectorized by lanes as an outer loop: width {}, {} reduction(s), {} inner loop(s)",
+                    v.width, v.reductions, v.inner_loops
+                ),
+            ),
+            Err(why) => (
+                RemarkKind::Warning,
+                "NotVectorized",
+                format!("parallel loop not vectorized by lanes: {why}; left to LLVM's loop vectorizer"),
+            ),
+        };
+        Remark {
+            kind,
+            pass: "outer-loop",
+            name,
+            function: r.function,
+            file: file.display().to_string(),
+            line: r.line.unwrap_or(0),
+            message,
+        }
+    }
+
+    /// The remark for a function lanes left as LLVM IR.
+    pub fn kept_as_llvm(file: &Path, kept: &KeptFunction) -> Remark {
+        let why = &kept.reason;
+        let mut message = format!("function left as LLVM IR: {}", why.message);
+        if !why.inst.is_empty() {
+            message.push_str(&format!(" (`{}`)", why.inst.trim()));
+        }
+        Remark {
+            kind: RemarkKind::Missed,
+            pass: "import",
+            name: "KeptAsLLVM",
+            function: kept.name.clone(),
+            file: why
+                .file
+                .clone()
+                .unwrap_or_else(|| file.display().to_string()),
+            line: why.line,
+            message,
+        }
+    }
+}
+
+impl fmt::Display for Remark {
+    /// `FILE:LINE: remark: @f: message`, as clang prints remarks.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = match self.kind {
+            RemarkKind::Warning => "warning",
+            _ => "remark",
+        };
+        write!(f, "{}", self.file)?;
+        if self.line != 0 {
+            write!(f, ":{}", self.line)?;
+        }
+        write!(f, ": {level}: @{}: {}", self.function, self.message)
+    }
+}
+
+/// Writes `remarks` as a JSON array to `path` (`-`: standard output).
+pub fn write_remarks_json(path: &PathBuf, remarks: &[Remark]) -> Result<()> {
+    let text = serde_json::to_string_pretty(remarks)? + "\n";
+    if path.as_os_str() == "-" {
+        print!("{text}");
+        return Ok(());
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
