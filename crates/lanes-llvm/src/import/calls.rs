@@ -23,12 +23,13 @@
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::LLVMAttributeFunctionIndex;
 
 use lanes_ir::{BinaryOp, CastOp, InstData, IntFlags, Intrinsic, Type, Value, WorkItemQuery};
 
 use super::func::FnCx;
 use crate::error::ImportError;
-use crate::llvm::value_name;
+use crate::llvm::{attr_kind, value_name};
 
 /// What a math function name means.
 #[derive(Clone, Copy)]
@@ -136,6 +137,16 @@ impl FnCx<'_> {
             return Err(self.err("indirect call or inline assembly"));
         }
         let name = value_name(callee);
+        if !LLVMGetEnumAttributeAtIndex(
+            callee,
+            LLVMAttributeFunctionIndex,
+            attr_kind("returns_twice"),
+        )
+        .is_null()
+        {
+            // `setjmp`: code after the call may run twice; lanes' passes assume it does not.
+            return Err(self.err(format!("call to @{name}, which returns twice")));
+        }
         let nargs = LLVMGetNumArgOperands(i);
         let ops: Vec<LLVMValueRef> = (0..nargs).map(|k| LLVMGetOperand(i, k)).collect();
         let fty = LLVMGetCalledFunctionType(i);
@@ -354,6 +365,13 @@ impl FnCx<'_> {
                 )));
             }
             "fshl" | "fshr" => return self.funnel_shift(base == "fshl", ops, ty()?).map(Some),
+            "memcpy" | "memmove" | "memset"
+                if ops.get(3).is_some_and(|v| {
+                    LLVMIsAConstantInt(*v).is_null() || LLVMConstIntGetZExtValue(*v) != 0
+                }) =>
+            {
+                return Err(self.err(format!("volatile llvm.{base}")));
+            }
             "memcpy" | "memmove" => {
                 self.memcpy(ops, base == "memmove")?;
                 return Ok(None);

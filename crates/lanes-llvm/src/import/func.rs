@@ -417,6 +417,9 @@ impl<'a> FnCx<'a> {
                 if LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic {
                     return Err(self.err("atomic load"));
                 }
+                if LLVMGetVolatile(i) != 0 {
+                    return Err(self.err("volatile load"));
+                }
                 let ptr = self.op(LLVMGetOperand(i, 0))?;
                 let align = LLVMGetAlignment(i);
                 self.emit_v(InstData::Load { ptr, align }, t())
@@ -424,6 +427,9 @@ impl<'a> FnCx<'a> {
             LLVMStore => {
                 if LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic {
                     return Err(self.err("atomic store"));
+                }
+                if LLVMGetVolatile(i) != 0 {
+                    return Err(self.err("volatile store"));
                 }
                 let value = self.op(LLVMGetOperand(i, 0))?;
                 let ptr = self.op(LLVMGetOperand(i, 1))?;
@@ -434,6 +440,9 @@ impl<'a> FnCx<'a> {
             LLVMCall => return self.call(i),
             LLVMAtomicRMW => {
                 use inkwell::llvm_sys::LLVMAtomicRMWBinOp::*;
+                if LLVMGetVolatile(i) != 0 {
+                    return Err(self.err("volatile atomicrmw"));
+                }
                 let op = match LLVMGetAtomicRMWBinOp(i) {
                     LLVMAtomicRMWBinOpXchg => AtomicOp::Xchg,
                     LLVMAtomicRMWBinOpAdd => AtomicOp::Add,
@@ -453,6 +462,9 @@ impl<'a> FnCx<'a> {
             }
             LLVMAtomicCmpXchg => {
                 // `{old, success}`: only `extractvalue` may use it (below).
+                if LLVMGetVolatile(i) != 0 {
+                    return Err(self.err("volatile cmpxchg"));
+                }
                 let ptr = self.op(LLVMGetOperand(i, 0))?;
                 let expected = self.op(LLVMGetOperand(i, 1))?;
                 let replacement = self.op(LLVMGetOperand(i, 2))?;
