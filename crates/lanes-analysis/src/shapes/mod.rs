@@ -4,7 +4,8 @@
 //! (uniform, contiguous, strided, varying — from `--shapes`, from the parameters' IR
 //! attributes, or by default), the analysis computes
 //!
-//! - the [`VShape`] of every SSA value ([`lattice`], [`mod@transfer`]);
+//! - the [`VShape`] of every SSA value ([`lattice`], [`mod@transfer`]; strides through
+//!   `sext`/`zext` of arithmetic that cannot wrap: [`no_wrap`]);
 //! - which branches are *divergent* (their condition is not uniform);
 //! - which blocks are *join-divergent* and which loops are *divergent*, and where values
 //!   are temporally divergent ([`divergence`]).
@@ -39,6 +40,7 @@
 
 pub mod divergence;
 pub mod lattice;
+pub mod no_wrap;
 pub mod propagate;
 pub mod report;
 pub mod summary;
@@ -49,7 +51,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 
 use cranelift_entity::SecondaryMap;
-use lanes_ir::{Block, FuncId, Function, Inst, InstData, Module, Shape, Type, Value};
+use lanes_ir::{Block, FuncId, Function, Inst, InstData, Module, Shape, Value};
 
 pub use divergence::{BranchEffects, TaintRegion};
 pub use lattice::{parse_shape, parse_shape_list, ShapeSyntaxError, VShape};
@@ -59,8 +61,9 @@ use crate::dominators::DominatorTree;
 use crate::loops::{Loop, LoopForest};
 use crate::post_dominators::PostDominatorTree;
 use divergence::{def_block, DivergenceCtx};
+use no_wrap::ExtForm;
 use propagate::{PropagationScratch, DEFAULT_WALK_BUDGET};
-use transfer::{transfer, TransferEnv};
+use transfer::{transfer, Env};
 
 /// Why the analysis could not run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -105,6 +108,9 @@ pub struct ShapeInfo {
     effects: HashMap<Block, BranchEffects>,
     /// Values uniform or strided at their definition but varying at some use.
     temporal: SecondaryMap<Value, bool>,
+    /// The parameters' shapes were declared (analysis of a function), not taken from a
+    /// call site (summary of a callee); see [`no_wrap`].
+    declared_params: bool,
 }
 
 /// Analyzes defined functions of a module.
@@ -161,7 +167,7 @@ impl<'m> ShapeAnalysis<'m> {
             })
             .collect();
         self.active.borrow_mut().push(id);
-        let info = self.run(func, &seeds);
+        let info = self.run(func, &seeds, true);
         self.active.borrow_mut().pop();
         Ok(info)
     }
@@ -179,7 +185,7 @@ impl<'m> ShapeAnalysis<'m> {
             return VShape::VARYING;
         }
         self.active.borrow_mut().push(callee);
-        let info = self.run(func, args);
+        let info = self.run(func, args, false);
         self.active.borrow_mut().pop();
         let mut ret = VShape::Undef;
         for &b in info.cfg.blocks() {
@@ -199,7 +205,7 @@ impl<'m> ShapeAnalysis<'m> {
         result
     }
 
-    fn run(&self, func: &Function, seeds: &[VShape]) -> ShapeInfo {
+    fn run(&self, func: &Function, seeds: &[VShape], declared_params: bool) -> ShapeInfo {
         let cfg = ControlFlowGraph::with_function(func);
         let domtree = DominatorTree::with_function(func, &cfg);
         let pdt = PostDominatorTree::with_function(func, &cfg);
@@ -218,6 +224,7 @@ impl<'m> ShapeAnalysis<'m> {
             regions: Vec::new(),
             effects: HashMap::new(),
             temporal: SecondaryMap::new(),
+            declared_params,
             cfg,
             domtree,
             pdt,
@@ -409,28 +416,6 @@ fn writes_memory(func: &Function) -> bool {
     })
 }
 
-struct Env<'a, 'm> {
-    analysis: &'a ShapeAnalysis<'m>,
-    func: &'a Function,
-    info: &'a ShapeInfo,
-    inst: Inst,
-}
-
-impl TransferEnv for Env<'_, '_> {
-    fn operand(&self, v: Value) -> VShape {
-        self.info.use_shape(self.func, v, self.inst)
-    }
-    fn constant(&self, v: Value) -> Option<i64> {
-        constant_of(self.func, v)
-    }
-    fn ty(&self, v: Value) -> Type {
-        self.func.dfg.value_type(v)
-    }
-    fn call_summary(&self, callee: FuncId, args: &[VShape]) -> VShape {
-        self.analysis.summary(callee, args)
-    }
-}
-
 /// The immediate of `v` if it is defined by `iconst`.
 pub fn constant_of(func: &Function, v: Value) -> Option<i64> {
     match func.dfg.value_def(v) {
@@ -591,6 +576,14 @@ impl ShapeInfo {
     /// The effects of the divergent branch at the end of `block`.
     pub fn branch_effects(&self, block: Block) -> Option<&BranchEffects> {
         self.effects.get(&block)
+    }
+
+    /// The exact form of `sext`/`zext` instruction `cast` whose strided operand provably
+    /// does not wrap ([`no_wrap`]): why the extension is strided, and how widening computes
+    /// it without trusting lane 0's narrow value.
+    pub fn extension_form(&self, func: &Function, cast: Inst) -> Option<ExtForm> {
+        let at = |v: Value, user: Inst| self.use_shape(func, v, user);
+        no_wrap::extension_form(func, cast, &at, self.declared_params)
     }
 
     /// Is `v` varying at some of its uses (but not at its definition) because of temporal

@@ -4,14 +4,19 @@
 //! Every rule is *sound* for the lane semantics of [`super::lattice`]: if the operands of
 //! an instruction, executed by a set of active lanes, satisfy their shapes, the result
 //! satisfies the computed shape. Integer arithmetic wraps, so strides are computed modulo
-//! the bit width ([`normalize_stride`]); where a rule would need "no overflow" (`zext`,
-//! `sext` of a strided value, `sitofp`, …) it falls back to `varying`. The rules:
+//! the bit width ([`normalize_stride`]); where a rule needs "no overflow" it falls back to
+//! `varying` (`sitofp`, …) unless the no-wrap flags prove it (`sext`/`zext`, below). The
+//! rules:
 //!
 //! - constants, `global_addr`: uniform (aligned to the constant's low bit / the global);
-//! - `add`/`sub`/`ptradd`: strides add/subtract (`ptradd` offsets are bytes);
+//! - `add`/`sub`/`ptradd`: strides add/subtract (`ptradd` offsets are bytes), and so do
+//!   `or disjoint` (an `or` of operands without common bits is their sum);
 //!   `mul` by a uniform constant `k`: stride·k; `shl` by a uniform constant `k`: stride·2^k;
 //!   `ineg`/`not`: stride negated; `copy`, `trunc`, `bitcast` of same-width ints and
 //!   pointer/int casts keep the stride (`trunc` modulo the narrower width);
+//! - `sext`/`zext` of a strided value keep its stride when its computation cannot wrap:
+//!   `nsw`/`nuw` arithmetic over uniform values, `lane_id` and declared parameters
+//!   ([`super::no_wrap`]); otherwise varying;
 //! - everything else computes uniform from uniform operands and `varying` otherwise;
 //! - `select c, a, b`: `a ⊔ b` if `c` is uniform (all lanes take the same side);
 //! - loads (and masked loads, gathers) of a uniform address with uniform mask: uniform —
@@ -30,10 +35,12 @@
 //! the divergence of the φ's block.
 
 use lanes_ir::{
-    BinaryOp, CastOp, FuncId, InstData, Intrinsic, Module, Type, UnaryOp, Value, WorkItemQuery,
+    BinaryOp, CastOp, FuncId, Function, Inst, InstData, IntFlags, Intrinsic, Module, Type, UnaryOp,
+    Value, WorkItemQuery,
 };
 
 use super::lattice::{low_bit, normalize_stride, VShape, MAX_ALIGN};
+use super::{constant_of, ShapeAnalysis, ShapeInfo};
 
 /// What the transfer functions need to know besides operand shapes.
 pub trait TransferEnv {
@@ -46,6 +53,11 @@ pub trait TransferEnv {
     fn ty(&self, v: Value) -> Type;
     /// The result shape of calling defined function `callee` with argument shapes `args`.
     fn call_summary(&self, callee: FuncId, args: &[VShape]) -> VShape;
+    /// For a `sext`/`zext` being evaluated: the integer stride of its operand if that
+    /// provably does not wrap ([`super::no_wrap`]).
+    fn extension_stride(&self) -> Option<i64> {
+        None
+    }
 }
 
 /// Bits of an element of `ty` (pointers are 64 bits).
@@ -106,11 +118,19 @@ fn scale_align(align: u32, k: i64) -> u32 {
 }
 
 /// The transfer function of a binary operation.
-fn binary(op: BinaryOp, args: [Value; 2], rty: Type, env: &dyn TransferEnv) -> VShape {
+fn binary(
+    op: BinaryOp,
+    args: [Value; 2],
+    flags: IntFlags,
+    rty: Type,
+    env: &dyn TransferEnv,
+) -> VShape {
     let (a, b) = (env.operand(args[0]), env.operand(args[1]));
     let bits = elem_bits(rty);
     match op {
         BinaryOp::Add => add_shapes(a, b, 1, bits),
+        // Operands without common bits: `or` is their sum (clang's `2*i | 1`).
+        BinaryOp::Or if flags.disjoint() => add_shapes(a, b, 1, bits),
         BinaryOp::Sub => add_shapes(a, b, -1, bits),
         BinaryOp::Mul => {
             if a.is_undef() || b.is_undef() {
@@ -163,6 +183,12 @@ fn cast(op: CastOp, arg: Value, rty: Type, env: &dyn TransferEnv) -> VShape {
         }
         CastOp::Bitcast if from.is_int() && rty.is_int() && from == rty => a,
         CastOp::Zext | CastOp::Sext if a.is_uniform() => VShape::uniform(a.align()),
+        // Strided without wrapping: the same integer stride in the wider type. Lane 0's
+        // alignment is a fact modulo 2^bits, which the wider value keeps (a ≤ 2^30).
+        CastOp::Zext | CastOp::Sext if a.stride().is_some() => match env.extension_stride() {
+            Some(s) => VShape::strided(normalize_stride(s, elem_bits(rty)), a.align()),
+            None => all_uniform(&[a]),
+        },
         _ => all_uniform(&[a]),
     }
 }
@@ -236,7 +262,7 @@ pub fn transfer(
                 _ => all_uniform(&[a]),
             }
         }
-        InstData::Binary { op: b, args, .. } => binary(*b, *args, rty, env),
+        InstData::Binary { op: b, args, flags } => binary(*b, *args, *flags, rty, env),
         InstData::Icmp { args, .. } | InstData::Fcmp { args, .. } => {
             all_uniform(&[op(args[0]), op(args[1])])
         }
@@ -307,4 +333,33 @@ pub fn transfer(
         | InstData::Return { .. }
         | InstData::Unreachable => return None,
     })
+}
+
+/// The [`TransferEnv`] of the fixpoint ([`super::ShapeAnalysis`]).
+pub(super) struct Env<'a, 'm> {
+    pub analysis: &'a ShapeAnalysis<'m>,
+    pub func: &'a Function,
+    pub info: &'a ShapeInfo,
+    /// The instruction being evaluated.
+    pub inst: Inst,
+}
+
+impl TransferEnv for Env<'_, '_> {
+    fn operand(&self, v: Value) -> VShape {
+        self.info.use_shape(self.func, v, self.inst)
+    }
+    fn constant(&self, v: Value) -> Option<i64> {
+        constant_of(self.func, v)
+    }
+    fn ty(&self, v: Value) -> Type {
+        self.func.dfg.value_type(v)
+    }
+    fn call_summary(&self, callee: FuncId, args: &[VShape]) -> VShape {
+        self.analysis.summary(callee, args)
+    }
+    fn extension_stride(&self) -> Option<i64> {
+        self.info
+            .extension_form(self.func, self.inst)
+            .map(|f| f.stride)
+    }
 }
