@@ -5,7 +5,9 @@
 //! uniform, so the CFG is kept as is and each instruction is mapped on its own:
 //!
 //! - values that stay uniform (module `shapes`) stay scalar and are broadcast (once, right
-//!   after their definition) where a vector needs them;
+//!   after their definition) where a vector needs them; no instruction keeps integer
+//!   flags, and extensions strided by no-wrap facts are built from their leaves (module
+//!   `extend`);
 //! - other values become `<W x T>`; lane-wise operations (arithmetic, compares, casts,
 //!   selects, φs, math intrinsics, `ptradd`) are the same instruction on vectors, and
 //!   blends (`select` on an `i1` predicate) become lane-wise selects on the `<W x i1>`
@@ -31,6 +33,7 @@
 
 mod branches;
 mod cross_lane;
+mod extend;
 mod lanes;
 mod memory;
 mod shapes;
@@ -40,8 +43,8 @@ use std::collections::HashMap;
 use lanes_analysis::shapes::ArgShapes;
 use lanes_analysis::ControlFlowGraph;
 use lanes_ir::{
-    BinaryOp, Block, FuncId, Function, Inst, InstData, IntFlags, Intrinsic, IntrinsicClass, Module,
-    Type, UnaryOp, Value, ValueDef, WorkItemQuery,
+    BinaryOp, Block, CastOp, FuncId, Function, Inst, InstData, IntFlags, Intrinsic, IntrinsicClass,
+    Module, Type, UnaryOp, Value, ValueDef, WorkItemQuery,
 };
 
 use crate::{shapes_of, Prepared, WfvError};
@@ -533,6 +536,10 @@ impl Widener<'_> {
                     data.opcode_name()
                 )));
             }
+            InstData::Cast {
+                op: CastOp::Sext | CastOp::Zext,
+                ..
+            } if !uniform => self.extension(inst, &data, out_ty),
             _ => self.lanewise(&data, uniform, out_ty),
         };
         if let (Some(r), Some(n)) = (res, new_v) {
@@ -542,8 +549,10 @@ impl Widener<'_> {
     }
 
     /// The same operation on scalars (uniform result) or on vectors.
+    /// Integer flags are dropped: the widened code speculates ([`extend`]).
     fn lanewise(&mut self, data: &InstData, uniform: bool, ty: Option<Type>) -> Option<Value> {
         let mut d = data.clone();
+        d.clear_int_flags();
         let varying_operand = d.args().iter().any(|&v| !self.is_uniform(v));
         if uniform && varying_operand && !d.is_phi() {
             // Uniform although computed from varying operands (strides that cancel):

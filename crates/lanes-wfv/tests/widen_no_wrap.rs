@@ -1,0 +1,152 @@
+//! `int` indices (PLDI'18 §2.3; `lanes_analysis::shapes::no_wrap`, `widen/extend.rs`):
+//! an access `a[i + k]` with a declared contiguous `i32` instance index `i` and `add nsw`
+//! becomes a vector (or masked vector) access, not a gather or scatter; the widened code
+//! carries no integer flags; and the vector's base does not come from lane 0's narrow
+//! sum, which may overflow where lane 0 is inactive while the active lanes' sums do not.
+
+use lanes_interp::{Interpreter, Memory, RtValue};
+use lanes_ir::{AddrSpace, Function, InstData, Module, ScalarType, Type};
+use lanes_wfv::{prepare, widen, Mode};
+
+/// `y[i + k] = a * x[i + k] + y[i + k]` with an `int` index, as clang emits it, and the
+/// same store guarded by `i >= 0` (so that lane 0 with `i = -1` never adds in the scalar
+/// program, but does in the linearized one).
+const SRC: &str = "
+function @saxpy(v0: i32 contiguous, v1: i32 uniform, v2: f32 uniform, v3: ptr uniform, v4: ptr uniform) {
+block0:
+    v5: i32 = add nsw v0, v1
+    v6: i64 = sext v5
+    v7: i64 = iconst 2
+    v8: i64 = shl nsw v6, v7
+    v9: ptr = ptradd v3, v8
+    v10: f32 = load v9 align 4
+    v11: ptr = ptradd v4, v8
+    v12: f32 = load v11 align 4
+    v13: f32 = fmul v2, v10
+    v14: f32 = fadd v13, v12
+    store v14, v11 align 4
+    ret
+}
+
+function @guarded(v0: ptr uniform, v1: i32 contiguous, v2: i32 uniform) {
+block0:
+    v3: i32 = iconst 0
+    v4: i1 = icmp sge v1, v3
+    brif v4, block1, block2
+block1:
+    v5: i32 = add nsw v1, v2
+    v6: i64 = sext v5
+    v7: i64 = iconst 2
+    v8: i64 = shl v6, v7
+    v9: ptr = ptradd v0, v8
+    store v1, v9 align 4
+    br block2
+block2:
+    ret
+}
+";
+
+const W: u16 = 8;
+
+fn widened(module: &Module, name: &str) -> Function {
+    let id = module.func_by_name(name).expect("function");
+    let p = prepare(module, id, &[], Mode::Partial, &mut |_, _| {}).expect("prepare");
+    let f = widen(module, id, &p, &[], W).expect("widen");
+    lanes_ir::verifier::verify_function(module, &f).expect("verifies");
+    f
+}
+
+fn insts(f: &Function) -> Vec<&InstData> {
+    f.layout
+        .blocks()
+        .flat_map(|b| f.layout.block_insts(b).iter().map(|&i| f.dfg.inst(i)))
+        .collect()
+}
+
+#[test]
+fn int_indexed_accesses_are_vector_accesses_without_flags() {
+    let module = lanes_ir::parse_module(SRC).expect("parses");
+    for (name, loads, stores, masked) in [("saxpy", 2, 1, 0), ("guarded", 0, 0, 1)] {
+        let f = widened(&module, name);
+        let text = lanes_ir::write::function_to_string(&module, &f);
+        let all = insts(&f);
+        assert!(
+            !all.iter()
+                .any(|d| matches!(d, InstData::Gather { .. } | InstData::Scatter { .. })),
+            "{name}: gather or scatter\n{text}"
+        );
+        let vloads = all
+            .iter()
+            .filter(
+                |d| matches!(d, InstData::Load { ptr, .. } if !f.dfg.value_type(*ptr).is_vector()),
+            )
+            .count();
+        let vstores = all
+            .iter()
+            .filter(|d| matches!(d, InstData::Store { value, .. } if f.dfg.value_type(*value).is_vector()))
+            .count();
+        let mstores = all
+            .iter()
+            .filter(|d| matches!(d, InstData::MaskedStore { .. }))
+            .count();
+        assert_eq!(
+            (vloads, vstores, mstores),
+            (loads, stores, masked),
+            "{name}\n{text}"
+        );
+        assert!(
+            all.iter().all(|d| d.int_flags().is_empty()),
+            "{name}: widened code keeps a flag\n{text}"
+        );
+    }
+}
+
+/// Runs `guarded` once per lane (scalar) and once widened, with `i = -1 + lane` and
+/// `k = i32::MIN`: lane 0 is inactive, and its `i + k` would overflow (in the linearized
+/// code only); the active lanes store at `base + 4·(i + k)`, which the base pointer
+/// `buf + 4 - 4·i32::MIN` brings back to `buf + 4·lane`.
+#[test]
+fn vector_base_does_not_trust_lane_zero_overflowing_where_inactive() {
+    let module = lanes_ir::parse_module(SRC).expect("parses");
+    let id = module.func_by_name("guarded").expect("guarded");
+    let k = i64::from(i32::MIN);
+    let run = |f: Option<&Function>| -> Vec<u8> {
+        let mut mem = Memory::new();
+        let buf = mem
+            .alloc_init(&[0u8; 64], 16, AddrSpace::PRIVATE, false)
+            .expect("buffer");
+        let base = buf.wrapping_add(4).wrapping_sub((4 * k) as u64);
+        let ptr = RtValue::ptr_of(ScalarType::Ptr(AddrSpace::PRIVATE), base);
+        let kk = RtValue::int(ScalarType::I32, k);
+        match f {
+            None => {
+                let interp = Interpreter::new(&module);
+                for lane in 0..i64::from(W) {
+                    let i = RtValue::int(ScalarType::I32, lane - 1);
+                    interp
+                        .call(id, &[ptr.clone(), i, kk.clone()], &mut mem)
+                        .expect("scalar run");
+                }
+            }
+            Some(f) => {
+                let mut m = module.clone();
+                let wid = m.define(f.clone());
+                let lanes = (0..u64::from(W)).map(|l| l.wrapping_sub(1)).collect();
+                let iv =
+                    RtValue::from_lanes(Type::vector(W, ScalarType::I32), lanes).expect("lanes");
+                Interpreter::new(&m)
+                    .call(wid, &[ptr, iv, kk], &mut mem)
+                    .unwrap_or_else(|e| {
+                        panic!(
+                            "widened run: {e}\n{}",
+                            lanes_ir::write::function_to_string(&m, f)
+                        )
+                    });
+            }
+        }
+        mem.read_bytes(buf, 64).expect("buffer")
+    };
+    let want = run(None);
+    assert_ne!(want, vec![0u8; 64], "the active lanes store");
+    assert_eq!(run(Some(&widened(&module, "guarded"))), want);
+}
