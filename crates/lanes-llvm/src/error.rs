@@ -64,6 +64,8 @@ pub enum LlvmError {
     Io { path: PathBuf, message: String },
     #[error("LLVM: {0}")]
     Llvm(String),
+    #[error(transparent)]
+    Target(#[from] crate::target::TargetError),
     #[error("JIT: no function @{0}")]
     NoSuchFunction(String),
     #[error("JIT: {0}")]

@@ -6,6 +6,7 @@
 //! - [`pipeline`]: the new pass manager's `default<On>` with LLVM's vectorizers on or off;
 //! - [`emit`]: target machines and object / assembly / LLVM text output;
 //! - [`jit`]: runs exported functions by name from Rust;
+//! - [`target`]: the target (triple, CPU, features, natural vector width) every stage asks;
 //! - [`driver`]: the `lanes import` and `lanes compile` flows on files.
 //!
 //! Everything below this crate (IR, analyses, interpreter, vectorizers) builds and tests
@@ -24,6 +25,7 @@ pub mod jit;
 mod llvm;
 pub mod loopmd;
 pub mod pipeline;
+pub mod target;
 
 pub use error::{ExportError, ImportError, LlvmError};
 pub use export::{export_module, export_module_with, ExportOptions};

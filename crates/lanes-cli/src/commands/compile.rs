@@ -27,15 +27,16 @@ use anyhow::{Context as _, Result};
 use clap::{Args, ValueEnum};
 
 use lanes_llvm::driver::{compile_file_with, CompileOptions};
-use lanes_llvm::emit::{EmitKind, TargetOptions};
+use lanes_llvm::emit::EmitKind;
 use lanes_llvm::export::VecLib;
 use lanes_llvm::pipeline::PipelineOptions;
+use lanes_llvm::target::Target;
 use lanes_llvm::ExportOptions;
 
 use super::declare_simd::define_variants;
 use super::import::ClangArgs;
 use super::remarks::{write_remarks_json, Remark, RemarkKind};
-use super::vectorize::{default_width, host_features};
+use super::target_args::TargetArgs;
 use lanes_wfv::outer_loop::{vectorize_parallel_loops_in, OuterLoopOptions};
 use lanes_wfv::Mode;
 
@@ -72,15 +73,8 @@ pub struct CompileArgs {
     /// Turn LLVM's SLP vectorizer off
     #[arg(long)]
     pub no_slp_vectorize: bool,
-    /// Target triple (default: the host)
-    #[arg(long)]
-    pub target: Option<String>,
-    /// Target CPU (`native` for the host CPU; default generic)
-    #[arg(long)]
-    pub target_cpu: Option<String>,
-    /// Target features (`+avx2,+fma`)
-    #[arg(long)]
-    pub target_features: Option<String>,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Lanes for `#pragma omp simd` / `vectorize(assume_safety)` loops (default: from the target)
     #[arg(long, value_parser = clap::value_parser!(u16).range(2..=64))]
     pub simd_width: Option<u16>,
@@ -106,19 +100,18 @@ pub fn run(args: &CompileArgs) -> Result<()> {
     let emit = if args.asm { Emit::Asm } else { args.emit };
     let opt = args.opt.min(3);
     let mut clang = args.clang.options(Some(opt.to_string()));
-    if let Some(triple) = &args.target {
-        // The front end must lower the C ABI for the same target.
-        clang.extra.push(format!("--target={triple}"));
-    }
+    // The front end lowers the C ABI for the same target (clang gets the options too).
+    let target = args.target.resolve(&mut clang.extra, None)?;
     if let Some(lib) = &args.veclib {
         // clang gets it too, as `clang -fveclib=` would.
         clang.extra.push(format!("-fveclib={lib}"));
     }
+    let features = target.feature_string();
     let export = ExportOptions {
         veclib: args
             .veclib
             .as_deref()
-            .and_then(|lib| veclib(lib, args.target.as_deref(), &target_features(args))),
+            .and_then(|lib| veclib(lib, args.target.target.as_deref(), &features)),
     };
     let opts = CompileOptions {
         clang,
@@ -128,12 +121,7 @@ pub fn run(args: &CompileArgs) -> Result<()> {
             slp_vectorize: opt >= 2 && !args.no_slp_vectorize,
             verify_each: false,
         },
-        target: TargetOptions {
-            triple: args.target.clone(),
-            cpu: args.target_cpu.clone(),
-            features: args.target_features.clone(),
-            opt_level: opt,
-        },
+        target: target.options(opt),
         emit: match emit {
             Emit::Obj => EmitKind::Object,
             Emit::Asm => EmitKind::Asm,
@@ -141,7 +129,7 @@ pub fn run(args: &CompileArgs) -> Result<()> {
         },
         export,
     };
-    let bytes = compile_with_lanes(args, &opts)
+    let bytes = compile_with_lanes(args, &opts, &target)
         .with_context(|| format!("{}: compilation failed", args.file.display()))?;
     let output = args.output.clone().unwrap_or_else(|| {
         let ext = match emit {
@@ -170,30 +158,14 @@ pub(crate) fn veclib(lib: &str, triple: Option<&str>, features: &str) -> Option<
     })
 }
 
-/// The target's features as `+f,…` (the host's for `native`, SSE2 for other x86-64
-/// CPUs unless given; empty for other architectures).
-fn target_features(args: &CompileArgs) -> String {
-    let x86 = args
-        .target
-        .as_deref()
-        .map_or(cfg!(target_arch = "x86_64"), |t| t.starts_with("x86_64"));
-    if !x86 {
-        return String::new();
-    }
-    let mut features = args.target_features.clone().unwrap_or_default();
-    if args.target_cpu.as_deref() == Some("native") {
-        features = format!("{},{features}", host_features());
-    } else {
-        // The x86-64 baseline.
-        features = format!("+sse2,{features}");
-    }
-    features
-}
-
 /// Import, lanes' own vectorization (parallel loops; `declare simd` variants under
 /// OpenMP), then LLVM. Functions lanes IR cannot express stay LLVM IR and are reported.
-fn compile_with_lanes(args: &CompileArgs, opts: &CompileOptions) -> Result<Vec<u8>> {
-    let features = target_features(args);
+fn compile_with_lanes(
+    args: &CompileArgs,
+    opts: &CompileOptions,
+    target: &Target,
+) -> Result<Vec<u8>> {
+    let features = target.feature_string();
     let openmp = opts
         .clang
         .extra
@@ -210,7 +182,7 @@ fn compile_with_lanes(args: &CompileArgs, opts: &CompileOptions) -> Result<Vec<u
         }
         if !args.no_outer_loops {
             let before: Vec<String> = module.functions().map(|(_, f)| f.name.clone()).collect();
-            let width = args.simd_width.unwrap_or_else(|| default_width(&features));
+            let width = args.simd_width.unwrap_or_else(|| target.default_width());
             let reports = vectorize_parallel_loops_in(
                 module,
                 &scalar,
@@ -261,10 +233,43 @@ pub fn clang_style_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsStrin
         return args;
     }
     let mut after_dashdash = false;
-    for a in args.iter_mut().skip(2) {
-        let Some(s) = a.to_str() else { continue };
-        if after_dashdash || !s.starts_with('-') || s.starts_with("--") {
+    let mut out: Vec<OsString> = args.drain(..2.min(args.len())).collect();
+    let mut rest = args.into_iter();
+    while let Some(a) = rest.next() {
+        let Some(s) = a.to_str().map(String::from) else {
+            out.push(a);
+            continue;
+        };
+        if after_dashdash || !s.starts_with('-') || s.starts_with("--") || s == "-" {
             after_dashdash |= s == "--";
+            out.push(a);
+            if [
+                "--clang-arg",
+                "--output",
+                "--target",
+                "--target-cpu",
+                "--target-features",
+            ]
+            .contains(&s.as_str())
+            {
+                // The value is lanes', whatever it starts with.
+                out.extend(rest.next());
+            }
+            continue;
+        }
+        if s == "-o" {
+            out.push(a);
+            out.extend(rest.next());
+            continue;
+        }
+        if ["-include", "-imacros", "-isystem", "-iquote", "-idirafter"].contains(&s.as_str()) {
+            // clang options with a separate value: both go to clang.
+            out.push(OsString::from(format!("--clang-arg={s}")));
+            if let Some(v) = rest.next() {
+                let mut arg = OsString::from("--clang-arg=");
+                arg.push(v);
+                out.push(arg);
+            }
             continue;
         }
         let new = if let Some(v) = s.strip_prefix("-std=") {
@@ -273,7 +278,7 @@ pub fn clang_style_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsStrin
             .strip_prefix("-march=")
             .or_else(|| s.strip_prefix("-mcpu="))
         {
-            if compile {
+            if compile || vectorize {
                 format!("--target-cpu={v}")
             } else {
                 format!("--clang-arg={s}")
@@ -295,11 +300,12 @@ pub fn clang_style_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsStrin
         {
             format!("--clang-arg={s}")
         } else {
+            out.push(a);
             continue;
         };
-        *a = OsString::from(new);
+        out.push(OsString::from(new));
     }
-    args
+    out
 }
 
 #[cfg(test)]
@@ -361,5 +367,31 @@ mod tests {
             ["lanes", "import", "--clang-arg=-fveclib=libmvec", "k.c"]
         );
         assert_eq!(rewrite("lanes fmt -std=x"), ["lanes", "fmt", "-std=x"]);
+        // A lanes option's value is never rewritten; clang's two-word options go to clang.
+        assert_eq!(
+            rewrite("lanes compile --clang-arg -g -include pre.h -o - -march=haswell k.c"),
+            [
+                "lanes",
+                "compile",
+                "--clang-arg",
+                "-g",
+                "--clang-arg=-include",
+                "--clang-arg=pre.h",
+                "-o",
+                "-",
+                "--target-cpu=haswell",
+                "k.c"
+            ]
+        );
+        assert_eq!(
+            rewrite("lanes vectorize -march=haswell -mno-avx512f k.c"),
+            [
+                "lanes",
+                "vectorize",
+                "--target-cpu=haswell",
+                "--clang-arg=-mno-avx512f",
+                "k.c"
+            ]
+        );
     }
 }

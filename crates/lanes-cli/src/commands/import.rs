@@ -16,6 +16,9 @@ pub struct ClangArgs {
     /// Define a macro (NAME or NAME=VALUE)
     #[arg(short = 'D', value_name = "MACRO")]
     pub define: Vec<String>,
+    /// Undefine a macro
+    #[arg(short = 'U', value_name = "MACRO")]
+    pub undefine: Vec<String>,
     /// Language standard (c11, c++17, CL2.0, ...)
     #[arg(long = "std", value_name = "STD")]
     pub std: Option<String>,
@@ -31,7 +34,12 @@ impl ClangArgs {
             defines: self.define.clone(),
             std: self.std.clone(),
             opt,
-            extra: self.clang_arg.clone(),
+            extra: self
+                .undefine
+                .iter()
+                .map(|m| format!("-U{m}"))
+                .chain(self.clang_arg.iter().cloned())
+                .collect(),
         }
     }
 }

@@ -9,5 +9,6 @@ pub mod import;
 pub mod interp;
 pub mod masked_variant;
 pub mod remarks;
+pub mod target_args;
 pub mod vectorize;
 pub mod verify;

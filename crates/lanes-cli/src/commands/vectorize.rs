@@ -25,7 +25,6 @@ use lanes_analysis::shapes::parse_shape_list;
 use lanes_ir::{BinaryOp, FuncBuilder, FuncId, Function, InstData, IntCC, Module, Shape, Type};
 use lanes_llvm::emit::{configure_module, emit, target_machine, EmitKind, TargetOptions};
 use lanes_llvm::inkwell::module::Linkage;
-use lanes_llvm::inkwell::targets::TargetMachine;
 use lanes_llvm::pipeline::{optimize, verify, PipelineOptions};
 use lanes_llvm::{Context, ExportOptions};
 use lanes_wfv::Mode;
@@ -33,6 +32,7 @@ use lanes_wfv::Mode;
 use super::declare_simd::widen_variant;
 
 use super::import::ClangArgs;
+use super::target_args::TargetArgs;
 use crate::input::select_function;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -55,7 +55,8 @@ pub struct VectorizeArgs {
     /// Argument shapes: u, c, s<n>, v with optional a<n>, comma-separated (default: all v)
     #[arg(long)]
     pub shapes: Option<String>,
-    /// Lanes (default: 16 with AVX-512, 8 with AVX2, else 4, from the host CPU)
+    /// Lanes (default: the target's natural width for 32-bit elements: 16 with AVX-512,
+    /// 8 with AVX, else 4; the target is the host unless -march=, --target-cpu or -m… say)
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub width: Option<u16>,
     /// Linearize divergent control flow only (partial) or all of it (full)
@@ -72,37 +73,13 @@ pub struct VectorizeArgs {
     #[arg(long, value_name = "LIB")]
     pub veclib: Option<String>,
     #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
     pub clang: ClangArgs,
-}
-
-/// The host CPU's features as LLVM reports them.
-pub(crate) fn host_features() -> String {
-    TargetMachine::get_host_cpu_features().to_string()
 }
 
 pub(crate) fn has(features: &str, f: &str) -> bool {
     features.split(',').any(|x| x == format!("+{f}"))
-}
-
-/// The default width for 32-bit lanes on the host.
-pub fn default_width(features: &str) -> u16 {
-    if has(features, "avx512f") {
-        16
-    } else if has(features, "avx2") {
-        8
-    } else {
-        4
-    }
-}
-
-/// The vector-function ABI ISA letter for `bits`-wide vectors.
-fn isa_letter(bits: u32, features: &str) -> char {
-    match bits {
-        0..=128 => 'b',
-        129..=256 if has(features, "avx2") => 'd',
-        129..=256 => 'c',
-        _ => 'e',
-    }
 }
 
 /// `_ZGV<isa>N<width><params>_<name>`.
@@ -117,6 +94,8 @@ pub fn vector_abi_name(name: &str, isa: char, width: u16, shapes: &[Option<Shape
 pub fn run(args: &VectorizeArgs) -> Result<()> {
     let opt = args.opt.min(3);
     let mut clang = args.clang.options(Some(opt.to_string()));
+    // Vector code is for this machine unless a target is named.
+    let target = args.target.resolve(&mut clang.extra, Some("native"))?;
     if let Some(lib) = &args.veclib {
         clang.extra.push(format!("-fveclib={lib}"));
     }
@@ -140,15 +119,15 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
             scalar.name
         );
     }
-    let features = host_features();
-    let width = args.width.unwrap_or_else(|| default_width(&features));
+    let features = target.feature_string();
+    let width = args.width.unwrap_or_else(|| target.default_width());
     let mode = match args.linearize {
         Linearize::Partial => Mode::Partial,
         Linearize::Full => Mode::Full,
     };
     // The unmasked vector variant.
     let plain: Vec<Option<Shape>> = shapes.iter().map(|s| s.map(|(s, _)| s)).collect();
-    let isa = isa_letter(u32::from(width) * 32, &features);
+    let isa = target.vfabi_isa(u32::from(width) * 32);
     let vname = vector_abi_name(&scalar.name, isa, width, &plain);
     widen_variant(&mut module, id, &shapes, mode, width, false, &vname)?;
     let mut exported = vec![vname];
@@ -177,9 +156,15 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
         veclib: args
             .veclib
             .as_deref()
-            .and_then(|lib| super::compile::veclib(lib, None, &features)),
+            .and_then(|lib| super::compile::veclib(lib, args.target.target.as_deref(), &features)),
     };
-    write_output(&module, &exported, &args.output, opt, &export)
+    write_output(
+        &module,
+        &exported,
+        &args.output,
+        &target.options(opt),
+        &export,
+    )
 }
 
 /// `name(params of scalar)`: `for (b = 0; b < n; b += W) body(…, b + lane_id, …, b + lane_id < n)`.
@@ -238,7 +223,7 @@ fn write_output(
     module: &Module,
     exported: &[String],
     out: &Path,
-    opt: u8,
+    target: &TargetOptions,
     export: &ExportOptions,
 ) -> Result<()> {
     let ext = out.extension().and_then(|e| e.to_str()).unwrap_or("o");
@@ -269,12 +254,8 @@ fn write_output(
             g.set_linkage(Linkage::Internal);
         }
     }
-    let tm = target_machine(&TargetOptions {
-        triple: None,
-        cpu: Some("native".to_string()),
-        features: None,
-        opt_level: opt,
-    })?;
+    let tm = target_machine(target)?;
+    let opt = target.opt_level;
     configure_module(&llm, &tm);
     verify(&llm)?;
     optimize(
