@@ -184,3 +184,50 @@ fn lanes_h_without_lanes_means_width_one() {
     let out = run(&mut Command::new(&exe));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "width 1\n");
 }
+
+/// An `int` instance index keeps `out[i]` contiguous (PLDI'18 §2.3; shapes through
+/// `sext` of a declared contiguous `i32`, `lanes_analysis::shapes::no_wrap`): the bundled
+/// Mandelbrot kernel (the demo's command) and the `int`-indexed saxpy store with vector
+/// stores — plain in the unmasked variant, `llvm.masked.store` in the launcher's masked
+/// one — and saxpy loads with vector loads: never a gather or scatter.
+#[test]
+fn int_indexed_stores_are_vector_stores_not_scatters() {
+    let d = scratch_dir("vectorize");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let cases = [
+        (root.join("examples/mandelbrot.c"), "mandel", "u,c,u,u,u", 0),
+        (data("vectorize_kernels.c"), "saxpy", "c,u,u,u", 2),
+    ];
+    for (src, f, shapes, loads) in cases {
+        let ll = d.join(format!("{f}_int_index.ll"));
+        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+            .args(["vectorize", s(&src), "--function", f, "--shapes", shapes])
+            .args([
+                "--width",
+                "8",
+                "--clang-arg=-ffp-contract=off",
+                "-o",
+                s(&ll),
+            ]));
+        let text = std::fs::read_to_string(&ll).expect("ll");
+        assert!(
+            !text.contains("llvm.masked.scatter"),
+            "{f}: a scatter\n{text}"
+        );
+        assert!(
+            !text.contains("llvm.masked.gather"),
+            "{f}: a gather\n{text}"
+        );
+        assert!(
+            text.contains("store <8 x i32>") || text.contains("store <8 x float>"),
+            "{f}: no vector store\n{text}"
+        );
+        assert!(
+            text.contains("call void @llvm.masked.store.v8"),
+            "{f}: no masked store\n{text}"
+        );
+        let vloads = text.matches("load <8 x float>").count()
+            + text.matches("@llvm.masked.load.v8f32").count();
+        assert!(vloads >= loads, "{f}: {vloads} vector loads\n{text}");
+    }
+}
