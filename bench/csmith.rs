@@ -115,7 +115,12 @@ fn main() {
                         Err(e) => Outcome::Skipped(e.clone()),
                     };
                     if !matches!(outcome, Outcome::Same | Outcome::Skipped(_)) {
-                        bar.println(format!("seed {seed} {}: {outcome:?}", config.name));
+                        let line = format!("seed {seed} {}: {outcome:?}", config.name);
+                        if bar.is_hidden() {
+                            eprintln!("{line}");
+                        } else {
+                            bar.println(line);
+                        }
                         let _ = std::fs::create_dir_all(&keep);
                         let name = format!("{seed}.c");
                         let _ = std::fs::copy(work.join(&name), keep.join(&name));

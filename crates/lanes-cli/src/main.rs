@@ -8,6 +8,7 @@
 
 mod commands;
 mod input;
+mod output;
 
 use clap::{Parser, Subcommand};
 

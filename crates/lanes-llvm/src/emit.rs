@@ -32,6 +32,7 @@ pub enum EmitKind {
     Object,
     Asm,
     Llvm,
+    Bitcode,
 }
 
 /// Initializes LLVM's native target once per process.
@@ -114,6 +115,7 @@ pub fn emit(
 ) -> Result<Vec<u8>, LlvmError> {
     let ft = match kind {
         EmitKind::Llvm => return Ok(module.print_to_string().to_bytes().to_vec()),
+        EmitKind::Bitcode => return Ok(module.write_bitcode_to_memory().as_slice().to_vec()),
         EmitKind::Object => FileType::Object,
         EmitKind::Asm => FileType::Assembly,
     };

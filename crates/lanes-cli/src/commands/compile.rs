@@ -21,7 +21,7 @@
 //! `errno`, and neither libmvec nor lanes' vector code sets it.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 use clap::{Args, ValueEnum};
@@ -37,6 +37,7 @@ use super::declare_simd::define_variants;
 use super::import::ClangArgs;
 use super::remarks::{write_remarks_json, Remark, RemarkKind};
 use super::target_args::TargetArgs;
+use crate::output::{check_output_name, input_file, write_bytes, OutputKind};
 use lanes_wfv::outer_loop::{vectorize_parallel_loops_in, OuterLoopOptions};
 use lanes_wfv::Mode;
 
@@ -50,8 +51,14 @@ pub enum Emit {
 /// Compile C, C++, OpenCL C, .ll, .bc or .lir to an object file through lanes and LLVM 19
 #[derive(Args, Debug)]
 pub struct CompileArgs {
-    /// The input file
+    /// The input file (`-`: standard input, in the language of `-x`)
     pub file: PathBuf,
+    /// The language of standard input: c, c++, cl, ir or lir (clang's -x)
+    #[arg(short = 'x', value_name = "LANG")]
+    pub language: Option<String>,
+    /// With -S, LLVM IR text (.ll); else LLVM bitcode (.bc)
+    #[arg(long = "emit-llvm")]
+    pub emit_llvm: bool,
     /// Compile only (accepted for compatibility with clang; always the case)
     #[arg(short = 'c')]
     pub compile_only: bool,
@@ -97,7 +104,26 @@ pub struct CompileArgs {
 }
 
 pub fn run(args: &CompileArgs) -> Result<()> {
-    let emit = if args.asm { Emit::Asm } else { args.emit };
+    let kind = match (args.emit_llvm, args.asm, args.emit) {
+        (true, true, _) | (false, false, Emit::Llvm) => OutputKind::LlvmText,
+        (true, false, _) => OutputKind::Bitcode,
+        (false, true, _) | (false, false, Emit::Asm) => OutputKind::Asm,
+        (false, false, Emit::Obj) => OutputKind::Object,
+    };
+    let (file, _stdin) = input_file(&args.file, args.language.as_deref())?;
+    let output = args.output.clone().unwrap_or_else(|| {
+        let stem = if args.file.as_os_str() == "-" {
+            PathBuf::from("-")
+        } else {
+            PathBuf::from(args.file.file_name().unwrap_or_default())
+        };
+        if stem.as_os_str() == "-" {
+            stem
+        } else {
+            stem.with_extension(kind.suffixes()[0])
+        }
+    });
+    check_output_name(&output, kind)?;
     let opt = args.opt.min(3);
     let mut clang = args.clang.options(Some(opt.to_string()));
     // The front end lowers the C ABI for the same target (clang gets the options too).
@@ -122,31 +148,17 @@ pub fn run(args: &CompileArgs) -> Result<()> {
             verify_each: false,
         },
         target: target.options(opt),
-        emit: match emit {
-            Emit::Obj => EmitKind::Object,
-            Emit::Asm => EmitKind::Asm,
-            Emit::Llvm => EmitKind::Llvm,
+        emit: match kind {
+            OutputKind::Asm => EmitKind::Asm,
+            OutputKind::LlvmText => EmitKind::Llvm,
+            OutputKind::Bitcode => EmitKind::Bitcode,
+            _ => EmitKind::Object,
         },
         export,
     };
-    let bytes = compile_with_lanes(args, &opts, &target)
+    let bytes = compile_with_lanes(args, &file, &opts, &target)
         .with_context(|| format!("{}: compilation failed", args.file.display()))?;
-    let output = args.output.clone().unwrap_or_else(|| {
-        let ext = match emit {
-            Emit::Obj => "o",
-            Emit::Asm => "s",
-            Emit::Llvm => "ll",
-        };
-        PathBuf::from(args.file.file_name().unwrap_or_default()).with_extension(ext)
-    });
-    if output.as_os_str() == "-" {
-        use std::io::Write as _;
-        std::io::stdout().write_all(&bytes)?;
-    } else {
-        std::fs::write(&output, bytes)
-            .with_context(|| format!("cannot write {}", output.display()))?;
-    }
-    Ok(())
+    write_bytes(&output, &bytes)
 }
 
 /// The vector library `-fveclib=<lib>` selects for lanes' export; unsupported names are
@@ -162,6 +174,7 @@ pub(crate) fn veclib(lib: &str, triple: Option<&str>, features: &str) -> Option<
 /// OpenMP), then LLVM. Functions lanes IR cannot express stay LLVM IR and are reported.
 fn compile_with_lanes(
     args: &CompileArgs,
+    file: &Path,
     opts: &CompileOptions,
     target: &Target,
 ) -> Result<Vec<u8>> {
@@ -172,7 +185,7 @@ fn compile_with_lanes(
         .iter()
         .any(|a| a == "-fopenmp-simd" || a == "-fopenmp");
     let mut remarks = Vec::new();
-    let compiled = compile_file_with(&args.file, opts, |module, variants| {
+    let compiled = compile_file_with(file, opts, |module, variants| {
         // The functions as written: `declare simd` variants are made from them, and their
         // parallel loops are vectorized (a variant's loops run per vector instance).
         let scalar: Vec<_> = module.functions().map(|(id, _)| id).collect();
@@ -285,6 +298,8 @@ pub fn clang_style_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsStrin
             }
         } else if let Some(v) = s.strip_prefix("-fveclib=").filter(|_| compile || vectorize) {
             format!("--veclib={v}")
+        } else if compile && s == "-emit-llvm" {
+            "--emit-llvm".to_string()
         } else if compile && s == "-fno-vectorize" {
             "--no-vectorize".to_string()
         } else if compile && s == "-fno-slp-vectorize" {

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
+
+use crate::output::{check_output_name, write_bytes, OutputKind};
 use clap::Args;
 
 use lanes_llvm::clang::ClangOptions;
@@ -49,7 +51,7 @@ impl ClangArgs {
 pub struct ImportArgs {
     /// The input file
     pub file: PathBuf,
-    /// Output .lir file (standard output if absent)
+    /// Output .lir file (standard output if absent or `-`)
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Optimization level clang runs before the import (0, 1, 2, 3, s, z)
@@ -65,9 +67,10 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             .with_context(|| format!("{}: import failed", args.file.display()))?;
     let text = lanes_ir::write::module_to_string(&module);
     match &args.output {
-        Some(path) => std::fs::write(path, text)
-            .with_context(|| format!("cannot write {}", path.display()))?,
-        None => print!("{text}"),
+        Some(path) => {
+            check_output_name(path, OutputKind::Lir)?;
+            write_bytes(path, text.as_bytes())
+        }
+        None => write_bytes(std::path::Path::new("-"), text.as_bytes()),
     }
-    Ok(())
 }

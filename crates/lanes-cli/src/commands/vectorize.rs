@@ -34,6 +34,7 @@ use super::declare_simd::widen_variant;
 use super::import::ClangArgs;
 use super::target_args::TargetArgs;
 use crate::input::select_function;
+use crate::output::{write_bytes, OutputKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Linearize {
@@ -62,7 +63,8 @@ pub struct VectorizeArgs {
     /// Linearize divergent control flow only (partial) or all of it (full)
     #[arg(long, value_enum, default_value = "partial")]
     pub linearize: Linearize,
-    /// Output: .o (object), .ll (LLVM IR), .s (assembly) or .lir (lanes IR)
+    /// Output: .o (object), .s (assembly), .ll (LLVM IR), .bc (bitcode) or .lir (lanes IR);
+    /// `-` writes an object to standard output
     #[arg(short, long)]
     pub output: PathBuf,
     /// Optimization level (0-3)
@@ -226,15 +228,24 @@ fn write_output(
     target: &TargetOptions,
     export: &ExportOptions,
 ) -> Result<()> {
-    let ext = out.extension().and_then(|e| e.to_str()).unwrap_or("o");
+    let kind = match out.extension().and_then(|e| e.to_str()) {
+        _ if out.as_os_str() == "-" => OutputKind::Object,
+        None => OutputKind::Object,
+        Some(ext) => OutputKind::of_suffix(ext).ok_or_else(|| {
+            anyhow!(
+                "-o {}: lanes vectorize writes .o (object), .s (assembly), .ll (LLVM IR), .bc (bitcode) or .lir (lanes IR), not .{ext}",
+                out.display()
+            )
+        })?,
+    };
     lanes_ir::verifier::verify_module(module).map_err(|e| anyhow!("internal error: {e}"))?;
-    if ext == "lir" {
-        return std::fs::write(out, lanes_ir::write::module_to_string(module))
-            .with_context(|| format!("cannot write {}", out.display()));
+    if kind == OutputKind::Lir {
+        return write_bytes(out, lanes_ir::write::module_to_string(module).as_bytes());
     }
-    let kind = match ext {
-        "ll" => EmitKind::Llvm,
-        "s" => EmitKind::Asm,
+    let kind = match kind {
+        OutputKind::LlvmText => EmitKind::Llvm,
+        OutputKind::Bitcode => EmitKind::Bitcode,
+        OutputKind::Asm => EmitKind::Asm,
         _ => EmitKind::Object,
     };
     let ctx = Context::create();
@@ -269,5 +280,5 @@ fn write_output(
         },
     )?;
     let bytes = emit(&llm, &tm, kind)?;
-    std::fs::write(out, bytes).with_context(|| format!("cannot write {}", out.display()))
+    write_bytes(out, &bytes)
 }

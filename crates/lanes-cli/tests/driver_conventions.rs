@@ -1,0 +1,159 @@
+//! `lanes compile`, `import` and `vectorize` follow a compiler driver's conventions: `-`
+//! reads standard input and `-o -` writes standard output, the output kind follows
+//! `-c`/`-S`/`-emit-llvm`, a suffix naming another kind is an error, and a translation unit
+//! with constructs lanes IR lacks (a variadic `printf`, a global holding an address, a
+//! volatile flag) still compiles, those functions reported by `--remarks`/`--remarks-json`
+//! with their source line.
+
+mod common;
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+use common::{clang, run, s, scratch_dir};
+
+fn lanes() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lanes"))
+}
+
+const PROGRAM: &str = r#"#include <stdio.h>
+static int g = 7;
+static int *p = &g;
+volatile int flag = 1;
+extern int external_value;
+int external_value = 35;
+int twice(int x) { return 2 * x; }
+__attribute__((noinline)) int spin(void) { while (!flag) {} return flag; }
+int main(void) {
+    printf("%d %d %d\n", twice(*p), spin(), external_value);
+    return 0;
+}
+"#;
+
+#[test]
+fn stdin_in_stdout_out_and_kinds_by_flag() {
+    let d = scratch_dir("driver-conventions");
+    // `-` in (C by default), `-o -` out: an object on standard output.
+    let mut child = lanes()
+        .args(["compile", "-O2", "-c", "-", "-o", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("lanes runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(PROGRAM.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("lanes finishes");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(&out.stdout[..4], b"\x7fELF", "an ELF object on stdout");
+    let obj = d.join("prog.o");
+    std::fs::write(&obj, &out.stdout).expect("write object");
+    let exe = d.join("prog");
+    run(clang().arg(&obj).arg("-o").arg(&exe));
+    let printed = run(&mut Command::new(&exe));
+    assert_eq!(String::from_utf8_lossy(&printed.stdout), "14 1 35\n");
+
+    let src = d.join("prog.c");
+    std::fs::write(&src, PROGRAM).expect("write source");
+    // -S -emit-llvm: text; -c -emit-llvm: bitcode.
+    let ll = d.join("prog.ll");
+    run(lanes().args(["compile", "-S", "-emit-llvm", s(&src), "-o", s(&ll)]));
+    let text = std::fs::read_to_string(&ll).expect("read .ll");
+    assert!(text.contains("define"), "{text}");
+    assert!(text.contains("load volatile"), "volatile kept:\n{text}");
+    let bc = d.join("prog.bc");
+    run(lanes().args(["compile", "-c", "-emit-llvm", s(&src), "-o", s(&bc)]));
+    assert_eq!(&std::fs::read(&bc).expect("read .bc")[..2], b"BC");
+    // A suffix naming another kind, or none lanes writes, is refused.
+    for (flags, out) in [(vec!["-c"], "prog.docx"), (vec!["-S"], "other.o")] {
+        let o = d.join(out);
+        let r = lanes()
+            .arg("compile")
+            .args(&flags)
+            .args([s(&src), "-o", s(&o)])
+            .output()
+            .expect("lanes runs");
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(1), "{err}");
+        assert!(err.contains(out), "{err}");
+        assert!(!o.exists(), "{out} written anyway");
+    }
+}
+
+#[test]
+fn functions_lanes_cannot_express_stay_llvm_and_are_reported() {
+    let d = scratch_dir("driver-remarks");
+    let src = d.join("prog.c");
+    std::fs::write(&src, PROGRAM).expect("write source");
+    let obj = d.join("prog.o");
+    let json = d.join("remarks.json");
+    let out = run(lanes()
+        .args(["compile", "-O2", "-c", s(&src), "-o", s(&obj), "--remarks"])
+        .args(["--remarks-json", s(&json)]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // `spin` (volatile) at line 8, `main` (printf) at line 9.
+    assert!(
+        err.contains("prog.c:8: remark: @spin: function left as LLVM IR: volatile load"),
+        "{err}"
+    );
+    assert!(
+        err.contains("@main: function left as LLVM IR: call to variadic function @printf"),
+        "{err}"
+    );
+    let remarks: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("valid JSON");
+    let kept: Vec<&str> = remarks
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter(|r| r["name"] == "KeptAsLLVM")
+        .map(|r| r["function"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(kept, ["spin", "main"]);
+    assert!(!kept.contains(&"twice"), "twice is lanes IR");
+    let exe = d.join("prog");
+    run(clang().arg(&obj).arg("-o").arg(&exe));
+    let printed = run(&mut Command::new(&exe));
+    assert_eq!(String::from_utf8_lossy(&printed.stdout), "14 1 35\n");
+}
+
+#[test]
+fn import_and_vectorize_write_standard_output() {
+    let d = scratch_dir("driver-stdout");
+    let src = d.join("k.c");
+    std::fs::write(&src, "void k(long i, float *x) { x[i] += 1.0f; }\n").expect("write");
+    let out = run(lanes().args(["import", s(&src), "-o", "-"]));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("function @k("));
+    let out = run(lanes().args([
+        "vectorize",
+        s(&src),
+        "--function",
+        "k",
+        "--shapes",
+        "c,u",
+        "-o",
+        "-",
+    ]));
+    assert_eq!(&out.stdout[..4], b"\x7fELF");
+    assert!(!std::path::Path::new("-").exists(), "no file named '-'");
+    let bad = lanes()
+        .args([
+            "vectorize",
+            s(&src),
+            "--function",
+            "k",
+            "-o",
+            s(&d.join("k.docx")),
+        ])
+        .output()
+        .expect("lanes runs");
+    assert_eq!(bad.status.code(), Some(1));
+}
