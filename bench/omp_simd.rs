@@ -23,24 +23,15 @@
 //!
 //! Run: `cargo bench -p lanes-cli --bench omp_simd`.
 
+#[path = "common/machine.rs"]
+mod machine;
+
 use std::collections::BTreeMap;
+
+use machine::machine;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|s| s.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    format!("{cpu}, {cores} hardware threads, {}", std::env::consts::OS)
-}
 
 fn run(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
