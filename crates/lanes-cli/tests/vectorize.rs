@@ -53,9 +53,12 @@ fn spmd_launchers_equal_the_scalar_kernels_at_every_width() {
         let mut objects = Vec::new();
         for (f, shapes, letters) in KERNELS {
             let obj = d.join(format!("{f}{w}.o"));
+            // Without contraction, as the reference: lanes keeps clang's `llvm.fmuladd`,
+            // which the host fuses (tests/fp_contract.rs compares with contraction on).
             let out = Command::new(env!("CARGO_BIN_EXE_lanes"))
                 .args(["vectorize", s(&src), "--function", f, "--shapes", shapes])
-                .args(["--width", &w.to_string(), "-o", s(&obj)])
+                .args(["--width", &w.to_string(), "--clang-arg=-ffp-contract=off"])
+                .args(["-o", s(&obj)])
                 .output()
                 .expect("lanes runs");
             assert!(

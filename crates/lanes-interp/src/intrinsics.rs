@@ -1,6 +1,6 @@
 //! Semantics of the enumerated intrinsics (`opcodes.rs`, `Intrinsic`).
 //!
-//! - Math intrinsics work lane by lane on floats (`sqrt` … `fma`) or integers (`abs`,
+//! - Math intrinsics work lane by lane on floats (`sqrt` … `fma`, `fmuladd`) or integers (`abs`,
 //!   `ctpop`, `ctlz`, `cttz`); `abs` of the minimum value wraps to itself, `ctlz`/`cttz`
 //!   of 0 give the bit width (defined, unlike LLVM's `is_zero_poison` variants). `round`
 //!   rounds halves away from zero (C `round`), `rint` to even (C `rint` in the default
@@ -188,7 +188,9 @@ pub fn float_fn<F: Float>(id: Intrinsic, xs: &[F]) -> F {
         Intrinsic::Atan2 => x.atan2(y()),
         Intrinsic::Fmod => x % y(),
         Intrinsic::Copysign => x.copysign(y()),
-        Intrinsic::Fma => x.mul_add(y(), xs.get(2).copied().unwrap_or(x)),
+        // `fmuladd` may be fused or not (LLVM's choice per target); the interpreter fuses,
+        // as clang's code does on every x86-64 CPU with FMA (`-march=native` here).
+        Intrinsic::Fma | Intrinsic::FMulAdd => x.mul_add(y(), xs.get(2).copied().unwrap_or(x)),
         _ => x,
     }
 }
@@ -508,6 +510,15 @@ mod tests {
         );
         let fma = [RtValue::f64(2.0), RtValue::f64(3.0), RtValue::f64(1.0)];
         assert_eq!(one(Intrinsic::Fma, &fma, Type::F64), RtValue::f64(7.0));
+        // fmuladd fuses: (1 + ε)² - round((1 + ε)²) is the ε² the rounded product loses.
+        let a = 1.0 + f32::EPSILON;
+        let fused = [RtValue::f32(a), RtValue::f32(a), RtValue::f32(-(a * a))];
+        let want = a.mul_add(a, -(a * a));
+        assert_eq!(want, f32::EPSILON * f32::EPSILON);
+        assert_eq!(
+            one(Intrinsic::FMulAdd, &fused, Type::F32),
+            RtValue::f32(want)
+        );
         let cs = [RtValue::f32s(&[1.0, 2.0]), RtValue::f32s(&[-0.0, 5.0])];
         assert_eq!(
             one(Intrinsic::Copysign, &cs, cs[0].ty()),

@@ -260,7 +260,12 @@ named_enum!(
         Atan2 = "atan2",
         Fmod = "fmod",
         Copysign = "copysign",
+        /// `a·b + c` rounded once (C `fma`, `llvm.fma`).
         Fma = "fma",
+        /// `a·b + c`, fused or not as the target chooses: LLVM's `llvm.fmuladd`, which
+        /// clang emits for `a * b + c` under `-ffp-contract=on` (its default) and which the
+        /// backend fuses exactly where the target has FMA. The interpreter fuses.
+        FMulAdd = "fmuladd",
         // Integer math.
         Abs = "abs",
         Ctpop = "ctpop",
@@ -337,7 +342,7 @@ impl Intrinsic {
                 IntrinsicClass::FloatMath(1)
             }
             Pow | Atan2 | Fmod | Copysign => IntrinsicClass::FloatMath(2),
-            Fma => IntrinsicClass::FloatMath(3),
+            Fma | FMulAdd => IntrinsicClass::FloatMath(3),
             Abs | Ctpop | Ctlz | Cttz => IntrinsicClass::IntMath(1),
             LaneId | NumLanes => IntrinsicClass::LaneQuery,
             Any | All | Popcount | Ballot => IntrinsicClass::MaskQuery,

@@ -35,6 +35,7 @@ use inkwell::context::Context;
 use inkwell::execution_engine::ExecutionEngine;
 use inkwell::llvm_sys::core::*;
 use inkwell::module::Module as LlModule;
+use inkwell::targets::TargetMachine;
 
 use lanes_ir::{Module, Signature};
 
@@ -42,6 +43,30 @@ use crate::emit::{codegen_level, configure_module, init_native, target_machine, 
 use crate::error::LlvmError;
 use crate::llvm::{cstr, noname, Types};
 use crate::pipeline::{optimize, verify, PipelineOptions};
+
+/// Gives every function the host CPU and its features as attributes, as clang does for
+/// `-march=native`: MCJIT builds its own target machine for a generic CPU, and the
+/// attributes make its code generation (and the optimizer's cost model) use the host's
+/// instructions — FMA, so that `llvm.fmuladd` fuses exactly as in clang's native code.
+fn for_host_cpu(ctx: &Context, llm: &LlModule<'_>) {
+    use inkwell::attributes::AttributeLoc;
+    let cpu = TargetMachine::get_host_cpu_name();
+    let features = TargetMachine::get_host_cpu_features();
+    let (cpu, features) = (cpu.to_string_lossy(), features.to_string_lossy());
+    for f in llm.get_functions() {
+        if f.count_basic_blocks() == 0 {
+            continue;
+        }
+        f.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_string_attribute("target-cpu", &cpu),
+        );
+        f.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_string_attribute("target-features", &features),
+        );
+    }
+}
 
 /// Name of the entry wrapper of `func`.
 pub fn entry_name(func: &str) -> String {
@@ -78,6 +103,7 @@ impl<'ctx> Jit<'ctx> {
             ..TargetOptions::default()
         })?;
         configure_module(&llm, &tm);
+        for_host_cpu(ctx, &llm);
         optimize(&llm, &tm, opts)?;
         let ee = llm
             .create_jit_execution_engine(codegen_level(opts.opt_level))

@@ -39,6 +39,7 @@ fn llvm_math(id: Intrinsic) -> Option<&'static str> {
         Pow => "llvm.pow",
         Copysign => "llvm.copysign",
         Fma => "llvm.fma",
+        FMulAdd => "llvm.fmuladd",
         _ => return None,
     })
 }

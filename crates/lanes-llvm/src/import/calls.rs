@@ -3,8 +3,9 @@
 //! The intrinsics clang emits for scalar kernels and loops (issue 3, point 1) map one to
 //! one onto lanes operations (`llvm.fabs` → `fabs`, `llvm.smin` → `smin`, `llvm.minnum` →
 //! `fmin`, `llvm.vector.reduce.*` → reductions, `llvm.masked.*` → masked memory ops);
-//! `llvm.fmuladd` becomes an unfused `fmul` + `fadd`, which is what clang's own code
-//! generation does for x86-64 without FMA; markers without semantics (`llvm.lifetime.*`,
+//! `llvm.fmuladd` (and OpenCL's `mad`) stays `fmuladd`, which the export gives back to
+//! LLVM, so that it fuses exactly where clang's own code would for the target (`fma` and
+//! `fmaf` are always fused `fma`); markers without semantics (`llvm.lifetime.*`,
 //! `llvm.assume`, `llvm.dbg.*`, `llvm.experimental.noalias.scope.decl`) are dropped;
 //! `llvm.memcpy`/`memmove`/`memset` of constant length are expanded into loads and stores
 //! (all loads before all stores, so overlap is fine); `memcpy` and `memset` of variable
@@ -36,8 +37,6 @@ use crate::llvm::{attr_kind, value_name};
 enum Math {
     Intr(Intrinsic),
     Bin(BinaryOp),
-    /// `a * b + c`, unfused.
-    MulAdd,
 }
 
 /// Math by base name (LLVM intrinsic without `llvm.` and overload suffix, or a libm /
@@ -71,7 +70,7 @@ fn math(base: &str) -> Option<Math> {
         "fmod" => Math::Intr(I::Fmod),
         "copysign" => Math::Intr(I::Copysign),
         "fma" => Math::Intr(I::Fma),
-        "fmuladd" | "mad" => Math::MulAdd,
+        "fmuladd" | "mad" => Math::Intr(I::FMulAdd),
         "fmin" | "minnum" => Math::Bin(BinaryOp::FMin),
         "fmax" | "maxnum" => Math::Bin(BinaryOp::FMax),
         _ => return None,
@@ -257,25 +256,6 @@ impl FnCx<'_> {
                     InstData::Binary {
                         op,
                         args: [args[0], args[1]],
-                        flags: IntFlags::NONE,
-                    },
-                    ty,
-                )
-            }
-            Math::MulAdd => {
-                need(3)?;
-                let p = self.emit_v(
-                    InstData::Binary {
-                        op: BinaryOp::FMul,
-                        args: [args[0], args[1]],
-                        flags: IntFlags::NONE,
-                    },
-                    ty,
-                );
-                self.emit_v(
-                    InstData::Binary {
-                        op: BinaryOp::FAdd,
-                        args: [p, args[2]],
                         flags: IntFlags::NONE,
                     },
                     ty,
