@@ -150,3 +150,104 @@ fn vector_base_does_not_trust_lane_zero_overflowing_where_inactive() {
     assert_ne!(want, vec![0u8; 64], "the active lanes store");
     assert_eq!(run(Some(&widened(&module, "guarded"))), want);
 }
+
+/// Extensions of several exact forms (`shl nsw`, `or disjoint`, `add nsw`, an inner `sext`
+/// from `i16`, `mul nsw` by a negative constant, `sub nsw`, `zext nneg`), returned so that
+/// every lane is compared: the widened function at W = 4, 8, 16 against the scalar one run
+/// per lane, on random inputs near the limits for which every flag holds in every lane.
+const FORMS: &str = "
+function @forms(v0: i32 contiguous, v1: i32 uniform, v2: i16 contiguous) -> i64 {
+block0:
+    v3: i32 = iconst 1
+    v4: i32 = shl nsw v0, v3
+    v5: i32 = or disjoint v4, v3
+    v6: i32 = add nsw v5, v1
+    v7: i64 = sext v6
+    v8: i32 = sext v2
+    v9: i32 = iconst -3
+    v10: i32 = mul nsw v8, v9
+    v11: i32 = sub nsw v10, v1
+    v12: i64 = sext v11
+    v13: i32 = add nsw v0, v1
+    v14: i64 = zext nneg v13
+    v15: i64 = iconst 1000003
+    v16: i64 = mul v12, v15
+    v17: i64 = add v7, v16
+    v18: i64 = xor v17, v14
+    ret v18
+}
+";
+
+#[test]
+fn exact_extensions_equal_the_lanes_run_one_by_one() {
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    let module = lanes_ir::parse_module(FORMS).expect("parses");
+    let id = module.func_by_name("forms").expect("forms");
+    let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).expect("prepare");
+    let mut rng = SmallRng::seed_from_u64(0x0e7a_c7);
+    let mut compared = 0;
+    for w in [4u16, 8, 16] {
+        let f = widen(&module, id, &p, &[], w).expect("widen");
+        lanes_ir::verifier::verify_function(&module, &f).expect("verifies");
+        let mut m = module.clone();
+        let wid = m.define(f);
+        let lanes = i128::from(w);
+        for _ in 0..1500 {
+            // Near the limits the flags allow: 2i near ±2^31, i + k near 0, 2i + 1 + k
+            // near i32::MAX.
+            let pick = |rng: &mut SmallRng, lo: i128, hi: i128| match rng.gen_range(0..3) {
+                0 => hi - lanes + 1 - rng.gen_range(0..3),
+                1 => lo + rng.gen_range(0..3),
+                _ => rng.gen_range(lo..=hi - lanes + 1),
+            };
+            let i0 = pick(&mut rng, -(1 << 30), (1 << 30) - 1);
+            let j0 = pick(&mut rng, i128::from(i16::MIN), i128::from(i16::MAX));
+            let k = match rng.gen_range(0..4) {
+                0 => rng.gen_range(-100..100),
+                1 => -i0 + rng.gen_range(0..4),
+                2 => i128::from(i32::MAX) - 2 * (i0 + lanes) - rng.gen_range(0..4),
+                _ => rng.gen_range(i128::from(i32::MIN)..=i128::from(i32::MAX)),
+            };
+            let fits = |x: i128| i32::try_from(x).is_ok();
+            let holds = (0..lanes).all(|l| {
+                let (i, j) = (i0 + l, j0 + l);
+                fits(2 * i) && fits(2 * i + 1 + k) && fits(-3 * j - k) && fits(i + k) && i + k >= 0
+            });
+            if !holds {
+                continue;
+            }
+            let interp = Interpreter::new(&module);
+            let want: Vec<u64> = (0..lanes)
+                .map(|l| {
+                    let args = [
+                        RtValue::int(ScalarType::I32, (i0 + l) as i64),
+                        RtValue::int(ScalarType::I32, k as i64),
+                        RtValue::int(ScalarType::I16, (j0 + l) as i64),
+                    ];
+                    let r = interp.call(id, &args, &mut Memory::new()).expect("scalar");
+                    r.and_then(|v| v.bits()).expect("an i64")
+                })
+                .collect();
+            let vec = |ty: ScalarType, base: i128| {
+                let bits = (0..lanes).map(|l| (base + l) as i64 as u64).collect();
+                RtValue::from_lanes(Type::vector(w, ty), bits).expect("lanes")
+            };
+            let args = [
+                vec(ScalarType::I32, i0),
+                RtValue::int(ScalarType::I32, k as i64),
+                vec(ScalarType::I16, j0),
+            ];
+            let got = Interpreter::new(&m)
+                .call(wid, &args, &mut Memory::new())
+                .expect("widened")
+                .expect("a vector");
+            let got: Vec<u64> = (0..w as usize)
+                .map(|l| got.lane(l).and_then(|v| v.bits()).expect("lane"))
+                .collect();
+            assert_eq!(got, want, "W={w} i0={i0} j0={j0} k={k}");
+            compared += 1;
+        }
+    }
+    assert!(compared > 600, "only {compared} inputs compared");
+}

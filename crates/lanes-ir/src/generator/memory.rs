@@ -6,7 +6,7 @@
 //! language would: for an access of `n` bytes with alignment `a` into a buffer of `size`
 //! bytes, an index in `0..slots` with `slots = (size - n) / a + 1` is obtained by `urem`,
 //! `and` (power-of-two slot counts), `umin`, or a `select` on an unsigned comparison, and
-//! scaled by `a` (`mul` or `shl`). Since buffer bases are [`super::BUFFER_ALIGN`]-aligned and
+//! scaled by `a` (`mul` or `shl`, with `nuw nsw`, which hold). Since buffer bases are [`super::BUFFER_ALIGN`]-aligned and
 //! `a` divides it, every access is naturally aligned and in bounds. Vector accesses
 //! (contiguous, masked, gather/scatter) keep even inactive lanes in bounds, so a run never
 //! depends on how masking is implemented. Stack arrays (`alloca`) are zeroed in the entry
@@ -92,7 +92,7 @@ impl Gen<'_, '_> {
                 Slot::I64
             };
             let idx = self.clamp_index(islot, slots)?;
-            self.scale(idx, islot, align)?
+            self.scale(idx, islot, slots, align)?
         };
         Ok(self.ins(
             InstData::PtrAdd {
@@ -112,7 +112,7 @@ impl Gen<'_, '_> {
             Slot::VI64
         };
         let idx = self.clamp_index(islot, slots)?;
-        let offset = self.scale(idx, islot, elem)?;
+        let offset = self.scale(idx, islot, slots, elem)?;
         let ty = Type::Vector(self.width, base_ty.elem());
         Ok(self.ins(
             InstData::PtrAdd {
@@ -171,12 +171,20 @@ impl Gen<'_, '_> {
         })
     }
 
-    /// `idx * align`, as a multiplication or a shift.
-    fn scale(&mut self, idx: Value, slot: Slot, align: u64) -> Result<Value> {
+    /// `idx * align`, as a multiplication or a shift; `idx` is in `0..slots`. The product is
+    /// below the buffer's size, so it wraps neither signed nor unsigned: `nuw nsw` hold
+    /// (and are stated, for the export and analyses that read them; `lanes_ir::flags`).
+    fn scale(&mut self, idx: Value, slot: Slot, slots: u64, align: u64) -> Result<Value> {
         if align == 1 {
             return Ok(idx);
         }
         let ty = slot.ty(self.width);
+        let bits = ty.elem().bits();
+        let flags = if slots.saturating_mul(align) <= 1u64 << (bits - 1) {
+            IntFlags::NUW.union(IntFlags::NSW)
+        } else {
+            IntFlags::NONE
+        };
         let (op, k) = if chance(self.u, 1, 2)? {
             (BinaryOp::Shl, i64::from(align.trailing_zeros()))
         } else {
@@ -187,7 +195,7 @@ impl Gen<'_, '_> {
             InstData::Binary {
                 op,
                 args: [idx, c],
-                flags: IntFlags::NONE,
+                flags,
             },
             ty,
         ))
