@@ -21,7 +21,9 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use lanes_analysis::{ControlFlowGraph, Loop, LoopForest};
-use lanes_ir::{BinaryOp, Block, Function, Inst, InstData, IntCC, Type, Value, ValueDef};
+use lanes_ir::{
+    BinaryOp, Block, Function, Inst, InstData, IntCC, Intrinsic, Type, Value, ValueDef,
+};
 
 /// Why a parallel loop is left alone.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -299,7 +301,8 @@ fn induction_step(func: &Function, phi: Value, next: Value) -> Option<i64> {
 /// The operation of a reduction chain from `phi` to `next`, if the chain is one.
 ///
 /// Every use of a chain value inside the loop must be the chain's operation (with the
-/// chain value as one operand and a value off the chain as the other), a φ or a
+/// chain value as one operand and a value off the chain as the other; for an `fadd` chain
+/// also `fmuladd` with the chain value as its addend, clang's contracted `s += x * y`), a φ or a
 /// select arm (a conditional update passes the running value through); nothing else
 /// may read a partial result.
 fn reduction_chain(
@@ -320,6 +323,17 @@ fn reduction_chain(
     let mut op: Option<BinaryOp> = None;
     for &v in &chain {
         let Some(i) = def_inst(func, v) else { continue };
+        if let InstData::Intrinsic {
+            id: Intrinsic::FMulAdd,
+            args,
+        } = func.dfg.inst(i)
+        {
+            // `fmuladd(x, y, acc)`: an `fadd` chain through the addend (clang's `s += x * y`).
+            if !chain_addend(&chain, args) || op.is_some_and(|p| p != BinaryOp::FAdd) {
+                return None;
+            }
+            op = Some(BinaryOp::FAdd);
+        }
         if let InstData::Binary {
             op: o,
             args: [a, b],
@@ -343,7 +357,8 @@ fn reduction_chain(
 }
 
 /// The values reached from `phi` through uses inside the loop, if every such use is a
-/// binary operation, a φ or a select arm; `None` if a partial result is read otherwise.
+/// binary operation, an `fmuladd` addend, a φ or a select arm; `None` if a partial result
+/// is read otherwise.
 fn chain_values(
     func: &Function,
     in_loop: &HashSet<Block>,
@@ -367,6 +382,10 @@ fn chain_values(
                     InstData::Phi { .. } => true,
                     InstData::Select { args: [c, _, _] } => *c != v,
                     InstData::Binary { op, .. } => combine_op(*op).is_some(),
+                    InstData::Intrinsic {
+                        id: Intrinsic::FMulAdd,
+                        args,
+                    } => args.get(2) == Some(&v) && !args[..2].contains(&v),
                     _ => false,
                 };
                 if !ok {
@@ -380,6 +399,11 @@ fn chain_values(
         }
     }
     Some(chain)
+}
+
+/// Are the operands of an `fmuladd` on the chain exactly its addend?
+fn chain_addend(chain: &[Value], args: &[Value]) -> bool {
+    matches!(args, [x, y, acc] if chain.contains(acc) && !chain.contains(x) && !chain.contains(y))
 }
 
 /// Is `v` on the chain of one of `reductions` (other than its latch value)?
