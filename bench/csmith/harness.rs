@@ -82,6 +82,7 @@ pub fn csmith_include() -> Option<PathBuf> {
 pub fn csmith_available() -> bool {
     Command::new("csmith")
         .arg("--version")
+        .current_dir(std::env::temp_dir()) // csmith writes `platform.info` where it runs
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()

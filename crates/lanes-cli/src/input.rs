@@ -37,37 +37,8 @@ pub fn read_verified_module(path: &Path) -> Result<Module> {
     Ok(module)
 }
 
-/// The function named `name` (with or without a leading `@`), or the only defined one.
+/// The function named `name` (with or without a leading `@`), or the only defined one;
+/// errors name `path`.
 pub fn select_function(module: &Module, name: Option<&str>, path: &Path) -> Result<FuncId> {
-    let defined: Vec<(FuncId, &str)> = module
-        .functions()
-        .map(|(id, f)| (id, f.name.as_str()))
-        .collect();
-    match name.map(|n| n.strip_prefix('@').unwrap_or(n)) {
-        Some(n) => defined
-            .iter()
-            .find(|(_, f)| *f == n)
-            .map(|&(id, _)| id)
-            .ok_or_else(|| {
-                let names: Vec<String> = defined.iter().map(|(_, f)| format!("@{f}")).collect();
-                anyhow!(
-                    "{}: no function @{n}; the file defines {}",
-                    path.display(),
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
-                )
-            }),
-        None => match defined.as_slice() {
-            [(id, _)] => Ok(*id),
-            [] => bail!("{}: the file defines no function", path.display()),
-            _ => bail!(
-                "{}: the file defines {} functions; choose one with --function",
-                path.display(),
-                defined.len()
-            ),
-        },
-    }
+    lanes_driver::select_function(module, name).map_err(|e| anyhow!("{}: {e}", path.display()))
 }

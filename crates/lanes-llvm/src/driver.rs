@@ -88,11 +88,47 @@ pub fn compile_module_internalizing(
     let ctx = Context::create();
     let llm = crate::export::export_module_with(&ctx, module, name, &opts.export)?;
     internalize(&llm, internal);
+    lower(&llm, opts)
+}
+
+/// [`compile_module`], where only the functions named in `exported` stay visible: every
+/// other defined function and every initialized global becomes internal (the output of
+/// `lanes vectorize`, whose objects for several functions of one file link together).
+pub fn compile_module_exporting(
+    module: &Module,
+    name: &str,
+    opts: &CompileOptions,
+    exported: &[String],
+) -> Result<Vec<u8>, LlvmError> {
+    let ctx = Context::create();
+    let llm = crate::export::export_module_with(&ctx, module, name, &opts.export)?;
+    for f in llm.get_functions() {
+        let fname = f.get_name().to_string_lossy();
+        if f.count_basic_blocks() > 0 && !exported.iter().any(|e| *e == fname) {
+            f.set_linkage(inkwell::module::Linkage::Internal);
+        }
+    }
+    for g in llm.get_globals() {
+        // `llvm.compiler.used` (kept vector-library declarations) is LLVM's, not the module's.
+        if g.get_initializer().is_some() && !g.get_name().to_bytes().starts_with(b"llvm.") {
+            g.set_linkage(inkwell::module::Linkage::Internal);
+        }
+    }
+    lower(&llm, opts)
+}
+
+/// The one lowering path of every compilation: the module is given the target's triple and
+/// data layout, verified, optimized by the new pass manager's pipeline, and emitted as
+/// `opts.emit` (the JIT, [`crate::jit`], runs the same pipeline before it compiles).
+pub fn lower(
+    llm: &inkwell::module::Module<'_>,
+    opts: &CompileOptions,
+) -> Result<Vec<u8>, LlvmError> {
     let tm = target_machine(&opts.target)?;
-    configure_module(&llm, &tm);
-    verify(&llm)?;
-    optimize(&llm, &tm, &opts.pipeline)?;
-    emit(&llm, &tm, opts.emit)
+    configure_module(llm, &tm);
+    verify(llm)?;
+    optimize(llm, &tm, &opts.pipeline)?;
+    emit(llm, &tm, opts.emit)
 }
 
 /// Imports `path` and compiles it.
@@ -146,16 +182,12 @@ pub fn compile_file_with<E: From<LlvmError>>(
         // SAFETY: live module.
         unsafe { inkwell::llvm_sys::debuginfo::LLVMStripModuleDebugInfo(llm.as_mut_ptr()) };
     }
-    let tm = target_machine(&opts.target)?;
     if opts.target.cpu.is_some() || opts.target.features.is_some() {
         // clang's per-function target attributes name its default CPU; the target given
         // to lanes decides for every function.
         drop_target_attributes(&llm);
     }
-    configure_module(&llm, &tm);
-    verify(&llm)?;
-    optimize(&llm, &tm, &opts.pipeline)?;
-    let bytes = emit(&llm, &tm, opts.emit)?;
+    let bytes = lower(&llm, opts)?;
     Ok(Compiled {
         bytes,
         kept: imported.kept,

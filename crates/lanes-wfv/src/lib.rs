@@ -47,6 +47,7 @@ pub mod predicates;
 pub(crate) mod ssa_repair;
 pub mod stats;
 pub mod variant;
+pub mod vfabi;
 pub mod widen;
 
 use lanes_analysis::shapes::{analyze, ArgShapes, ShapeError, ShapeInfo};

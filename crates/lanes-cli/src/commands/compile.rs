@@ -1,45 +1,39 @@
-//! `lanes compile`: a drop-in for `clang-19 -c` on supported code.
+//! `lanes compile`: a drop-in for `clang-19 -c`.
 //!
-//! Imports the input (through clang-19 for sources; `.lir` is read directly), exports it
-//! back to LLVM IR with the original ABI attributes, runs the new pass manager's
-//! `default<On>` with LLVM's loop and SLP vectorizers on or off, and writes an object,
-//! assembly (`--emit asm` or `-S`) or LLVM IR (`--emit llvm`). Under `-fopenmp-simd` or
+//! Imports the input (through clang-19 for sources; `.lir` is read directly) function by
+//! function — what lanes IR cannot express stays LLVM IR, reported by `--remarks` — writes
+//! lanes' functions back into clang's module, runs the new pass manager's `default<On>`
+//! with LLVM's loop and SLP vectorizers on or off, and writes an object, assembly (`-S`),
+//! LLVM IR (`-S -emit-llvm`) or bitcode (`-c -emit-llvm`). Under `-fopenmp-simd` or
 //! `-fopenmp`, the functions declared `#pragma omp declare simd` also get the vector
-//! variants clang announces, made by lanes-wfv ([`super::declare_simd`]).
+//! variants clang announces, made by lanes-wfv.
 //!
 //! Loops marked parallel — `#pragma omp simd` (under `-fopenmp-simd`/`-fopenmp`) and
 //! `#pragma clang loop vectorize(assume_safety)` — are vectorized by lanes as outer loops
 //! before LLVM runs (PLDI'18 §7, [`lanes_wfv::outer_loop`]): the body becomes an SPMD
 //! region, divergent inner loops and branches included, at the target's width (16 lanes
-//! with AVX-512, 8 with AVX2, else 4; `--simd-width` or `simdlen(N)` override). A marked
+//! with AVX-512, 8 with AVX, else 4; `--simd-width` or `simdlen(N)` override). A marked
 //! loop lanes cannot take is named in a warning and left to LLVM's loop vectorizer.
 //!
 //! `-fveclib=libmvec` (`--veclib`) makes the vector math of lanes' vector code call glibc's
-//! libmvec (`_ZGVeN16v_sinf`, …; issue 5, point 5; [`lanes_llvm::export::VecLib`]) for the
-//! target's ISA, and is handed on to clang as well. Calls to libm (`sinf`, `pow`, …) are
+//! libmvec (`_ZGVeN16v_sinf`, …; [`lanes_llvm::export::VecLib`]) for the target's ISA, and
+//! is handed on to clang as well. The pipeline is [`lanes_driver::compile()`]; this file
+//! only parses the command line and prints. Calls to libm (`sinf`, `pow`, …) are
 //! imported as lanes math intrinsics with or without `-fno-math-errno`: lanes IR has no
 //! `errno`, and neither libmvec nor lanes' vector code sets it.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 use clap::{Args, ValueEnum};
 
-use lanes_llvm::driver::{compile_file_with, CompileOptions};
+use lanes_driver::{compile, CompileRequest, RemarkKind};
 use lanes_llvm::emit::EmitKind;
-use lanes_llvm::export::VecLib;
-use lanes_llvm::pipeline::PipelineOptions;
-use lanes_llvm::target::Target;
-use lanes_llvm::ExportOptions;
 
-use super::declare_simd::define_variants;
 use super::import::ClangArgs;
-use super::remarks::{write_remarks_json, Remark, RemarkKind};
 use super::target_args::TargetArgs;
 use crate::output::{check_output_name, input_file, write_bytes, OutputKind};
-use lanes_wfv::outer_loop::{vectorize_parallel_loops_in, OuterLoopOptions};
-use lanes_wfv::Mode;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Emit {
@@ -112,122 +106,48 @@ pub fn run(args: &CompileArgs) -> Result<()> {
     };
     let (file, _stdin) = input_file(&args.file, args.language.as_deref())?;
     let output = args.output.clone().unwrap_or_else(|| {
-        let stem = if args.file.as_os_str() == "-" {
+        if args.file.as_os_str() == "-" {
             PathBuf::from("-")
         } else {
             PathBuf::from(args.file.file_name().unwrap_or_default())
-        };
-        if stem.as_os_str() == "-" {
-            stem
-        } else {
-            stem.with_extension(kind.suffixes()[0])
+                .with_extension(kind.suffixes()[0])
         }
     });
     check_output_name(&output, kind)?;
     let opt = args.opt.min(3);
-    let mut clang = args.clang.options(Some(opt.to_string()));
-    // The front end lowers the C ABI for the same target (clang gets the options too).
-    let target = args.target.resolve(&mut clang.extra, None)?;
-    if let Some(lib) = &args.veclib {
-        // clang gets it too, as `clang -fveclib=` would.
-        clang.extra.push(format!("-fveclib={lib}"));
-    }
-    let features = target.feature_string();
-    let export = ExportOptions {
-        veclib: args
-            .veclib
-            .as_deref()
-            .and_then(|lib| veclib(lib, args.target.target.as_deref(), &features)),
-    };
-    let opts = CompileOptions {
+    let clang = args.clang.options(Some(opt.to_string()));
+    let req = CompileRequest {
+        input: file,
+        target: args.target.request(&clang.extra, None),
         clang,
-        pipeline: PipelineOptions {
-            opt_level: opt,
-            loop_vectorize: opt >= 2 && !args.no_vectorize,
-            slp_vectorize: opt >= 2 && !args.no_slp_vectorize,
-            verify_each: false,
-        },
-        target: target.options(opt),
+        opt_level: opt,
+        loop_vectorize: !args.no_vectorize,
+        slp_vectorize: !args.no_slp_vectorize,
         emit: match kind {
             OutputKind::Asm => EmitKind::Asm,
             OutputKind::LlvmText => EmitKind::Llvm,
             OutputKind::Bitcode => EmitKind::Bitcode,
             _ => EmitKind::Object,
         },
-        export,
+        veclib: args.veclib.clone(),
+        outer_loops: !args.no_outer_loops,
+        simd_width: args.simd_width,
     };
-    let bytes = compile_with_lanes(args, &file, &opts, &target)
-        .with_context(|| format!("{}: compilation failed", args.file.display()))?;
-    write_bytes(&output, &bytes)
-}
-
-/// The vector library `-fveclib=<lib>` selects for lanes' export; unsupported names are
-/// warned about and left to clang.
-pub(crate) fn veclib(lib: &str, triple: Option<&str>, features: &str) -> Option<VecLib> {
-    VecLib::from_clang_name(lib, triple, features).unwrap_or_else(|e| {
-        eprintln!("lanes: warning: -fveclib={lib}: {e}; vector math stays LLVM intrinsics");
-        None
-    })
-}
-
-/// Import, lanes' own vectorization (parallel loops; `declare simd` variants under
-/// OpenMP), then LLVM. Functions lanes IR cannot express stay LLVM IR and are reported.
-fn compile_with_lanes(
-    args: &CompileArgs,
-    file: &Path,
-    opts: &CompileOptions,
-    target: &Target,
-) -> Result<Vec<u8>> {
-    let features = target.feature_string();
-    let openmp = opts
-        .clang
-        .extra
-        .iter()
-        .any(|a| a == "-fopenmp-simd" || a == "-fopenmp");
-    let mut remarks = Vec::new();
-    let compiled = compile_file_with(file, opts, |module, variants| {
-        // The functions as written: `declare simd` variants are made from them, and their
-        // parallel loops are vectorized (a variant's loops run per vector instance).
-        let scalar: Vec<_> = module.functions().map(|(id, _)| id).collect();
-        let mut internal = Vec::new();
-        if openmp {
-            internal.extend(define_variants(module, variants, &features)?);
-        }
-        if !args.no_outer_loops {
-            let before: Vec<String> = module.functions().map(|(_, f)| f.name.clone()).collect();
-            let width = args.simd_width.unwrap_or_else(|| target.default_width());
-            let reports = vectorize_parallel_loops_in(
-                module,
-                &scalar,
-                &OuterLoopOptions {
-                    width,
-                    mode: Mode::Partial,
-                },
-            );
-            for r in reports {
-                remarks.push(Remark::parallel_loop(&args.file, r));
-            }
-            internal.extend(
-                module
-                    .functions()
-                    .map(|(_, f)| f.name.clone())
-                    .filter(|n| !before.contains(n)),
-            );
-        }
-        Ok::<_, anyhow::Error>(internal)
-    })?;
-    for kept in &compiled.kept {
-        remarks.push(Remark::kept_as_llvm(&args.file, kept));
+    let compiled =
+        compile(&req).with_context(|| format!("{}: compilation failed", args.file.display()))?;
+    for note in &compiled.notes {
+        eprintln!("lanes: {note}");
     }
-    for r in &remarks {
+    for r in &compiled.remarks {
         if args.remarks || r.kind == RemarkKind::Warning {
             eprintln!("{r}");
         }
     }
     if let Some(path) = &args.remarks_json {
-        write_remarks_json(path, &remarks)?;
+        let text = serde_json::to_string_pretty(&compiled.remarks)? + "\n";
+        write_bytes(path, text.as_bytes())?;
     }
-    Ok(compiled.bytes)
+    write_bytes(&output, &compiled.bytes)
 }
 
 /// Rewrites clang-style options after `lanes import` / `lanes compile` into lanes' own, so

@@ -2,13 +2,12 @@
 //!
 //! `--target`, `--target-cpu` (what `-march=`/`-mcpu=` become), `--target-features`, and
 //! clang's own `-m<feature>` / `-mno-<feature>` / `-mprefer-vector-width=` (handed to clang
-//! as they are) make one [`TargetRequest`]; lanes-llvm resolves it to the [`Target`] that
+//! as they are) make one [`TargetRequest`]; lanes-llvm resolves it to the `Target` that
 //! decides the width, the vector-function-ABI names and the code generator.
 
-use anyhow::Result;
 use clap::Args;
 
-use lanes_llvm::target::{Target, TargetRequest};
+use lanes_llvm::target::TargetRequest;
 
 /// Target options shared by `compile` and `vectorize`.
 #[derive(Args, Debug, Clone, Default)]
@@ -79,28 +78,5 @@ impl TargetArgs {
             features,
             prefer_vector_width: prefer,
         }
-    }
-
-    /// Resolves the target; the clang arguments that tell its front end the same (the
-    /// `-m` flags are already among clang's arguments) go to `clang_extra`.
-    pub fn resolve(
-        &self,
-        clang_extra: &mut Vec<String>,
-        default_cpu: Option<&str>,
-    ) -> Result<Target> {
-        let req = self.request(clang_extra, default_cpu);
-        let target = Target::resolve(&req)?;
-        if let Some(t) = &req.triple {
-            clang_extra.push(format!("--target={t}"));
-        }
-        if let Some(cpu) = &req.cpu {
-            clang_extra.push(format!("-march={cpu}"));
-        }
-        for f in self.target_features.iter().flat_map(|f| f.split(',')) {
-            if !f.is_empty() {
-                clang_extra.extend(["-Xclang", "-target-feature", "-Xclang", f].map(String::from));
-            }
-        }
-        Ok(target)
     }
 }

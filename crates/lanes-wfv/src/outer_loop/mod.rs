@@ -19,11 +19,13 @@
 pub mod driver;
 pub mod outline;
 pub mod recognize;
+pub mod spmd_launcher;
 
 use lanes_analysis::{ControlFlowGraph, DominatorTree, Loop, LoopForest};
 use lanes_ir::{Block, FuncId, Module, Shape};
 
 pub use recognize::{recognize, Declined, ParallelLoop};
+pub use spmd_launcher::launcher;
 
 use crate::cfg_edit::split_preds;
 use crate::{define_variant, Mode};

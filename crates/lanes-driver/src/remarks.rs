@@ -1,4 +1,5 @@
-//! Optimization remarks of `lanes compile`, as text on standard error and as JSON.
+//! Optimization remarks of [`crate::compile()`], printable as clang prints remarks and
+//! serializable as JSON.
 //!
 //! A compiler user needs to know what the compiler did not do and why, at the source line
 //! it concerns, as clang's `-Rpass`/`-Rpass-missed` and ISPC's performance warnings say it:
@@ -6,9 +7,8 @@
 //! left as LLVM IR because lanes IR cannot express one of their constructs.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::{Context as _, Result};
 use serde::Serialize;
 
 use lanes_llvm::import::KeptFunction;
@@ -105,14 +105,4 @@ impl fmt::Display for Remark {
         }
         write!(f, ": {level}: @{}: {}", self.function, self.message)
     }
-}
-
-/// Writes `remarks` as a JSON array to `path` (`-`: standard output).
-pub fn write_remarks_json(path: &PathBuf, remarks: &[Remark]) -> Result<()> {
-    let text = serde_json::to_string_pretty(remarks)? + "\n";
-    if path.as_os_str() == "-" {
-        print!("{text}");
-        return Ok(());
-    }
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -1,0 +1,150 @@
+//! Compiling a translation unit through lanes: the drop-in for `clang-19 -c`.
+//!
+//! The input is imported function by function ([`lanes_llvm::import::import_partial`]);
+//! under `-fopenmp-simd`/`-fopenmp` the `declare simd` variants clang announces are
+//! defined ([`crate::declare_simd`]); loops marked parallel (`#pragma omp simd`, `#pragma
+//! clang loop vectorize(assume_safety)`) are vectorized as outer loops (PLDI'18 §7,
+//! [`lanes_wfv::outer_loop`]) at the target's width (or `simdlen(N)`); then lanes writes
+//! its functions back into clang's module, where the functions it could not express stayed,
+//! and LLVM's `default<On>` pipeline and code generator finish. A marked loop lanes cannot
+//! take is left to LLVM's loop vectorizer with a warning remark.
+
+use std::path::PathBuf;
+
+use lanes_llvm::clang::ClangOptions;
+use lanes_llvm::driver::{compile_file_with, CompileOptions};
+use lanes_llvm::emit::EmitKind;
+use lanes_llvm::pipeline::PipelineOptions;
+use lanes_llvm::target::{Target, TargetRequest};
+use lanes_llvm::ExportOptions;
+use lanes_wfv::outer_loop::{vectorize_parallel_loops_in, OuterLoopOptions};
+use lanes_wfv::Mode;
+
+use crate::declare_simd::define_variants;
+use crate::{vector_library, DriverError, Remark};
+
+/// What to compile, for which target, into what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileRequest {
+    /// The source (C, C++, OpenCL C, `.ll`, `.bc`) or `.lir` file.
+    pub input: PathBuf,
+    /// clang's options; `opt` is set from `opt_level` when `None`.
+    pub clang: ClangOptions,
+    pub target: TargetRequest,
+    /// 0 to 3, for clang's front end, LLVM's pipeline and the code generator.
+    pub opt_level: u8,
+    /// LLVM's loop and SLP vectorizers (only from -O2 on, as clang).
+    pub loop_vectorize: bool,
+    pub slp_vectorize: bool,
+    pub emit: EmitKind,
+    /// `-fveclib=` (`libmvec`).
+    pub veclib: Option<String>,
+    /// Vectorize parallel loops with lanes (else LLVM's loop vectorizer sees them).
+    pub outer_loops: bool,
+    /// Lanes of parallel loops without `simdlen`; the target's natural width if `None`.
+    pub simd_width: Option<u16>,
+}
+
+impl CompileRequest {
+    /// A request with clang's defaults for `input` at `-O2` for the default target.
+    pub fn new(input: impl Into<PathBuf>) -> CompileRequest {
+        CompileRequest {
+            input: input.into(),
+            clang: ClangOptions::default(),
+            target: TargetRequest::default(),
+            opt_level: 2,
+            loop_vectorize: true,
+            slp_vectorize: true,
+            emit: EmitKind::Object,
+            veclib: None,
+            outer_loops: true,
+            simd_width: None,
+        }
+    }
+}
+
+/// The result of [`compile`].
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The bytes of the requested kind.
+    pub bytes: Vec<u8>,
+    /// Per parallel loop and per function left as LLVM IR, in order.
+    pub remarks: Vec<Remark>,
+    /// Notes for the user (variants not emitted, a vector library not available).
+    pub notes: Vec<String>,
+    /// The target the code was made for.
+    pub target: Target,
+}
+
+/// Compiles `req` (module docs).
+pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
+    let opt = req.opt_level.min(3);
+    let target = Target::resolve(&req.target)?;
+    let mut clang = req.clang.clone();
+    clang.opt.get_or_insert_with(|| opt.to_string());
+    // The front end lowers the C ABI for the same target.
+    clang.extra.extend(req.target.clang_args());
+    let mut notes = Vec::new();
+    let veclib = req.veclib.as_deref().and_then(|lib| {
+        // clang gets it too, as `clang -fveclib=` would.
+        clang.extra.push(format!("-fveclib={lib}"));
+        vector_library(lib, &target, &mut notes)
+    });
+    let openmp = clang
+        .extra
+        .iter()
+        .any(|a| a == "-fopenmp-simd" || a == "-fopenmp");
+    let opts = CompileOptions {
+        clang,
+        pipeline: PipelineOptions {
+            opt_level: opt,
+            loop_vectorize: opt >= 2 && req.loop_vectorize,
+            slp_vectorize: opt >= 2 && req.slp_vectorize,
+            verify_each: false,
+        },
+        target: target.options(opt),
+        emit: req.emit,
+        export: ExportOptions { veclib },
+    };
+    let mut remarks = Vec::new();
+    let compiled = compile_file_with(&req.input, &opts, |module, variants| {
+        // The functions as written: `declare simd` variants are made from them, and their
+        // parallel loops are vectorized (a variant's loops run per vector instance).
+        let scalar: Vec<_> = module.functions().map(|(id, _)| id).collect();
+        let mut internal = Vec::new();
+        if openmp {
+            internal.extend(define_variants(module, variants, &target, &mut notes)?);
+        }
+        if req.outer_loops {
+            let before: Vec<String> = module.functions().map(|(_, f)| f.name.clone()).collect();
+            let width = req.simd_width.unwrap_or_else(|| target.default_width());
+            let reports = vectorize_parallel_loops_in(
+                module,
+                &scalar,
+                &OuterLoopOptions {
+                    width,
+                    mode: Mode::Partial,
+                },
+            );
+            for r in reports {
+                remarks.push(Remark::parallel_loop(&req.input, r));
+            }
+            internal.extend(
+                module
+                    .functions()
+                    .map(|(_, f)| f.name.clone())
+                    .filter(|n| !before.contains(n)),
+            );
+        }
+        Ok::<_, DriverError>(internal)
+    })?;
+    for kept in &compiled.kept {
+        remarks.push(Remark::kept_as_llvm(&req.input, kept));
+    }
+    Ok(Compiled {
+        bytes: compiled.bytes,
+        remarks,
+        notes,
+        target,
+    })
+}

@@ -1,0 +1,28 @@
+//! Errors of the pipeline: the LLVM bridge's, the target's, and the vectorizer's with the
+//! function they concern.
+
+use lanes_llvm::target::TargetError;
+use lanes_llvm::LlvmError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DriverError {
+    #[error(transparent)]
+    Llvm(#[from] LlvmError),
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    /// A function lanes-wfv declined or failed to vectorize.
+    #[error("@{function}: {message}")]
+    Vectorize { function: String, message: String },
+    /// The request names a function the input does not define, or none.
+    #[error("{0}")]
+    Function(String),
+    /// `--shapes` does not fit the function.
+    #[error("bad --shapes: {0}")]
+    Shapes(String),
+    /// A variant name clang announced that contradicts its function.
+    #[error("{0}")]
+    Variant(String),
+    /// lanes produced IR that does not verify: a bug of lanes, not of the input.
+    #[error("internal error: {0}")]
+    Internal(String),
+}

@@ -1,0 +1,43 @@
+//! The lanes compiler pipeline, as a library: what `lanes compile` and `lanes vectorize`
+//! do, behind plain request types, so that the command line, the coming OpenCL runtime,
+//! the benchmark harnesses and tests all run the same pipeline.
+//!
+//! - [`compile()`]: a translation unit (C, C++, OpenCL C, `.ll`, `.bc`, `.lir`) to an object,
+//!   assembly, LLVM IR or bitcode, as a drop-in for `clang-19 -c`. Functions lanes IR
+//!   expresses go through lanes — parallel loops vectorized as outer loops (PLDI'18 §7),
+//!   `#pragma omp declare simd` variants defined by whole-function vectorization — and the
+//!   others stay LLVM IR; [`Remark`]s say which and why.
+//! - [`vectorize()`]: one SPMD function to its vector-function-ABI variant and, where it
+//!   has an instance index, an `F_spmd` launcher (PLDI'18 §3–6, CC'12 §3.3).
+//!
+//! Both resolve one [`lanes_llvm::target::Target`] from the request, which decides the
+//! width, the variants' ISA letters and the code generator. Errors are [`DriverError`];
+//! notes meant for the user (a variant not emitted, a vector library not available) come
+//! back as strings in the result rather than being printed here.
+
+pub mod compile;
+mod declare_simd;
+mod error;
+pub mod remarks;
+pub mod vectorize;
+
+pub use compile::{compile, CompileRequest, Compiled};
+pub use error::DriverError;
+pub use remarks::{Remark, RemarkKind};
+pub use vectorize::{select_function, vectorize, Output, VectorizeRequest, Vectorized};
+
+use lanes_llvm::export::VecLib;
+use lanes_llvm::target::Target;
+
+/// The vector library `-fveclib=<lib>` selects for lanes' export; a library lanes cannot
+/// use for `target` is noted in `notes` and vector math stays LLVM intrinsics.
+fn vector_library(lib: &str, target: &Target, notes: &mut Vec<String>) -> Option<VecLib> {
+    VecLib::from_clang_name(lib, target.triple.as_deref(), &target.feature_string()).unwrap_or_else(
+        |e| {
+            notes.push(format!(
+                "warning: -fveclib={lib}: {e}; vector math stays LLVM intrinsics"
+            ));
+            None
+        },
+    )
+}

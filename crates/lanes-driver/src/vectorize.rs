@@ -1,0 +1,199 @@
+//! Vectorizing one SPMD function: its vector-function-ABI variant and its launcher.
+//!
+//! The function is imported (C, OpenCL C, `.ll`, `.bc`, `.lir`), control-flow vectorized
+//! by lanes-wfv (partial linearization, PLDI'18 §3–5, or full if-conversion) and widened to
+//! `W` lanes (CC'12 §3.3). The result is named by the x86 vector-function ABI
+//! ([`lanes_wfv::vfabi`]) for the target's ISA: `_ZGV` + ISA + `N` + `W` + one letter per
+//! parameter + `_` + the name, e.g. `_ZGVeN16vu_F`.
+//!
+//! When exactly one parameter is contiguous (the instance index) and the others are
+//! uniform, a launcher `F_spmd` with `F`'s signature is defined too, where the index is a
+//! count: `F_spmd(…, n, …)` runs `F(…, i, …)` for `i` in `0..n`, `W` instances at a time,
+//! the lanes past `n` masked off ([`lanes_wfv::outer_loop::launcher`]). Every other
+//! function of the module is internalized, so objects made for several functions of one
+//! source file link into one program.
+
+use std::path::PathBuf;
+
+use lanes_analysis::shapes::parse_shape_list;
+use lanes_ir::{FuncId, Module, Shape};
+use lanes_llvm::clang::ClangOptions;
+use lanes_llvm::driver::{compile_module_exporting, import_file, CompileOptions};
+use lanes_llvm::emit::EmitKind;
+use lanes_llvm::pipeline::PipelineOptions;
+use lanes_llvm::target::{Target, TargetRequest};
+use lanes_llvm::ExportOptions;
+use lanes_wfv::outer_loop::launcher;
+use lanes_wfv::vfabi::mangle;
+use lanes_wfv::Mode;
+
+use crate::declare_simd::widen_variant;
+use crate::{vector_library, DriverError};
+
+/// What `vectorize` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// lanes IR text (the vectorized module before LLVM).
+    Lir,
+    /// Through LLVM: object, assembly, LLVM IR or bitcode.
+    Llvm(EmitKind),
+}
+
+/// Which function to vectorize, with which parameter shapes, for which target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VectorizeRequest {
+    pub input: PathBuf,
+    pub clang: ClangOptions,
+    pub target: TargetRequest,
+    /// The function (with or without `@`); the only one the file defines if `None`.
+    pub function: Option<String>,
+    /// Parameter shapes as `lanes vectorize --shapes` takes them (`c,u,v`); all varying if
+    /// `None`.
+    pub shapes: Option<String>,
+    /// Lanes; the target's natural width for 32-bit elements if `None`.
+    pub width: Option<u16>,
+    pub mode: Mode,
+    pub opt_level: u8,
+    pub veclib: Option<String>,
+    pub output: Output,
+}
+
+/// The result of [`vectorize`].
+#[derive(Clone, Debug)]
+pub struct Vectorized {
+    pub bytes: Vec<u8>,
+    /// The externally visible functions: the variant, and the launcher if any.
+    pub exported: Vec<String>,
+    /// Notes for the user (no launcher, a vector library not available).
+    pub notes: Vec<String>,
+    pub target: Target,
+}
+
+/// The function `name` (with or without a leading `@`), or the only defined one.
+pub fn select_function(module: &Module, name: Option<&str>) -> Result<FuncId, DriverError> {
+    let defined: Vec<(FuncId, &str)> = module
+        .functions()
+        .map(|(id, f)| (id, f.name.as_str()))
+        .collect();
+    let names = || {
+        let all: Vec<String> = defined.iter().map(|(_, f)| format!("@{f}")).collect();
+        if all.is_empty() {
+            "none".to_string()
+        } else {
+            all.join(", ")
+        }
+    };
+    match name.map(|n| n.strip_prefix('@').unwrap_or(n)) {
+        Some(n) => defined
+            .iter()
+            .find(|(_, f)| *f == n)
+            .map(|&(id, _)| id)
+            .ok_or_else(|| {
+                DriverError::Function(format!("no function @{n}; the file defines {}", names()))
+            }),
+        None => match defined.as_slice() {
+            [(id, _)] => Ok(*id),
+            [] => Err(DriverError::Function(
+                "the file defines no function".to_string(),
+            )),
+            _ => Err(DriverError::Function(format!(
+                "the file defines {} functions ({}); choose one with --function",
+                defined.len(),
+                names()
+            ))),
+        },
+    }
+}
+
+/// Vectorizes `req` (module docs).
+pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
+    let opt = req.opt_level.min(3);
+    let target = Target::resolve(&req.target)?;
+    let mut clang = req.clang.clone();
+    clang.opt.get_or_insert_with(|| opt.to_string());
+    clang.extra.extend(req.target.clang_args());
+    let mut notes = Vec::new();
+    let veclib = req.veclib.as_deref().and_then(|lib| {
+        clang.extra.push(format!("-fveclib={lib}"));
+        vector_library(lib, &target, &mut notes)
+    });
+    let mut module = import_file(&req.input, &clang)?;
+    let id = select_function(&module, req.function.as_deref())?;
+    let scalar = module
+        .function(id)
+        .cloned()
+        .ok_or_else(|| DriverError::Function("the function has no body".into()))?;
+    let n = scalar.params.len();
+    let shapes: Vec<Option<(Shape, u32)>> = match &req.shapes {
+        Some(text) => parse_shape_list(text)
+            .map_err(|e| DriverError::Shapes(e.to_string()))?
+            .into_iter()
+            .map(Some)
+            .collect(),
+        None => vec![Some((Shape::Varying, 0)); n],
+    };
+    if shapes.len() != n {
+        return Err(DriverError::Shapes(format!(
+            "{} shapes given, @{} has {n} parameters",
+            shapes.len(),
+            scalar.name
+        )));
+    }
+    let width = req.width.unwrap_or_else(|| target.default_width());
+    // The unmasked vector variant.
+    let plain: Vec<Option<Shape>> = shapes.iter().map(|s| s.map(|(s, _)| s)).collect();
+    let isa = target.vfabi_isa(u32::from(width) * 32);
+    let vname = mangle(&scalar.name, isa, width, &plain);
+    widen_variant(&mut module, id, &shapes, req.mode, width, false, &vname)?;
+    let mut exported = vec![vname];
+    // The launcher, when one parameter is the instance index and the others uniform.
+    let index: Vec<usize> = (0..n)
+        .filter(|&i| plain[i] != Some(Shape::Uniform))
+        .collect();
+    match index[..] {
+        [idx]
+            if plain[idx] == Some(Shape::Contiguous)
+                && scalar.ret.is_none()
+                && scalar.dfg.value_type(scalar.params[idx].value).is_int() =>
+        {
+            let name = format!("{}_spmd", scalar.name);
+            let body_name = format!("{}.masked.w{width}", scalar.name);
+            let body = widen_variant(&mut module, id, &shapes, req.mode, width, true, &body_name)?;
+            module.define(launcher(&scalar, &name, body, idx, width));
+            exported.push(name);
+        }
+        _ => notes.push(format!(
+            "note: no {}_spmd launcher (it needs a void function whose only non-uniform parameter is a contiguous integer)",
+            scalar.name
+        )),
+    }
+    lanes_ir::verifier::verify_module(&module).map_err(|e| DriverError::Internal(e.to_string()))?;
+    let bytes = match req.output {
+        Output::Lir => lanes_ir::write::module_to_string(&module).into_bytes(),
+        Output::Llvm(emit) => {
+            let opts = CompileOptions {
+                clang,
+                pipeline: PipelineOptions {
+                    opt_level: opt,
+                    loop_vectorize: false,
+                    slp_vectorize: false,
+                    verify_each: false,
+                },
+                target: target.options(opt),
+                emit,
+                export: ExportOptions { veclib },
+            };
+            let name = req
+                .input
+                .file_name()
+                .map_or_else(|| "lanes".into(), |n| n.to_string_lossy().into_owned());
+            compile_module_exporting(&module, &name, &opts, &exported)?
+        }
+    };
+    Ok(Vectorized {
+        bytes,
+        exported,
+        notes,
+        target,
+    })
+}
