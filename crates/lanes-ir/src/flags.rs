@@ -19,9 +19,11 @@
 //! wrapped result, which is one permitted outcome. Transformations may compute another one
 //! for a lane where a flag fails (the vectorizer sign-extends an `add nsw` exactly, see
 //! `lanes_analysis::shapes::no_wrap`), so differential tests must only state flags that
-//! hold. Code a transformation creates carries no flags unless it proves them, and code it
-//! speculates (linearized, widened) drops them, since LLVM's poison would spread from an
-//! inactive lane into masks.
+//! hold. Code a transformation creates carries no flags unless it proves them. Widened code
+//! carries none at all: it runs instructions for lanes that would not have run them and
+//! combines lanes (masks, lane 0's address), so LLVM's poison of one lane would spread to
+//! others; the linearized scalar form before widening keeps them, for the shape analysis
+//! that widening consults (`lanes_wfv::widen`).
 
 use core::fmt;
 
