@@ -3,7 +3,9 @@
 //! `lanes-ir` cannot use `lanes-analysis` (which depends on it), so the verifier carries
 //! this compact version of the iterative algorithm of Cooper, Harvey and Kennedy ("A
 //! Simple, Fast Dominance Algorithm", 2001) over reverse postorder. `lanes-analysis` has
-//! the full dominator tree with its queries; this one answers only "does a dominate b".
+//! the full dominator tree with its queries; this one answers only "does a dominate b", in
+//! constant time from the pre- and postorder numbers of the dominator tree (a walk up the
+//! tree per use would make the check quadratic on long chains of blocks).
 
 use cranelift_entity::SecondaryMap;
 
@@ -13,7 +15,9 @@ use crate::function::Function;
 pub(super) struct BlockDominance {
     /// Reverse-postorder number of each reachable block (0 = entry); `u32::MAX` otherwise.
     rpo_number: SecondaryMap<Block, u32>,
-    idom: SecondaryMap<Block, Option<Block>>,
+    /// Preorder and postorder numbers in the dominator tree.
+    pre: SecondaryMap<Block, u32>,
+    post: SecondaryMap<Block, u32>,
 }
 
 impl BlockDominance {
@@ -21,7 +25,11 @@ impl BlockDominance {
         let mut rpo_number = SecondaryMap::with_default(u32::MAX);
         let mut idom: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
         let Some(entry) = func.entry_block() else {
-            return BlockDominance { rpo_number, idom };
+            return BlockDominance {
+                rpo_number,
+                pre: SecondaryMap::new(),
+                post: SecondaryMap::new(),
+            };
         };
         // Iterative DFS postorder (no recursion: functions can be very large).
         let mut post = Vec::new();
@@ -84,7 +92,36 @@ impl BlockDominance {
                 }
             }
         }
-        BlockDominance { rpo_number, idom }
+        // Number the dominator tree in pre- and postorder (iteratively).
+        let mut children: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        for &b in rpo.iter().skip(1) {
+            if let Some(p) = idom[b] {
+                children[p].push(b);
+            }
+        }
+        let mut pre = SecondaryMap::new();
+        let mut post = SecondaryMap::new();
+        let (mut pre_n, mut post_n) = (0u32, 0u32);
+        let mut stack = vec![(entry, 0usize)];
+        pre[entry] = pre_n;
+        pre_n += 1;
+        while let Some((b, next)) = stack.last_mut() {
+            if let Some(&c) = children[*b].get(*next) {
+                *next += 1;
+                pre[c] = pre_n;
+                pre_n += 1;
+                stack.push((c, 0));
+            } else {
+                post[*b] = post_n;
+                post_n += 1;
+                stack.pop();
+            }
+        }
+        BlockDominance {
+            rpo_number,
+            pre,
+            post,
+        }
     }
 
     pub(super) fn is_reachable(&self, b: Block) -> bool {
@@ -92,18 +129,7 @@ impl BlockDominance {
     }
 
     /// Does `a` dominate `b` (reflexive)? Both must be reachable.
-    pub(super) fn dominates(&self, a: Block, mut b: Block) -> bool {
-        loop {
-            if a == b {
-                return true;
-            }
-            if self.rpo_number[b] <= self.rpo_number[a] {
-                return false;
-            }
-            match self.idom[b] {
-                Some(p) if p != b => b = p,
-                _ => return false,
-            }
-        }
+    pub(super) fn dominates(&self, a: Block, b: Block) -> bool {
+        self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
     }
 }

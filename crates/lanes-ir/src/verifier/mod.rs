@@ -137,9 +137,18 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierErrors> {
 
 /// Verifies one function of `module`.
 pub fn verify_function(module: &Module, func: &Function) -> Result<(), VerifierErrors> {
+    // Each instruction's position in its block, computed once: asking the layout per use
+    // would make the check quadratic in the size of a block.
+    let mut position = SecondaryMap::with_default(0u32);
+    for block in func.layout.blocks() {
+        for (i, &inst) in func.layout.block_insts(block).iter().enumerate() {
+            position[inst] = u32::try_from(i).unwrap_or(u32::MAX);
+        }
+    }
     let mut v = Verifier {
         module,
         func,
+        position,
         errors: Vec::new(),
     };
     v.run();
@@ -153,6 +162,8 @@ pub fn verify_function(module: &Module, func: &Function) -> Result<(), VerifierE
 struct Verifier<'a> {
     module: &'a Module,
     func: &'a Function,
+    /// Index of each placed instruction within its block.
+    position: SecondaryMap<Inst, u32>,
     errors: Vec<VerifierError>,
 }
 
@@ -375,7 +386,7 @@ impl Verifier<'_> {
                 }
             }
         } else if dom.is_reachable(block) {
-            let index = func.layout.inst_index(inst);
+            let index = self.position[inst] as usize;
             for arg in data.args() {
                 if !self.def_dominates_use(arg, block, index, dom) {
                     self.report_inst(
@@ -405,7 +416,7 @@ impl Verifier<'_> {
             ValueDef::Param(_) => None,
             ValueDef::Result(def) => {
                 let b = self.func.layout.inst_block(def)?;
-                Some((b, self.func.layout.inst_index(def)))
+                Some((b, self.position[def] as usize))
             }
         }
     }
