@@ -157,3 +157,25 @@ fn import_and_vectorize_write_standard_output() {
         .expect("lanes runs");
     assert_eq!(bad.status.code(), Some(1));
 }
+
+#[test]
+fn module_level_import_errors_have_a_line() {
+    let d = scratch_dir("driver-module-errors");
+    let src = d.join("glob.c");
+    std::fs::write(
+        &src,
+        "int g = 3;\nint *p = &g;\nint get(void) {\n  return *p;\n}\n",
+    )
+    .expect("write");
+    let r = lanes()
+        .args(["import", s(&src), "-o", s(&d.join("glob.lir"))])
+        .output()
+        .expect("lanes runs");
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{err}");
+    assert!(err.contains("glob.c:4"), "{err}");
+    assert!(err.contains("@p = "), "{err}");
+    // lanes compile takes the same file: the global stays with clang's module.
+    let obj = d.join("glob.o");
+    run(lanes().args(["compile", "-c", s(&src), "-o", s(&obj)]));
+}

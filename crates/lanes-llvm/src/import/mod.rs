@@ -235,6 +235,29 @@ unsafe fn located(mut err: ImportError, f: LLVMValueRef) -> ImportError {
     err
 }
 
+/// `err` about global `g`, located at the first instruction using `g` that has a source
+/// line (globals carry no line of their own in line tables).
+unsafe fn located_global(mut err: ImportError, g: LLVMValueRef) -> ImportError {
+    let mut u = LLVMGetFirstUse(g);
+    while !u.is_null() {
+        let user = LLVMGetUser(u);
+        if !LLVMIsAInstruction(user).is_null() && LLVMGetDebugLocLine(user) != 0 {
+            let mut len = 0;
+            let p = LLVMGetDebugLocFilename(user, &mut len);
+            err.file = (!p.is_null()).then(|| {
+                String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len as usize))
+                    .into_owned()
+            });
+            err.line = LLVMGetDebugLocLine(user);
+            err.message
+                .push_str(" (the line is the global's first use)");
+            return err;
+        }
+        u = LLVMGetNextUse(u);
+    }
+    err
+}
+
 unsafe fn import_raw(llm: &LlModule<'_>, partial: bool) -> Result<PartialImport, ImportError> {
     let m = llm.as_mut_ptr();
     let mcx_layout = Layout {
@@ -264,7 +287,7 @@ unsafe fn import_raw(llm: &LlModule<'_>, partial: bool) -> Result<PartialImport,
                 opaque_globals.push(name.clone());
                 None
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(located_global(e, g)),
         };
         let id = module.add_global(GlobalData {
             name,
@@ -301,7 +324,7 @@ unsafe fn import_raw(llm: &LlModule<'_>, partial: bool) -> Result<PartialImport,
                 });
                 continue;
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(located(e, f)),
         };
         let mut func = Function::new(name, &sig.params, sig.ret);
         for i in 0..sig.params.len() {
@@ -347,7 +370,7 @@ unsafe fn import_raw(llm: &LlModule<'_>, partial: bool) -> Result<PartialImport,
                     reason: located(e, f),
                 });
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(located(e, f)),
         }
     }
     Ok(PartialImport {
