@@ -179,3 +179,48 @@ fn module_level_import_errors_have_a_line() {
     let obj = d.join("glob.o");
     run(lanes().args(["compile", "-c", s(&src), "-o", s(&obj)]));
 }
+
+/// `_Thread_local`, an external global, a function pointer in a global, a 12-byte struct
+/// returned by value, a 24-bit bitfield, `long double`, `__int128`, `_Complex`, a VLA,
+/// `_Atomic`, inline asm, computed goto, varargs and setjmp/longjmp in one file: lanes
+/// compiles it at -O0, -O2 and -O3 -march=native, and it prints what clang's build prints.
+#[test]
+fn every_construct_clang_takes_compiles_and_runs_the_same() {
+    let d = scratch_dir("driver-constructs");
+    let src = common::data("constructs.c");
+    for (tag, flags) in [
+        ("O0", vec!["-O0"]),
+        ("O2", vec!["-O2"]),
+        ("O3", vec!["-O3", "-march=native"]),
+    ] {
+        let reference = d.join(format!("ref{tag}"));
+        run(clang()
+            .args(&flags)
+            .args(["-w", s(&src), "-lm", "-o", s(&reference)]));
+        let obj = d.join(format!("lanes{tag}.o"));
+        let out = run(lanes().arg("compile").args(&flags).args([
+            "-w",
+            "-c",
+            s(&src),
+            "-o",
+            s(&obj),
+            "--remarks",
+        ]));
+        let remarks = String::from_utf8_lossy(&out.stderr);
+        // The function without any such construct went through lanes.
+        assert!(!remarks.contains("@sq:"), "{remarks}");
+        assert!(
+            remarks.contains("@asmf: function left as LLVM IR"),
+            "{remarks}"
+        );
+        let exe = d.join(format!("lanes{tag}"));
+        run(clang().arg(&obj).args(["-lm", "-o", s(&exe)]));
+        let want = run(&mut Command::new(&reference)).stdout;
+        let got = run(&mut Command::new(&exe)).stdout;
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&want),
+            "{tag}"
+        );
+    }
+}
