@@ -144,7 +144,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
     let plain: Vec<Option<Shape>> = shapes.iter().map(|s| s.map(|(s, _)| s)).collect();
     let isa = target.vfabi_isa(u32::from(width) * 32);
     let vname = mangle(&scalar.name, isa, width, &plain);
-    widen_variant(&mut module, id, &shapes, req.mode, width, false, &vname)?;
+    let unmasked = widen_variant(&mut module, id, &shapes, req.mode, width, false, &vname)?;
     let mut exported = vec![vname];
     // The launcher, when one parameter is the instance index and the others uniform.
     let index: Vec<usize> = (0..n)
@@ -159,7 +159,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
             let name = format!("{}_spmd", scalar.name);
             let body_name = format!("{}.masked.w{width}", scalar.name);
             let body = widen_variant(&mut module, id, &shapes, req.mode, width, true, &body_name)?;
-            module.define(launcher(&scalar, &name, body, idx, width));
+            module.define(launcher(&scalar, &name, unmasked, body, idx, width));
             exported.push(name);
         }
         _ => notes.push(format!(
