@@ -23,6 +23,8 @@
 //!
 //! Run: `cargo bench -p lanes-cli --bench int_index`.
 
+#[path = "common/cmd.rs"]
+mod cmd;
 #[path = "common/machine.rs"]
 mod machine;
 
@@ -31,21 +33,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use cmd::{run, s};
 use machine::machine;
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);

@@ -23,29 +23,18 @@
 //!
 //! Run: `cargo bench -p lanes-cli --bench omp_simd`.
 
+#[path = "common/cmd.rs"]
+mod cmd;
 #[path = "common/machine.rs"]
 mod machine;
 
 use std::collections::BTreeMap;
 
+use cmd::{run, s};
 use machine::machine;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
 
 /// `kernel NAME MS CHECKSUM` lines → (name, ms, checksum), in order.
 fn parse(text: &str) -> Vec<(String, f64, f64)> {

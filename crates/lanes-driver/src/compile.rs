@@ -21,7 +21,7 @@ use lanes_wfv::outer_loop::{vectorize_parallel_loops_in, OuterLoopOptions};
 use lanes_wfv::Mode;
 
 use crate::declare_simd::define_variants;
-use crate::{vector_library, DriverError, Remark};
+use crate::{setup, DriverError, Remark, Setup};
 
 /// What to compile, for which target, into what.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,17 +79,12 @@ pub struct Compiled {
 /// Compiles `req` (module docs).
 pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
     let opt = req.opt_level.min(3);
-    let target = Target::resolve(&req.target)?;
-    let mut clang = req.clang.clone();
-    clang.opt.get_or_insert_with(|| opt.to_string());
-    // The front end lowers the C ABI for the same target.
-    clang.extra.extend(req.target.clang_args());
-    let mut notes = Vec::new();
-    let veclib = req.veclib.as_deref().and_then(|lib| {
-        // clang gets it too, as `clang -fveclib=` would.
-        clang.extra.push(format!("-fveclib={lib}"));
-        vector_library(lib, &target, &mut notes)
-    });
+    let Setup {
+        target,
+        clang,
+        veclib,
+        mut notes,
+    } = setup(&req.clang, &req.target, opt, req.veclib.as_deref())?;
     let openmp = clang
         .extra
         .iter()

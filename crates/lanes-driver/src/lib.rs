@@ -26,8 +26,44 @@ pub use error::DriverError;
 pub use remarks::{Remark, RemarkKind};
 pub use vectorize::{select_function, vectorize, Output, VectorizeRequest, Vectorized};
 
+use lanes_llvm::clang::ClangOptions;
 use lanes_llvm::export::VecLib;
-use lanes_llvm::target::Target;
+use lanes_llvm::target::{Target, TargetRequest};
+
+/// What both pipelines settle first: the resolved target, clang's options for it (the
+/// optimization level, the target's own arguments, `-fveclib=`), the vector library lanes'
+/// export calls, and notes for the user.
+struct Setup {
+    target: Target,
+    clang: ClangOptions,
+    veclib: Option<VecLib>,
+    notes: Vec<String>,
+}
+
+fn setup(
+    clang: &ClangOptions,
+    target: &TargetRequest,
+    opt: u8,
+    veclib: Option<&str>,
+) -> Result<Setup, DriverError> {
+    let resolved = Target::resolve(target)?;
+    let mut clang = clang.clone();
+    clang.opt.get_or_insert_with(|| opt.to_string());
+    // The front end lowers the C ABI for the same target.
+    clang.extra.extend(target.clang_args());
+    let mut notes = Vec::new();
+    let veclib = veclib.and_then(|lib| {
+        // clang gets it too, as `clang -fveclib=` would.
+        clang.extra.push(format!("-fveclib={lib}"));
+        vector_library(lib, &resolved, &mut notes)
+    });
+    Ok(Setup {
+        target: resolved,
+        clang,
+        veclib,
+        notes,
+    })
+}
 
 /// The vector library `-fveclib=<lib>` selects for lanes' export; a library lanes cannot
 /// use for `target` is noted in `notes` and vector math stays LLVM intrinsics.

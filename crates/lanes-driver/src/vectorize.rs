@@ -28,7 +28,7 @@ use lanes_wfv::vfabi::mangle;
 use lanes_wfv::Mode;
 
 use crate::declare_simd::widen_variant;
-use crate::{vector_library, DriverError};
+use crate::{setup, DriverError, Setup};
 
 /// What `vectorize` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,15 +108,12 @@ pub fn select_function(module: &Module, name: Option<&str>) -> Result<FuncId, Dr
 /// Vectorizes `req` (module docs).
 pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
     let opt = req.opt_level.min(3);
-    let target = Target::resolve(&req.target)?;
-    let mut clang = req.clang.clone();
-    clang.opt.get_or_insert_with(|| opt.to_string());
-    clang.extra.extend(req.target.clang_args());
-    let mut notes = Vec::new();
-    let veclib = req.veclib.as_deref().and_then(|lib| {
-        clang.extra.push(format!("-fveclib={lib}"));
-        vector_library(lib, &target, &mut notes)
-    });
+    let Setup {
+        target,
+        clang,
+        veclib,
+        mut notes,
+    } = setup(&req.clang, &req.target, opt, req.veclib.as_deref())?;
     let mut module = import_file(&req.input, &clang)?;
     let id = select_function(&module, req.function.as_deref())?;
     let scalar = module
