@@ -5,7 +5,7 @@
 //! so a range that is not a multiple of `W` touches no memory the scalar loop would not;
 //! full groups run the unmasked variant, which needs no mask at all.
 
-use lanes_ir::{BinaryOp, FuncBuilder, FuncId, Function, InstData, IntCC, Type};
+use lanes_ir::{BinaryOp, FuncBuilder, FuncId, Function, InstData, IntCC, Type, Value};
 
 /// `name(params of scalar)`: the instances `0..n` (`n` the parameter `idx`), `W` at a time:
 /// full groups call the unmasked variant `full(…, b + lane_id, …)`, and a last partial group
@@ -48,11 +48,7 @@ pub fn launcher(
     b.brif(is_full, group, check_tail);
     // A full group.
     b.switch_to_block(group);
-    let vbase = b.broadcast(base, vty);
-    let lane = b.lane_id(vty);
-    let items = b.binary(BinaryOp::Add, vbase, lane);
-    let mut call_args = params.clone();
-    call_args[idx] = items;
+    let (call_args, _) = group_args(&mut b, &params, idx, base, vty);
     b.call(full, call_args, None);
     let next = b.binary(BinaryOp::Add, base, step);
     b.jump(header);
@@ -61,13 +57,9 @@ pub fn launcher(
     let more = b.icmp(IntCC::Slt, zero, left);
     b.brif(more, tail, exit);
     b.switch_to_block(tail);
-    let vbase = b.broadcast(base, vty);
-    let lane = b.lane_id(vty);
-    let items = b.binary(BinaryOp::Add, vbase, lane);
+    let (mut call_args, lane) = group_args(&mut b, &params, idx, base, vty);
     let vleft = b.broadcast(left, vty);
     let active = b.icmp(IntCC::Slt, lane, vleft);
-    let mut call_args = params.clone();
-    call_args[idx] = items;
     call_args.push(active);
     b.call(masked, call_args, None);
     b.jump(exit);
@@ -79,4 +71,21 @@ pub fn launcher(
         }
     }
     f
+}
+
+/// The arguments of one group's call: the launcher's parameters with the index replaced by
+/// `base + lane_id`; and the lane ids.
+fn group_args(
+    b: &mut FuncBuilder<'_>,
+    params: &[Value],
+    idx: usize,
+    base: Value,
+    vty: Type,
+) -> (Vec<Value>, Value) {
+    let vbase = b.broadcast(base, vty);
+    let lane = b.lane_id(vty);
+    let items = b.binary(BinaryOp::Add, vbase, lane);
+    let mut args = params.to_vec();
+    args[idx] = items;
+    (args, lane)
 }
