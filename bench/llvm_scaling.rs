@@ -16,6 +16,9 @@
 //! Run: `cargo bench -p lanes-llvm --bench llvm_scaling` (release build). Set
 //! `LANES_BENCH_QUICK=1` for a fast smoke run with small sizes.
 
+#[path = "common/machine.rs"]
+mod machine;
+
 use std::fmt::Write as _;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -24,6 +27,7 @@ use lanes_llvm::clang::{parse_module, SourceKind};
 use lanes_llvm::emit::{configure_module, target_machine, TargetOptions};
 use lanes_llvm::pipeline::{optimize, PipelineOptions};
 use lanes_llvm::{export_module, import_module, Context};
+use machine::machine;
 
 /// One generated C function, varied by `i`.
 fn function(i: usize) -> String {
@@ -55,20 +59,6 @@ fn source(n: usize) -> String {
 fn median(mut xs: Vec<Duration>) -> Duration {
     xs.sort();
     xs[xs.len() / 2]
-}
-
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|s| s.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    format!("{cpu}, {cores} hardware threads, {}", std::env::consts::OS)
 }
 
 struct Row {
