@@ -1,6 +1,7 @@
 //! The LLVM 19 bridge of lanes: the only crate that links LLVM (ARCHITECTURE.md, "Layers").
 //!
 //! - [`clang`]: runs clang-19 on C, C++ and OpenCL C sources;
+//! - [`c_params`]: which LLVM parameters carry each C parameter (clang's ABI lowering);
 //! - [`import`]: LLVM IR (from clang, `.ll` or `.bc`) → verified lanes IR;
 //! - [`export`]: lanes IR → LLVM IR, scalar and vector;
 //! - [`pipeline`]: the new pass manager's `default<On>` with LLVM's vectorizers on or off;
@@ -15,6 +16,7 @@
 //! (`tests/export_import.rs`), and the C corpus `corpus/c` checked three ways — clang-19
 //! native, `lanes compile` objects, interpreter (`tests/corpus.rs`).
 
+pub mod c_params;
 pub mod clang;
 pub mod driver;
 pub mod emit;
