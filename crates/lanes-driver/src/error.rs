@@ -1,6 +1,7 @@
 //! Errors of the pipeline: the LLVM bridge's, the target's, and the vectorizer's with the
 //! function they concern.
 
+use lanes_llvm::c_params::CParamError;
 use lanes_llvm::target::TargetError;
 use lanes_llvm::LlvmError;
 
@@ -19,6 +20,9 @@ pub enum DriverError {
     /// `--shapes` does not fit the function.
     #[error("bad --shapes: {0}")]
     Shapes(String),
+    /// The C parameters behind the function's LLVM parameters could not be read.
+    #[error("--shapes by C parameter: {0}")]
+    CParams(#[from] CParamError),
     /// A variant name clang announced that contradicts its function.
     #[error("{0}")]
     Variant(String),

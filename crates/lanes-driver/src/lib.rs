@@ -8,7 +8,8 @@
 //!   `#pragma omp declare simd` variants defined by whole-function vectorization — and the
 //!   others stay LLVM IR; [`Remark`]s say which and why.
 //! - [`vectorize()`]: one SPMD function to its vector-function-ABI variant and, where it
-//!   has an instance index, an `F_spmd` launcher (PLDI'18 §3–6, CC'12 §3.3).
+//!   has an instance index, an `F_spmd` launcher (PLDI'18 §3–6, CC'12 §3.3); its
+//!   `--shapes` count the parameters as written in C ([`param_shapes`]).
 //!
 //! Both resolve one [`lanes_llvm::target::Target`] from the request, which decides the
 //! width, the variants' ISA letters and the code generator. Errors are [`DriverError`];
@@ -18,11 +19,13 @@
 pub mod compile;
 mod declare_simd;
 mod error;
+pub mod param_shapes;
 pub mod remarks;
 pub mod vectorize;
 
 pub use compile::{compile, CompileRequest, Compiled};
 pub use error::DriverError;
+pub use param_shapes::parameter_shapes;
 pub use remarks::{Remark, RemarkKind};
 pub use vectorize::{select_function, vectorize, Output, VectorizeRequest, Vectorized};
 

@@ -15,7 +15,6 @@
 
 use std::path::PathBuf;
 
-use lanes_analysis::shapes::parse_shape_list;
 use lanes_ir::{FuncId, Module, Shape};
 use lanes_llvm::clang::ClangOptions;
 use lanes_llvm::driver::{compile_module_exporting, import_file, CompileOptions};
@@ -28,6 +27,7 @@ use lanes_wfv::vfabi::mangle;
 use lanes_wfv::Mode;
 
 use crate::declare_simd::widen_variant;
+use crate::param_shapes::parameter_shapes;
 use crate::{setup, DriverError, Setup};
 
 /// What `vectorize` writes.
@@ -47,8 +47,9 @@ pub struct VectorizeRequest {
     pub target: TargetRequest,
     /// The function (with or without `@`); the only one the file defines if `None`.
     pub function: Option<String>,
-    /// Parameter shapes as `lanes vectorize --shapes` takes them (`c,u,v`); all varying if
-    /// `None`.
+    /// Parameter shapes as `lanes vectorize --shapes` takes them (`c,u,v`, `n=u,out=v`),
+    /// one per C parameter for C, C++ and OpenCL C input ([`crate::param_shapes`]); all
+    /// varying if `None`.
     pub shapes: Option<String>,
     /// Lanes; the target's natural width for 32-bit elements if `None`.
     pub width: Option<u16>,
@@ -122,20 +123,9 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         .ok_or_else(|| DriverError::Function("the function has no body".into()))?;
     let n = scalar.params.len();
     let shapes: Vec<Option<(Shape, u32)>> = match &req.shapes {
-        Some(text) => parse_shape_list(text)
-            .map_err(|e| DriverError::Shapes(e.to_string()))?
-            .into_iter()
-            .map(Some)
-            .collect(),
+        Some(text) => parameter_shapes(&req.input, &clang, &scalar, text)?,
         None => vec![Some((Shape::Varying, 0)); n],
     };
-    if shapes.len() != n {
-        return Err(DriverError::Shapes(format!(
-            "{} shapes given, @{} has {n} parameters",
-            shapes.len(),
-            scalar.name
-        )));
-    }
     let width = req.width.unwrap_or_else(|| target.default_width());
     // The unmasked vector variant.
     let plain: Vec<Option<Shape>> = shapes.iter().map(|s| s.map(|(s, _)| s)).collect();
