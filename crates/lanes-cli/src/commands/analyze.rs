@@ -5,7 +5,9 @@
 //! value (`lanes_analysis::shapes`), as text, `--format json`, or `--format svg` (the CFG
 //! with divergent branches and join-divergent blocks marked). Argument shapes come from
 //! `--shapes` (`u`, `c`, `s<n>`, `v`, each optionally followed by `a<n>` for the
-//! alignment, comma-separated, one per parameter), else from the parameters' attributes.
+//! alignment, comma-separated, one per parameter or `name=shape`; counted per C parameter
+//! for C input, as `lanes vectorize` counts them: [`lanes_driver::param_shapes`]), else
+//! from the parameters' attributes.
 //!
 //! With `--profile`, the function also runs in the SIMT interpreter (W lanes in lock-step,
 //! PACT'11 §II) on the given arguments (in `lanes interp` notation; varying arguments are
@@ -24,7 +26,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Context, Result};
 use clap::{Args, ValueEnum};
 use lanes_analysis::shapes::summary::DEFAULT_WALK_BUDGET;
-use lanes_analysis::shapes::{parse_shape_list, report, svg, ShapeAnalysis};
+use lanes_analysis::shapes::{report, svg, ShapeAnalysis};
 use lanes_interp::runline::parse_args;
 use lanes_ir::Shape;
 use lanes_simt::precision::{profile_function, PrecisionReport, ProfileConfig};
@@ -52,7 +54,8 @@ pub struct AnalyzeArgs {
     /// The function (default: the only one in the file)
     #[arg(short, long)]
     pub function: Option<String>,
-    /// Argument shapes: u, c, s<n>, v with optional a<n>, comma-separated (e.g. `u,ca16,v`)
+    /// Argument shapes: u, c, s<n>, v with optional a<n>, comma-separated (e.g. `u,ca16,v`),
+    /// one per parameter as written in C for C input, or `name=shape` (as for vectorize)
     #[arg(long)]
     pub shapes: Option<String>,
     /// Output format
@@ -98,11 +101,11 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
         .function(id)
         .context("selected function has no body")?;
     let shapes: Vec<Option<(Shape, u32)>> = match &args.shapes {
-        Some(text) => parse_shape_list(text)
-            .map_err(|e| anyhow!("bad --shapes: {e}"))?
-            .into_iter()
-            .map(Some)
-            .collect(),
+        Some(text) => {
+            let clang = args.clang.options(Some(args.opt.clone()));
+            lanes_driver::parameter_shapes(&args.file, &clang, func, text)
+                .map_err(|e| anyhow!("{}: {e}", args.file.display()))?
+        }
         None => Vec::new(),
     };
     let budget = (!args.exact_divergence).then_some(DEFAULT_WALK_BUDGET);

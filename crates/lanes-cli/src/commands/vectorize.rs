@@ -6,7 +6,10 @@
 //! (Intel's "Vector Function ABI", as GCC and clang mangle `#pragma omp declare simd`):
 //! `_ZGV` + ISA (`b` SSE, `c` AVX, `d` AVX2, `e` AVX-512) + `N` (unmasked) + `W` + one
 //! letter per parameter (`u` uniform, passed as a scalar; `v` anything else, passed as a
-//! vector) + `_` + the name, e.g. `_ZGVeN16vu_F`.
+//! vector) + `_` + the name, e.g. `_ZGVeN16vu_F`. `--shapes` counts the parameters as
+//! written in C for C, C++ and OpenCL C input and accepts `name=shape` entries
+//! ([`lanes_driver::param_shapes`]); the letters of the name are per LLVM parameter, so a
+//! struct passed in two pieces has two letters and a returned struct's hidden pointer one.
 //!
 //! When exactly one parameter is contiguous (the instance index) and the others are
 //! uniform, a launcher `F_spmd` with `F`'s signature is defined too, where the index is a
@@ -39,7 +42,7 @@ pub enum Linearize {
 /// Vectorize one SPMD function: its x86 vector-ABI variant and an `F_spmd` launcher
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Example:\n  lanes vectorize saxpy.c --function saxpy --shapes c,u,u,u,u --width 16 -o saxpy.o"
+    after_help = "Examples:\n  lanes vectorize saxpy.c --function saxpy --shapes c,u,u,u,u --width 16 -o saxpy.o\n  lanes vectorize saxpy.c --function saxpy --shapes i=c,a=u,x=u,y=u,n=u -o saxpy.o"
 )]
 pub struct VectorizeArgs {
     /// The input file (.c, .cl, .ll, .bc or .lir)
@@ -47,8 +50,12 @@ pub struct VectorizeArgs {
     /// The function to vectorize (optional if the file defines only one)
     #[arg(long)]
     pub function: Option<String>,
-    /// Argument shapes: u, c, s<n>, v with optional a<n>, comma-separated (default: all v)
-    #[arg(long)]
+    /// Parameter shapes: u, c, s<n>, v with optional a<n>, comma-separated, one per parameter
+    /// as written in C (for C/C++/OpenCL input, whatever the ABI makes of it: a struct's
+    /// pieces share its shape, a returned struct's hidden pointer is varying) or as in the
+    /// IR (.ll/.bc/.lir); `name=shape` entries (after any positional ones) name parameters
+    /// in any order, and those left out are v (default: all v)
+    #[arg(long, value_name = "SHAPES")]
     pub shapes: Option<String>,
     /// Lanes (default: the target's natural width for 32-bit elements: 16 with AVX-512,
     /// 8 with AVX, else 4; the target is the host unless -march=, --target-cpu or -m… say)
