@@ -163,7 +163,19 @@ fn eval_inner(
             }
             value(RtValue::from_bits(ty.elem(), ptr))
         }
-        InstData::Load { ptr, align } => value(mem_ops::load(
+        InstData::FuncAddr { func } => {
+            if cx.module.funcs.get(*func).is_none() {
+                return Err(malformed(format!("no {func}")));
+            }
+            let ty = need_ty()?;
+            if !ty.is_ptr() || ty.is_vector() {
+                return Err(malformed(format!("func_addr of type {ty}")));
+            }
+            value(RtValue::from_bits(ty.elem(), crate::memory::func_ptr(func.index())))
+        }
+        // One instance at a time: every ordering holds, and a volatile access is performed
+        // exactly as written.
+        InstData::Load { ptr, align, .. } => value(mem_ops::load(
             cx.mem,
             get(*ptr)?,
             need_ty()?,
@@ -174,6 +186,7 @@ fn eval_inner(
             value: v,
             ptr,
             align,
+            ..
         } => {
             mem_ops::store(cx.mem, get(*v)?, get(*ptr)?, *align, cx.lane)?;
             Ok(Effect::Next(None))
@@ -220,7 +233,9 @@ fn eval_inner(
             mem_ops::scatter(cx.mem, get(*v)?, get(*ptrs)?, get(*mask)?, *align)?;
             Ok(Effect::Next(None))
         }
-        InstData::AtomicRmw { op, ptr, value: v } => value(mem_ops::atomic_rmw(
+        InstData::AtomicRmw {
+            op, ptr, value: v, ..
+        } => value(mem_ops::atomic_rmw(
             cx.mem,
             *op,
             get(*ptr)?,
@@ -231,6 +246,7 @@ fn eval_inner(
             ptr,
             expected,
             replacement,
+            ..
         } => value(mem_ops::atomic_cas(
             cx.mem,
             get(*ptr)?,
@@ -243,7 +259,39 @@ fn eval_inner(
                 .iter()
                 .map(|&a| get(a).cloned())
                 .collect::<Result<Vec<_>, _>>()?;
-            call(cx.module, *callee, argv, rty)
+            call(cx, *callee, argv, rty)
+        }
+        InstData::Fence { .. } => Ok(Effect::Next(None)),
+        InstData::CallIndirect {
+            callee,
+            args,
+            variadic,
+        } => {
+            let target = get(*callee)?;
+            let index = target
+                .as_u64()
+                .filter(|_| target.elem().is_ptr())
+                .and_then(crate::memory::ptr_func)
+                .filter(|&i| i < cx.module.funcs.len());
+            let Some(index) = index else {
+                return Err(ErrorKind::BadArgument(format!(
+                    "call through {target}, which is not the address of a function"
+                )));
+            };
+            let argv = args
+                .iter()
+                .map(|&a| get(a).cloned())
+                .collect::<Result<Vec<_>, _>>()?;
+            let func = FuncId::new(index);
+            // Calling a function through a pointer of another type is undefined in C.
+            let variadic_callee = cx.module.funcs[func].signature().variadic;
+            if variadic.is_some() != variadic_callee {
+                return Err(ErrorKind::BadArgument(format!(
+                    "call through a pointer whose type differs from @{} (variadic or not)",
+                    cx.module.funcs[func].name()
+                )));
+            }
+            call(cx, func, argv, rty)
         }
         InstData::Intrinsic { id, args } => {
             let argv = args
@@ -299,12 +347,13 @@ fn eval_inner(
 /// A call: checks the arguments against the callee's signature, evaluates externals and
 /// defers defined functions to the driver.
 fn call(
-    module: &Module,
+    cx: &mut EvalCtx<'_>,
     callee: FuncId,
     args: Vec<RtValue>,
     rty: Option<lanes_ir::Type>,
 ) -> Result<Effect, ErrorKind> {
-    let entry = module
+    let entry = cx
+        .module
         .funcs
         .get(callee)
         .ok_or_else(|| malformed(format!("no {callee}")))?;
@@ -320,6 +369,9 @@ fn call(
     }
     match entry {
         FuncEntry::Defined(_) => Ok(Effect::Call { callee, args }),
+        FuncEntry::Declared(d) if crate::stdio::is_stdio(&d.name) => Ok(Effect::Next(
+            crate::stdio::call_stdio(cx.mem, &d.name, &args, d.sig.ret)?,
+        )),
         FuncEntry::Declared(d) => Ok(Effect::Next(externals::call_external(
             &d.name, &d.sig, &args,
         )?)),
@@ -328,7 +380,12 @@ fn call(
 
 /// Why `args` do not fit `sig`, if they do not.
 pub fn signature_mismatch(sig: &lanes_ir::Signature, args: &[RtValue]) -> Option<String> {
-    if sig.params.len() != args.len() {
+    let count_ok = if sig.variadic {
+        args.len() >= sig.params.len()
+    } else {
+        args.len() == sig.params.len()
+    };
+    if !count_ok {
         return Some(format!(
             "{} arguments given, {} expected",
             args.len(),

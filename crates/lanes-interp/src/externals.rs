@@ -178,10 +178,7 @@ mod tests {
     use super::*;
 
     fn sig(params: &[Type], ret: Type) -> Signature {
-        Signature {
-            params: params.to_vec(),
-            ret: Some(ret),
-        }
+        Signature::new(params.to_vec(), Some(ret))
     }
 
     #[test]

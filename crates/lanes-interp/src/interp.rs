@@ -191,6 +191,9 @@ impl<'m> Interpreter<'m> {
         }
         self.init_globals(mem)?;
         match entry {
+            FuncEntry::Declared(d) if crate::stdio::is_stdio(&d.name) => {
+                crate::stdio::call_stdio(mem, &d.name, args, d.sig.ret).map_err(bare)
+            }
             FuncEntry::Declared(d) => externals::call_external(&d.name, &d.sig, args).map_err(bare),
             FuncEntry::Defined(f) => {
                 let frame = self

@@ -29,6 +29,7 @@ pub mod intrinsics;
 pub mod mem_ops;
 pub mod memory;
 pub mod runline;
+pub mod stdio;
 pub mod value;
 
 pub use context::{ExecContext, WorkItemContext};

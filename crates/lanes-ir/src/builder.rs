@@ -8,6 +8,7 @@ use crate::entities::{Block, FuncId, Inst, Value};
 use crate::flags::IntFlags;
 use crate::function::Function;
 use crate::instructions::InstData;
+use crate::memory_order::MemAccess;
 use crate::opcodes::{BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, UnaryOp};
 use crate::types::{ScalarType, Type};
 
@@ -140,11 +141,26 @@ impl<'f> FuncBuilder<'f> {
     }
 
     pub fn load(&mut self, ty: Type, ptr: Value, align: u32) -> Value {
-        self.value(InstData::Load { ptr, align }, ty)
+        self.value(
+            InstData::Load {
+                ptr,
+                align,
+                access: MemAccess::PLAIN,
+            },
+            ty,
+        )
     }
 
     pub fn store(&mut self, value: Value, ptr: Value, align: u32) -> Inst {
-        self.inst(InstData::Store { value, ptr, align }, None)
+        self.inst(
+            InstData::Store {
+                value,
+                ptr,
+                align,
+                access: MemAccess::PLAIN,
+            },
+            None,
+        )
     }
 
     pub fn call(&mut self, func: FuncId, args: Vec<Value>, ret: Option<Type>) -> Inst {

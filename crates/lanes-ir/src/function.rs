@@ -119,6 +119,20 @@ impl FuncAbi {
 pub struct Signature {
     pub params: Vec<Type>,
     pub ret: Option<Type>,
+    /// Takes further arguments after `params` (C's `...`). Only external functions are
+    /// variadic: lanes IR has no `va_arg`, so a variadic definition stays LLVM IR.
+    pub variadic: bool,
+}
+
+impl Signature {
+    /// A signature that is not variadic.
+    pub fn new(params: Vec<Type>, ret: Option<Type>) -> Signature {
+        Signature {
+            params,
+            ret,
+            variadic: false,
+        }
+    }
 }
 
 /// A function with a body.
@@ -160,6 +174,7 @@ impl Function {
                 .map(|p| self.dfg.value_type(p.value))
                 .collect(),
             ret: self.ret,
+            variadic: false,
         }
     }
 

@@ -8,6 +8,7 @@
 
 use crate::entities::{Block, FuncId, GlobalId, Value};
 use crate::flags::IntFlags;
+use crate::memory_order::{MemAccess, Ordering, SyncScope};
 use crate::opcodes::{
     AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, UnaryOp, WorkItemQuery,
 };
@@ -21,6 +22,8 @@ macro_rules! visit_operands {
             | InstData::Fconst { .. }
             | InstData::Alloca { .. }
             | InstData::GlobalAddr { .. }
+            | InstData::FuncAddr { .. }
+            | InstData::Fence { .. }
             | InstData::WorkItem { .. }
             | InstData::Jump { .. }
             | InstData::Unreachable => {}
@@ -74,12 +77,17 @@ macro_rules! visit_operands {
                 ptr,
                 expected,
                 replacement,
+                ..
             } => {
                 $f(ptr);
                 $f(expected);
                 $f(replacement);
             }
             InstData::Call { args, .. } | InstData::Intrinsic { args, .. } => {
+                args.$iter().for_each(|v| $f(v))
+            }
+            InstData::CallIndirect { callee, args, .. } => {
+                $f(callee);
                 args.$iter().for_each(|v| $f(v))
             }
             InstData::Brif { cond, .. } => $f(cond),
@@ -150,15 +158,22 @@ pub enum InstData {
     GlobalAddr {
         global: GlobalId,
     },
+    /// The address of a module function, to call indirectly or to store.
+    FuncAddr {
+        func: FuncId,
+    },
     /// Load of the result type from one address; a vector result is a contiguous load.
+    /// `access`: plain, volatile and/or atomic ([`MemAccess`]).
     Load {
         ptr: Value,
         align: u32,
+        access: MemAccess,
     },
     Store {
         value: Value,
         ptr: Value,
         align: u32,
+        access: MemAccess,
     },
     /// Contiguous vector load of the lanes whose mask bit is set; others from `passthru`.
     MaskedLoad {
@@ -186,20 +201,41 @@ pub enum InstData {
         mask: Value,
         align: u32,
     },
+    /// Atomic read-modify-write; returns the old value. `access.atomic` is always set.
     AtomicRmw {
         op: AtomicOp,
         ptr: Value,
         value: Value,
+        access: MemAccess,
     },
-    /// Compare-and-swap; returns the old value.
+    /// Compare-and-swap; returns the old value. `access` holds the ordering on success,
+    /// `failure` the one on failure.
     AtomicCas {
         ptr: Value,
         expected: Value,
         replacement: Value,
+        access: MemAccess,
+        failure: Ordering,
     },
+    /// A memory fence (C11 `atomic_thread_fence`, or `atomic_signal_fence` with
+    /// [`SyncScope::SingleThread`]).
+    Fence {
+        ordering: Ordering,
+        scope: SyncScope,
+    },
+    /// A call of a function of the module. A variadic callee (its signature says so) takes
+    /// the arguments past its parameters as they are.
     Call {
         func: FuncId,
         args: Vec<Value>,
+    },
+    /// A call through a function pointer. The callee's type is the arguments' types, the
+    /// result's type, and `variadic`: `Some(n)` when it is variadic with `n` fixed
+    /// parameters (a call of `printf` through a pointer).
+    CallIndirect {
+        callee: Value,
+        args: Vec<Value>,
+        variadic: Option<u32>,
     },
     Intrinsic {
         id: Intrinsic,
@@ -252,6 +288,7 @@ impl InstData {
             InstData::PtrAdd { .. } => "ptradd",
             InstData::Alloca { .. } => "alloca",
             InstData::GlobalAddr { .. } => "global_addr",
+            InstData::FuncAddr { .. } => "func_addr",
             InstData::Load { .. } => "load",
             InstData::Store { .. } => "store",
             InstData::MaskedLoad { .. } => "masked_load",
@@ -260,7 +297,9 @@ impl InstData {
             InstData::Scatter { .. } => "scatter",
             InstData::AtomicRmw { .. } => "atomic_rmw",
             InstData::AtomicCas { .. } => "atomic_cas",
+            InstData::Fence { .. } => "fence",
             InstData::Call { .. } => "call",
+            InstData::CallIndirect { .. } => "call_indirect",
             InstData::Intrinsic { id, .. } => id.name(),
             InstData::WorkItem { query, .. } => query.name(),
             InstData::Shuffle { .. } => "shuffle",
@@ -276,8 +315,9 @@ impl InstData {
     /// signature decides.
     pub fn has_result(&self) -> Option<bool> {
         match self {
-            InstData::Call { .. } => None,
+            InstData::Call { .. } | InstData::CallIndirect { .. } => None,
             InstData::Store { .. }
+            | InstData::Fence { .. }
             | InstData::MaskedStore { .. }
             | InstData::Scatter { .. }
             | InstData::Jump { .. }
@@ -322,16 +362,31 @@ impl InstData {
         }
     }
 
-    /// Does the instruction write memory, synchronize, or call out? Such instructions must
-    /// never run for an inactive lane.
+    /// The [`MemAccess`] of a load, store or atomic operation (plain for the others).
+    pub fn mem_access(&self) -> MemAccess {
+        match self {
+            InstData::Load { access, .. }
+            | InstData::Store { access, .. }
+            | InstData::AtomicRmw { access, .. }
+            | InstData::AtomicCas { access, .. } => *access,
+            _ => MemAccess::PLAIN,
+        }
+    }
+
+    /// Does the instruction write memory, make an observable access (volatile or atomic),
+    /// synchronize, or call out? Such instructions must never run for an inactive lane, and
+    /// run once per active lane.
     pub fn has_side_effects(&self) -> bool {
         match self {
+            InstData::Load { access, .. } => !access.is_plain(),
             InstData::Store { .. }
             | InstData::MaskedStore { .. }
             | InstData::Scatter { .. }
             | InstData::AtomicRmw { .. }
             | InstData::AtomicCas { .. }
-            | InstData::Call { .. } => true,
+            | InstData::Fence { .. }
+            | InstData::Call { .. }
+            | InstData::CallIndirect { .. } => true,
             InstData::Intrinsic { id, .. } => id.has_side_effects(),
             _ => false,
         }
@@ -346,7 +401,9 @@ impl InstData {
                 | InstData::Gather { .. }
                 | InstData::AtomicRmw { .. }
                 | InstData::AtomicCas { .. }
+                | InstData::Fence { .. }
                 | InstData::Call { .. }
+                | InstData::CallIndirect { .. }
         )
     }
 

@@ -7,7 +7,8 @@
 //! masks as `<N x i1>`, byte-addressed pointers with address spaces and `ptradd`, and no
 //! aggregates. See `ARCHITECTURE.md` of the project for the whole design.
 //!
-//! - [`types`], [`entities`], [`opcodes`], [`flags`], [`instructions`]: the vocabulary;
+//! - [`types`], [`entities`], [`opcodes`], [`flags`], [`memory_order`], [`instructions`]:
+//!   the vocabulary;
 //! - [`dfg`], [`layout`], [`function`], [`module`]: containers;
 //! - [`builder`]: appending instructions;
 //! - [`write`] and [`parser`]: the `.lir` text format;
@@ -24,6 +25,7 @@ pub mod function;
 pub mod generator;
 pub mod instructions;
 pub mod layout;
+pub mod memory_order;
 pub mod module;
 pub mod opcodes;
 pub mod parser;
@@ -40,6 +42,7 @@ pub use function::{
 };
 pub use instructions::InstData;
 pub use layout::Layout;
+pub use memory_order::{Atomic, MemAccess, Ordering, SyncScope};
 pub use module::{ExternFunc, FuncEntry, GlobalData, Module};
 pub use opcodes::{
     AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, IntrinsicClass, UnaryOp, WorkItemQuery,

@@ -29,9 +29,10 @@
 
 use core::fmt::{self, Write};
 
-use crate::entities::{Block, Inst};
+use crate::entities::{Block, FuncId, Inst};
 use crate::function::{AbiAttrs, Function, ParamAttrs};
 use crate::instructions::InstData;
+use crate::memory_order::{Ordering, SyncScope};
 use crate::module::{FuncEntry, GlobalData, Module};
 use crate::types::{ScalarType, Type};
 
@@ -103,6 +104,9 @@ pub fn write_module(w: &mut dyn Write, module: &Module) -> fmt::Result {
             w.write_char(')')?;
             if let Some(ret) = d.sig.ret {
                 write!(w, " -> {ret}")?;
+            }
+            if d.sig.variadic {
+                w.write_str(" variadic")?;
             }
             w.write_char('\n')?;
             first = false;
@@ -214,6 +218,14 @@ pub fn write_function(w: &mut dyn Write, module: &Module, func: &Function) -> fm
     w.write_str("}\n")
 }
 
+/// `@name` of a function of the module (its entity number if it is not there).
+fn write_callee(w: &mut dyn Write, module: &Module, callee: FuncId) -> fmt::Result {
+    match module.funcs.get(callee) {
+        Some(f) => write_name(w, f.name()),
+        None => write!(w, "{callee}"),
+    }
+}
+
 fn write_align(w: &mut dyn Write, align: u32) -> fmt::Result {
     if align != 0 {
         write!(w, " align {align}")?;
@@ -271,12 +283,21 @@ pub fn write_inst(w: &mut dyn Write, module: &Module, func: &Function, inst: Ins
                 None => write!(w, "{global}"),
             }
         }
-        InstData::Load { ptr, align } => {
-            write!(w, " {ptr}")?;
+        InstData::FuncAddr { func: callee } => {
+            w.write_char(' ')?;
+            write_callee(w, module, *callee)
+        }
+        InstData::Load { ptr, align, access } => {
+            write!(w, "{access} {ptr}")?;
             write_align(w, *align)
         }
-        InstData::Store { value, ptr, align } => {
-            write!(w, " {value}, {ptr}")?;
+        InstData::Store {
+            value,
+            ptr,
+            align,
+            access,
+        } => {
+            write!(w, "{access} {value}, {ptr}")?;
             write_align(w, *align)
         }
         InstData::MaskedLoad {
@@ -309,23 +330,51 @@ pub fn write_inst(w: &mut dyn Write, module: &Module, func: &Function, inst: Ins
             write!(w, " {value}, {ptr}, {mask}")?;
             write_align(w, *align)
         }
-        InstData::AtomicRmw { op, ptr, value } => write!(w, " {op} {ptr}, {value}"),
+        InstData::AtomicRmw {
+            op,
+            ptr,
+            value,
+            access,
+        } => write!(w, " {op}{access} {ptr}, {value}"),
         InstData::AtomicCas {
             ptr,
             expected,
             replacement,
+            access,
+            failure,
         } => {
+            write!(w, "{access}")?;
+            let success = access.ordering().unwrap_or(Ordering::SeqCst);
+            if *failure != success.default_failure() {
+                write!(w, " {failure}")?;
+            }
             write!(w, " {ptr}, {expected}, {replacement}")
+        }
+        InstData::Fence { ordering, scope } => {
+            if *scope == SyncScope::SingleThread {
+                w.write_str(" singlethread")?;
+            }
+            write!(w, " {ordering}")
         }
         InstData::Call { func: callee, args } => {
             w.write_char(' ')?;
-            match module.funcs.get(*callee) {
-                Some(f) => write_name(w, f.name())?,
-                None => write!(w, "{callee}")?,
-            }
+            write_callee(w, module, *callee)?;
             w.write_char('(')?;
             write_list(w, args)?;
             w.write_char(')')
+        }
+        InstData::CallIndirect {
+            callee,
+            args,
+            variadic,
+        } => {
+            write!(w, " {callee}(")?;
+            write_list(w, args)?;
+            w.write_char(')')?;
+            if let Some(n) = variadic {
+                write!(w, " variadic {n}")?;
+            }
+            Ok(())
         }
         InstData::Intrinsic { args, .. } => {
             if !args.is_empty() {

@@ -152,13 +152,7 @@ fn reports_structural_errors() {
 #[test]
 fn checks_result_presence_calls_and_returns() {
     let mut m = Module::new();
-    let callee = m.declare(
-        "h",
-        Signature {
-            params: vec![Type::F32],
-            ret: Some(Type::F32),
-        },
-    );
+    let callee = m.declare("h", Signature::new(vec![Type::F32], Some(Type::F32)));
     let mut f = Function::new("f", &[Type::I32], None);
     let x = f.params[0].value;
     let mut b = FuncBuilder::new(&mut f);

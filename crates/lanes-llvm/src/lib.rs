@@ -16,6 +16,7 @@
 //! (`tests/export_import.rs`), and the C corpus `corpus/c` checked three ways — clang-19
 //! native, `lanes compile` objects, interpreter (`tests/corpus.rs`).
 
+mod atomics;
 pub mod c_params;
 pub mod clang;
 pub mod driver;

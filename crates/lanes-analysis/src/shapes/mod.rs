@@ -397,21 +397,13 @@ impl<'m> ShapeAnalysis<'m> {
     }
 }
 
-/// Does `func` store, do atomics, or call a defined function (so that running it lane by
-/// lane is observable)?
+/// Does `func` store, make a volatile or atomic access, fence, call, or allocate (so that
+/// running it lane by lane is observable)?
 fn writes_memory(func: &Function) -> bool {
     func.layout.blocks().any(|b| {
         func.layout.block_insts(b).iter().any(|&i| {
-            matches!(
-                func.dfg.inst(i),
-                InstData::Store { .. }
-                    | InstData::MaskedStore { .. }
-                    | InstData::Scatter { .. }
-                    | InstData::AtomicRmw { .. }
-                    | InstData::AtomicCas { .. }
-                    | InstData::Call { .. }
-                    | InstData::Alloca { .. }
-            )
+            let data = func.dfg.inst(i);
+            data.has_side_effects() || matches!(data, InstData::Alloca { .. })
         })
     })
 }

@@ -294,6 +294,9 @@ pub fn transfer(
         InstData::GlobalAddr { global } => {
             VShape::uniform(module.globals.get(*global).map_or(1, |g| g.align.max(1)))
         }
+        InstData::FuncAddr { .. } => VShape::UNIFORM,
+        // Each instance makes its own volatile or atomic read, which may see another value.
+        InstData::Load { access, .. } if !access.is_plain() => VShape::VARYING,
         InstData::Load { ptr, .. } => all_uniform(&[op(*ptr)]),
         InstData::MaskedLoad {
             ptr,
@@ -307,7 +310,9 @@ pub fn transfer(
             passthru,
             ..
         } => all_uniform(&[op(*ptr), op(*mask), op(*passthru)]),
-        InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } => VShape::VARYING,
+        InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } | InstData::CallIndirect { .. } => {
+            VShape::VARYING
+        }
         InstData::Call { func, args } => {
             let shapes: Vec<VShape> = args.iter().map(|&v| op(v)).collect();
             if shapes.iter().any(|s| s.is_undef()) {
@@ -327,6 +332,7 @@ pub fn transfer(
         InstData::Store { .. }
         | InstData::MaskedStore { .. }
         | InstData::Scatter { .. }
+        | InstData::Fence { .. }
         | InstData::Jump { .. }
         | InstData::Brif { .. }
         | InstData::Switch { .. }

@@ -34,7 +34,22 @@ pub const OFFSET_BITS: u32 = 40;
 /// Bits of a pointer holding the allocation id.
 pub const ID_BITS: u32 = 64 - OFFSET_BITS;
 const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
-const MAX_ID: u32 = (1 << ID_BITS) - 1;
+/// Allocation ids from here up name functions (`func_addr`), not memory: a function
+/// pointer is never a data address, so an access through one is an error, and a call
+/// through a data pointer is one too.
+pub const FUNC_ID_BASE: u32 = 1 << (ID_BITS - 1);
+const MAX_ID: u32 = FUNC_ID_BASE - 1;
+
+/// The pointer `func_addr` gives function number `index` of the module.
+pub fn func_ptr(index: usize) -> u64 {
+    encode_ptr(FUNC_ID_BASE.saturating_add(index as u32), 0)
+}
+
+/// The function number a pointer made by [`func_ptr`] names.
+pub fn ptr_func(ptr: u64) -> Option<usize> {
+    let (id, offset) = decode_ptr(ptr);
+    (id >= FUNC_ID_BASE && offset == 0).then(|| (id - FUNC_ID_BASE) as usize)
+}
 
 /// The pointer to byte `offset` of allocation `id`.
 pub fn encode_ptr(id: u32, offset: u64) -> u64 {
@@ -85,10 +100,13 @@ impl Allocation {
 /// The default cap on live allocated bytes.
 pub const DEFAULT_LIMIT: u64 = 256 << 20;
 
-/// A set of allocations, the module globals placed in it, and an optional access trace.
+/// A set of allocations, the module globals placed in it, an optional access trace, and
+/// the program's standard output (what `printf`, `puts` and `putchar` write: the state of
+/// the machine outside the call frames).
 #[derive(Clone, Debug)]
 pub struct Memory {
     allocs: Vec<Allocation>,
+    stdout: Vec<u8>,
     live: u64,
     limit: u64,
     check_align: bool,
@@ -109,6 +127,7 @@ impl Memory {
     pub fn new() -> Self {
         Memory {
             allocs: Vec::new(),
+            stdout: Vec::new(),
             live: 0,
             limit: DEFAULT_LIMIT,
             check_align: true,
@@ -116,6 +135,29 @@ impl Memory {
             trace: None,
             reads: 0,
             writes: 0,
+        }
+    }
+
+    /// Appends to the program's standard output.
+    pub fn write_stdout(&mut self, bytes: &[u8]) {
+        self.stdout.extend_from_slice(bytes);
+    }
+
+    /// The program's standard output so far, emptied.
+    pub fn take_stdout(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.stdout)
+    }
+
+    /// The bytes of the NUL-terminated string at `ptr` (without the NUL), each byte
+    /// bounds-checked like a load.
+    pub fn read_c_string(&self, ptr: u64) -> Result<Vec<u8>, MemError> {
+        let mut out = Vec::new();
+        loop {
+            let b = self.read_bytes(ptr.wrapping_add(out.len() as u64), 1)?[0];
+            if b == 0 {
+                return Ok(out);
+            }
+            out.push(b);
         }
     }
 

@@ -20,6 +20,7 @@ use super::{chance, range};
 use crate::entities::Value;
 use crate::flags::IntFlags;
 use crate::instructions::InstData;
+use crate::memory_order::{Atomic, MemAccess, Ordering};
 use crate::opcodes::{AtomicOp, BinaryOp, IntCC};
 use crate::types::Type;
 
@@ -54,6 +55,7 @@ impl Gen<'_, '_> {
                 value: zero,
                 ptr,
                 align: 8,
+                access: MemAccess::PLAIN,
             });
         }
         self.buffers.push(Buffer {
@@ -224,10 +226,12 @@ impl Gen<'_, '_> {
         let slot = self.mem_slot()?;
         let bytes = u64::from(slot.ty(1).bytes());
         let ptr = self.address(buf, bytes, bytes)?;
+        let access = self.scalar_access(slot, Ordering::valid_for_load)?;
         self.def(
             InstData::Load {
                 ptr,
                 align: bytes as u32,
+                access,
             },
             slot,
         );
@@ -242,12 +246,37 @@ impl Gen<'_, '_> {
         let bytes = u64::from(slot.ty(1).bytes());
         let value = self.pick(slot)?;
         let ptr = self.address(buf, bytes, bytes)?;
+        let access = self.scalar_access(slot, Ordering::valid_for_store)?;
         self.ins_void(InstData::Store {
             value,
             ptr,
             align: bytes as u32,
+            access,
         });
         Ok(())
+    }
+
+    /// Mostly plain; sometimes volatile, atomic with an ordering `valid` allows, or both —
+    /// observable accesses the vectorizer must perform once per active lane, in order.
+    fn scalar_access(&mut self, slot: Slot, valid: fn(Ordering) -> bool) -> Result<MemAccess> {
+        let mut access = MemAccess::PLAIN;
+        if chance(self.u, 1, 8)? {
+            access.volatile = true;
+        }
+        if chance(self.u, 1, 8)? && !slot.ty(1).is_vector() && slot.ty(1) != Type::I1 {
+            let orderings: Vec<Ordering> = Ordering::ALL.into_iter().filter(|&o| valid(o)).collect();
+            access.atomic = Some(Atomic::new(*self.u.choose(&orderings)?));
+        }
+        Ok(access)
+    }
+
+    /// An ordering for a read-modify-write.
+    fn rmw_access(&mut self) -> Result<MemAccess> {
+        let orderings: Vec<Ordering> =
+            Ordering::ALL.into_iter().filter(|o| o.valid_for_rmw()).collect();
+        let mut access = MemAccess::atomic(*self.u.choose(&orderings)?);
+        access.volatile = chance(self.u, 1, 8)?;
+        Ok(access)
     }
 
     /// An atomic read-modify-write or compare-and-swap on an `i32`/`i64` cell.
@@ -264,18 +293,31 @@ impl Gen<'_, '_> {
         let ptr = self.address(buf, bytes, bytes)?;
         if chance(self.u, 1, 4)? {
             let (expected, replacement) = (self.pick(slot)?, self.pick(slot)?);
+            let access = self.rmw_access()?;
+            let failure = access.ordering().map_or(Ordering::SeqCst, Ordering::default_failure);
             self.def(
                 InstData::AtomicCas {
                     ptr,
                     expected,
                     replacement,
+                    access,
+                    failure,
                 },
                 slot,
             );
         } else {
             let op = *self.u.choose(AtomicOp::ALL)?;
             let value = self.pick(slot)?;
-            self.def(InstData::AtomicRmw { op, ptr, value }, slot);
+            let access = self.rmw_access()?;
+            self.def(
+                InstData::AtomicRmw {
+                    op,
+                    ptr,
+                    value,
+                    access,
+                },
+                slot,
+            );
         }
         Ok(())
     }
@@ -298,12 +340,19 @@ impl Gen<'_, '_> {
         match kind {
             0 => {
                 let ptr = self.address(buf, total, elem)?;
-                self.def(InstData::Load { ptr, align }, slot);
+                let access = MemAccess::PLAIN;
+                self.def(InstData::Load { ptr, align, access }, slot);
             }
             1 => {
                 let value = self.pick(slot)?;
                 let ptr = self.address(buf, total, elem)?;
-                self.ins_void(InstData::Store { value, ptr, align });
+                let access = MemAccess::PLAIN;
+                self.ins_void(InstData::Store {
+                    value,
+                    ptr,
+                    align,
+                    access,
+                });
             }
             2 => {
                 let ptr = self.address(buf, total, elem)?;

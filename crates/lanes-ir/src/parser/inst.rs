@@ -18,6 +18,7 @@ use cranelift_entity::EntityRef;
 use crate::entities::{Block, FuncId, GlobalId, Value};
 use crate::flags::IntFlags;
 use crate::instructions::InstData;
+use crate::memory_order::{Atomic, MemAccess, Ordering, SyncScope};
 use crate::opcodes::{
     AtomicOp, BinaryOp, CastOp, FloatCC, IntCC, Intrinsic, IntrinsicClass, UnaryOp, WorkItemQuery,
 };
@@ -48,7 +49,10 @@ enum Op {
     Scatter,
     AtomicRmw,
     AtomicCas,
+    Fence,
+    FuncAddr,
     Call,
+    CallIndirect,
     Intrinsic(Intrinsic),
     WorkItem(WorkItemQuery),
     Shuffle,
@@ -78,7 +82,10 @@ fn lookup(word: &str) -> Option<Op> {
         "scatter" => Op::Scatter,
         "atomic_rmw" => Op::AtomicRmw,
         "atomic_cas" => Op::AtomicCas,
+        "fence" => Op::Fence,
+        "func_addr" => Op::FuncAddr,
         "call" => Op::Call,
+        "call_indirect" => Op::CallIndirect,
         "shuffle" => Op::Shuffle,
         "br" => Op::Br,
         "brif" => Op::Brif,
@@ -113,10 +120,10 @@ enum ResultRule {
 
 fn result_rule(op: Op) -> ResultRule {
     match op {
-        Op::Store | Op::MaskedStore | Op::Scatter => ResultRule::Forbidden,
+        Op::Store | Op::MaskedStore | Op::Scatter | Op::Fence => ResultRule::Forbidden,
         Op::Br | Op::Brif | Op::Switch | Op::Ret | Op::Unreachable => ResultRule::Forbidden,
         Op::Intrinsic(id) if id.class() == IntrinsicClass::Barrier => ResultRule::Forbidden,
-        Op::Call => ResultRule::Optional,
+        Op::Call | Op::CallIndirect => ResultRule::Optional,
         _ => ResultRule::Required,
     }
 }
@@ -250,19 +257,30 @@ pub fn parse_inst(
                 global: GlobalId::new(0),
             }
         }
+        Op::FuncAddr => {
+            let (name, pos) = p.cur.name("a function name '@...'")?;
+            name_ref = Some((NameKind::Func, name, pos));
+            InstData::FuncAddr {
+                func: FuncId::new(0),
+            }
+        }
         Op::Load => {
+            let access = p.access()?;
             let [ptr] = p.values()?;
             InstData::Load {
                 ptr,
                 align: p.align()?,
+                access,
             }
         }
         Op::Store => {
+            let access = p.access()?;
             let [value, ptr] = p.values()?;
             InstData::Store {
                 value,
                 ptr,
                 align: p.align()?,
+                access,
             }
         }
         Op::MaskedLoad => {
@@ -303,34 +321,63 @@ pub fn parse_inst(
         }
         Op::AtomicRmw => {
             let op = p.word::<AtomicOp>("an atomic operation (xchg, add, ...)")?;
+            let access = p.atomic_access()?;
             let [ptr, value] = p.values()?;
-            InstData::AtomicRmw { op, ptr, value }
+            InstData::AtomicRmw {
+                op,
+                ptr,
+                value,
+                access,
+            }
         }
         Op::AtomicCas => {
+            let access = p.atomic_access()?;
+            let success = access.ordering().unwrap_or(Ordering::SeqCst);
+            let failure = match p.cur.peek()?.tok {
+                crate::parser::lexer::Tok::Ident(w) => w.parse::<Ordering>().ok(),
+                _ => None,
+            };
+            if failure.is_some() {
+                p.cur.next()?;
+            }
             let [ptr, expected, replacement] = p.values()?;
             InstData::AtomicCas {
                 ptr,
                 expected,
                 replacement,
+                access,
+                failure: failure.unwrap_or(success.default_failure()),
+            }
+        }
+        Op::Fence => {
+            let scope = if p.cur.eat_ident("singlethread")? {
+                SyncScope::SingleThread
+            } else {
+                SyncScope::System
+            };
+            let ordering = p.word::<Ordering>("a fence ordering (acquire, release, acq_rel, seq_cst)")?;
+            InstData::Fence { ordering, scope }
+        }
+        Op::CallIndirect => {
+            let callee = p.value()?;
+            let args = p.call_args()?;
+            let variadic = if p.cur.eat_ident("variadic")? {
+                Some(p.cur.int::<u32>("the number of fixed parameters")?.0)
+            } else {
+                None
+            };
+            InstData::CallIndirect {
+                callee,
+                args,
+                variadic,
             }
         }
         Op::Call => {
             let (name, pos) = p.cur.name("a function name '@...'")?;
             name_ref = Some((NameKind::Func, name, pos));
-            p.cur.expect_punct('(', "'(' after the callee name")?;
-            let mut args = Vec::new();
-            if !p.cur.eat_punct(')')? {
-                loop {
-                    args.push(p.value()?);
-                    if p.cur.eat_punct(')')? {
-                        break;
-                    }
-                    p.cur.expect_punct(',', "',' or ')' after call argument")?;
-                }
-            }
             InstData::Call {
                 func: FuncId::new(0),
-                args,
+                args: p.call_args()?,
             }
         }
         Op::Intrinsic(id) => {
@@ -449,6 +496,75 @@ impl InstParser<'_, '_> {
             flags = flags.union(f);
         }
         Ok(flags)
+    }
+
+    /// `(v1, v2, ...)` after a callee.
+    fn call_args(&mut self) -> Result<Vec<Value>, ParseError> {
+        self.cur.expect_punct('(', "'(' after the callee")?;
+        let mut args = Vec::new();
+        if !self.cur.eat_punct(')')? {
+            loop {
+                args.push(self.value()?);
+                if self.cur.eat_punct(')')? {
+                    break;
+                }
+                self.cur
+                    .expect_punct(',', "',' or ')' after call argument")?;
+            }
+        }
+        Ok(args)
+    }
+
+    /// The access words of a load or store (`volatile`, `singlethread`, an ordering),
+    /// checked against the orderings the operation allows.
+    fn access(&mut self) -> Result<MemAccess, ParseError> {
+        let pos = self.cur.pos()?;
+        let mut access = MemAccess::PLAIN;
+        while let crate::parser::lexer::Tok::Ident(w) = self.cur.peek()?.tok {
+            if !access.absorb_word(w) {
+                break;
+            }
+            self.cur.next()?;
+        }
+        if let Some(o) = access.ordering() {
+            let ok = match self.word {
+                "load" => o.valid_for_load(),
+                "store" => o.valid_for_store(),
+                _ => o.valid_for_rmw(),
+            };
+            if !ok {
+                return Err(ParseError::new(
+                    pos,
+                    format!("'{}' cannot have ordering '{o}'", self.word),
+                ));
+            }
+        }
+        Ok(access)
+    }
+
+    /// The access of an atomic read-modify-write or compare-and-swap: like [`Self::access`],
+    /// but always atomic (`seq_cst` when no ordering is written); stops before a second
+    /// ordering (a compare-and-swap's failure ordering).
+    fn atomic_access(&mut self) -> Result<MemAccess, ParseError> {
+        let pos = self.cur.pos()?;
+        let mut access = MemAccess::PLAIN;
+        let mut ordered = false;
+        while let crate::parser::lexer::Tok::Ident(w) = self.cur.peek()?.tok {
+            let is_ordering = w.parse::<Ordering>().is_ok();
+            if (ordered && is_ordering) || !access.absorb_word(w) {
+                break;
+            }
+            ordered |= is_ordering;
+            self.cur.next()?;
+        }
+        let atomic = access.atomic.get_or_insert(Atomic::new(Ordering::SeqCst));
+        if !atomic.ordering.valid_for_rmw() {
+            return Err(ParseError::new(
+                pos,
+                format!("'{}' cannot have ordering '{}'", self.word, atomic.ordering),
+            ));
+        }
+        Ok(access)
     }
 
     /// Comma-separated values up to the end of the line or a trailing `align`.

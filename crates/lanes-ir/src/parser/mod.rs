@@ -172,7 +172,7 @@ impl ModuleParser<'_> {
         Ok(())
     }
 
-    /// `declare @name(type, ...) [-> type]`
+    /// `declare @name(type, ...) [-> type] [variadic]`
     fn declare(&mut self) -> Result<(), ParseError> {
         self.cur.next()?;
         let (name, pos) = self.cur.name("a function name '@...'")?;
@@ -198,8 +198,16 @@ impl ModuleParser<'_> {
         } else {
             None
         };
+        let variadic = self.cur.eat_ident("variadic")?;
         self.cur.expect_line_end("after the declaration")?;
-        self.module.declare(name, Signature { params, ret });
+        self.module.declare(
+            name,
+            Signature {
+                params,
+                ret,
+                variadic,
+            },
+        );
         Ok(())
     }
 
@@ -255,7 +263,8 @@ impl ModuleParser<'_> {
                 continue;
             };
             match (func.dfg.inst_mut(inst), patch) {
-                (InstData::Call { func, .. }, Target::Func(f)) => *func = f,
+                (InstData::Call { func, .. }, Target::Func(f))
+                | (InstData::FuncAddr { func }, Target::Func(f)) => *func = f,
                 (InstData::GlobalAddr { global }, Target::Global(g)) => *global = g,
                 _ => {}
             }

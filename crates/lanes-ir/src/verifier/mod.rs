@@ -326,6 +326,7 @@ impl Verifier<'_> {
                     .funcs
                     .get(*callee)
                     .map(|f| f.signature().ret.is_some()),
+                // The result's type is the callee's return type.
                 _ => None,
             },
         };

@@ -9,6 +9,7 @@
 use crate::entities::Value;
 use crate::function::Function;
 use crate::instructions::InstData;
+use crate::memory_order::{MemAccess, Ordering};
 use crate::module::Module;
 use crate::opcodes::{CastOp, Intrinsic, IntrinsicClass, UnaryOp};
 use crate::types::{ScalarType, Type};
@@ -149,13 +150,31 @@ pub(super) fn check_inst(
             Some(g) => same(&mut err, "result", res, "global's type", Type::ptr(g.space)),
             None => err(format!("{global} is not a global of the module")),
         },
-        InstData::Load { ptr, align } => {
+        InstData::FuncAddr { func } => {
+            if module.funcs.get(*func).is_none() {
+                err(format!("{func} is not a function of the module"));
+            }
+            same(&mut err, "result", res, "func_addr type", Type::PTR);
+        }
+        InstData::Load { ptr, align, access } => {
             scalar_ptr(&mut err, "load address", ty(*ptr));
             check_align(*align, &mut err);
+            check_access(access, Ordering::valid_for_load, res, &mut err);
         }
-        InstData::Store { ptr, align, .. } => {
+        InstData::Store {
+            value,
+            ptr,
+            align,
+            access,
+        } => {
             scalar_ptr(&mut err, "store address", ty(*ptr));
             check_align(*align, &mut err);
+            check_access(access, Ordering::valid_for_store, ty(*value), &mut err);
+        }
+        InstData::Fence { ordering, .. } => {
+            if !ordering.valid_for_fence() {
+                err(format!("a fence cannot be {ordering}"));
+            }
         }
         InstData::MaskedLoad {
             ptr,
@@ -199,8 +218,11 @@ pub(super) fn check_inst(
             ptr_vector_for(&mut err, ty(*ptrs), ty(*value));
             mask_for(&mut err, ty(*mask), ty(*value));
         }
-        InstData::AtomicRmw { ptr, value, .. } => {
+        InstData::AtomicRmw {
+            ptr, value, access, ..
+        } => {
             scalar_ptr(&mut err, "atomic address", ty(*ptr));
+            check_rmw_access(access, &mut err);
             let v = ty(*value);
             if !(v.is_int() && !v.is_vector() && v != Type::I1) {
                 err(format!("atomic operand is {v}, expected a scalar integer"));
@@ -211,8 +233,14 @@ pub(super) fn check_inst(
             ptr,
             expected,
             replacement,
+            access,
+            failure,
         } => {
             scalar_ptr(&mut err, "atomic address", ty(*ptr));
+            check_rmw_access(access, &mut err);
+            if !failure.valid_for_cas_failure() {
+                err(format!("atomic_cas cannot fail with ordering {failure}"));
+            }
             let e = ty(*expected);
             same(
                 &mut err,
@@ -232,9 +260,15 @@ pub(super) fn check_inst(
             None => err(format!("{callee} is not a function of the module")),
             Some(entry) => {
                 let sig = entry.signature();
-                if sig.params.len() != args.len() {
+                let count_ok = if sig.variadic {
+                    args.len() >= sig.params.len()
+                } else {
+                    args.len() == sig.params.len()
+                };
+                if !count_ok {
+                    let at_least = if sig.variadic { "at least " } else { "" };
                     err(format!(
-                        "call to @{} passes {} arguments, the callee takes {}",
+                        "call to @{} passes {} arguments, the callee takes {at_least}{}",
                         entry.name(),
                         args.len(),
                         sig.params.len()
@@ -254,6 +288,21 @@ pub(super) fn check_inst(
                 }
             }
         },
+        InstData::CallIndirect {
+            callee,
+            args,
+            variadic,
+        } => {
+            scalar_ptr(&mut err, "callee", ty(*callee));
+            if let Some(n) = variadic {
+                if *n as usize > args.len() {
+                    err(format!(
+                        "call_indirect passes {} arguments to a callee with {n} fixed parameters",
+                        args.len()
+                    ));
+                }
+            }
+        }
         InstData::Intrinsic { id, args } => {
             let arg_types: Vec<Type> = args.iter().map(|&v| ty(v)).collect();
             check_intrinsic(*id, &arg_types, result, &mut err);
@@ -320,6 +369,32 @@ pub(super) fn check_inst(
 fn same(err: &mut impl FnMut(String), what: &str, a: Type, other: &str, b: Type) {
     if a != b {
         err(format!("{what} has type {a}, but {other} is {b}"));
+    }
+}
+
+/// A load's or store's ordering must suit it, and an atomic access is of one scalar (LLVM
+/// has no atomic vector access).
+fn check_access(
+    access: &MemAccess,
+    valid: fn(Ordering) -> bool,
+    value: Type,
+    err: &mut impl FnMut(String),
+) {
+    if let Some(o) = access.ordering() {
+        if !valid(o) {
+            err(format!("ordering {o} is not allowed here"));
+        }
+        if value.is_vector() || value == Type::I1 {
+            err(format!("atomic access of {value}, expected a scalar of 8 bits or more"));
+        }
+    }
+}
+
+fn check_rmw_access(access: &MemAccess, err: &mut impl FnMut(String)) {
+    match access.ordering() {
+        None => err("atomic operation without an ordering".into()),
+        Some(o) if !o.valid_for_rmw() => err(format!("atomic operation cannot be {o}")),
+        _ => {}
     }
 }
 

@@ -2,9 +2,9 @@
 //! the round-trip test and the no-panic mutation test of the parser.
 
 use lanes_ir::{
-    AddrSpace, AtomicOp, BinaryOp, CastOp, EntityRef, FloatCC, FuncBuilder, FuncId, Function,
-    GlobalData, InstData, IntCC, Intrinsic, IntrinsicClass, Module, ParamAttrs, ScalarType, Shape,
-    Signature, Type, UnaryOp, Value, WorkItemQuery,
+    AddrSpace, Atomic, AtomicOp, BinaryOp, CastOp, EntityRef, FloatCC, FuncBuilder, FuncId,
+    Function, GlobalData, InstData, IntCC, Intrinsic, IntrinsicClass, MemAccess, Module, Ordering,
+    ParamAttrs, ScalarType, Shape, Signature, SyncScope, Type, UnaryOp, Value, WorkItemQuery,
 };
 
 const F32_SPECIALS: &[f32] = &[
@@ -66,9 +66,14 @@ pub fn everything_module() -> Module {
     });
     let ext = m.declare(
         "sinf",
+        Signature::new(vec![Type::F32], Some(Type::F32)),
+    );
+    let printf = m.declare(
+        "printf",
         Signature {
-            params: vec![Type::F32],
-            ret: Some(Type::F32),
+            params: vec![Type::PTR],
+            ret: Some(Type::I32),
+            variadic: true,
         },
     );
     let op = m.declare(
@@ -79,6 +84,7 @@ pub fn everything_module() -> Module {
                 Type::vector(4, ScalarType::I32),
             ],
             ret: None,
+            variadic: false,
         },
     );
     let void = m.declare("", Signature::default());
@@ -172,14 +178,53 @@ pub fn everything_module() -> Module {
     for &op in CastOp::ALL {
         b.cast(op, x, Type::vector(2, ScalarType::I16));
     }
-    for &op in AtomicOp::ALL {
+    for (k, &op) in AtomicOp::ALL.iter().enumerate() {
+        let mut access = MemAccess::atomic(Ordering::ALL[1 + k % 5]);
+        access.volatile = k % 2 == 1;
         b.value(
             InstData::AtomicRmw {
                 op,
                 ptr: gp,
                 value: x,
+                access,
             },
             Type::I32,
+        );
+    }
+    for ordering in [Ordering::Acquire, Ordering::Release, Ordering::AcqRel, Ordering::SeqCst] {
+        for scope in [SyncScope::System, SyncScope::SingleThread] {
+            b.inst(InstData::Fence { ordering, scope }, None);
+        }
+    }
+    let accesses = [
+        MemAccess::PLAIN,
+        MemAccess::VOLATILE,
+        MemAccess::atomic(Ordering::Unordered),
+        MemAccess {
+            volatile: true,
+            atomic: Some(Atomic {
+                ordering: Ordering::SeqCst,
+                scope: SyncScope::SingleThread,
+            }),
+        },
+    ];
+    for access in accesses {
+        b.value(
+            InstData::Load {
+                ptr: gp,
+                align: 4,
+                access,
+            },
+            Type::I32,
+        );
+        b.inst(
+            InstData::Store {
+                value: x,
+                ptr: gp,
+                align: 0,
+                access,
+            },
+            None,
         );
     }
     for &query in WorkItemQuery::ALL {
@@ -241,14 +286,41 @@ pub fn everything_module() -> Module {
             None,
         );
     }
+    for (success, failure) in [
+        (Ordering::SeqCst, Ordering::SeqCst),
+        (Ordering::AcqRel, Ordering::Monotonic),
+        (Ordering::Release, Ordering::Monotonic),
+    ] {
+        b.value(
+            InstData::AtomicCas {
+                ptr: gp,
+                expected: x,
+                replacement: x,
+                access: MemAccess::atomic(success),
+                failure,
+            },
+            Type::I32,
+        );
+    }
+    let fp = b.value(InstData::FuncAddr { func: ext }, Type::PTR);
     b.value(
-        InstData::AtomicCas {
-            ptr: gp,
-            expected: x,
-            replacement: x,
+        InstData::CallIndirect {
+            callee: fp,
+            args: vec![fl],
+            variadic: None,
         },
-        Type::I32,
+        Type::F32,
     );
+    let pf = b.value(InstData::FuncAddr { func: printf }, Type::PTR);
+    b.inst(
+        InstData::CallIndirect {
+            callee: pf,
+            args: vec![gp, x, fl],
+            variadic: Some(1),
+        },
+        None,
+    );
+    b.call(printf, vec![gp, x], Some(Type::I32));
     let s = b.call(ext, vec![fl], Some(Type::F32));
     let s = b.func.dfg.inst_result(s).expect("result");
     b.call(op, vec![gp, off], None);

@@ -16,9 +16,10 @@ pub mod everything;
 use arbitrary::{Result, Unstructured};
 use lanes_ir::dfg::ValueDef;
 use lanes_ir::{
-    AddrSpace, AtomicOp, BinaryOp, Block, CastOp, EntityRef, FloatCC, FuncId, Function, GlobalData,
-    GlobalId, InstData, IntCC, IntFlags, Intrinsic, IntrinsicClass, Module, ParamAttrs, ScalarType,
-    Shape, Signature, Type, UnaryOp, Value, WorkItemQuery,
+    AddrSpace, Atomic, AtomicOp, BinaryOp, Block, CastOp, EntityRef, FloatCC, FuncId, Function,
+    GlobalData, GlobalId, InstData, IntCC, IntFlags, Intrinsic, IntrinsicClass, MemAccess, Module,
+    Ordering, ParamAttrs, ScalarType, Shape, Signature, SyncScope, Type, UnaryOp, Value,
+    WorkItemQuery,
 };
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
@@ -148,6 +149,31 @@ fn random_align(u: &mut Unstructured) -> Result<u32> {
     })
 }
 
+/// A random access whose ordering (if any) `valid` allows; always atomic if `atomic`.
+fn random_access(
+    u: &mut Unstructured,
+    valid: fn(Ordering) -> bool,
+    atomic: bool,
+) -> Result<MemAccess> {
+    let orderings: Vec<Ordering> = Ordering::ALL.into_iter().filter(|&o| valid(o)).collect();
+    let atomic = if atomic || u.ratio(1, 3)? {
+        Some(Atomic {
+            ordering: *u.choose(&orderings)?,
+            scope: if u.ratio(1, 4)? {
+                SyncScope::SingleThread
+            } else {
+                SyncScope::System
+            },
+        })
+    } else {
+        None
+    };
+    Ok(MemAccess {
+        volatile: u.ratio(1, 3)?,
+        atomic,
+    })
+}
+
 /// Placeholder operand, replaced once all values exist.
 fn v0() -> Value {
     Value::new(0)
@@ -165,7 +191,7 @@ fn random_inst(
 ) -> Result<(InstData, Option<Type>)> {
     let ty = random_type(u)?;
     let n = u.int_in_range(0..=3)?;
-    let data = match u.int_in_range(0..=29)? {
+    let data = match u.int_in_range(0..=32)? {
         0 => InstData::Iconst {
             imm: random_imm(u)?,
         },
@@ -227,11 +253,13 @@ fn random_inst(
         13 => InstData::Load {
             ptr: v0(),
             align: random_align(u)?,
+            access: random_access(u, Ordering::valid_for_load, false)?,
         },
         14 => InstData::Store {
             value: v0(),
             ptr: v0(),
             align: random_align(u)?,
+            access: random_access(u, Ordering::valid_for_store, false)?,
         },
         15 => InstData::MaskedLoad {
             ptr: v0(),
@@ -261,11 +289,14 @@ fn random_inst(
             op: *u.choose(AtomicOp::ALL)?,
             ptr: v0(),
             value: v0(),
+            access: random_access(u, Ordering::valid_for_rmw, true)?,
         },
         20 => InstData::AtomicCas {
             ptr: v0(),
             expected: v0(),
             replacement: v0(),
+            access: random_access(u, Ordering::valid_for_rmw, true)?,
+            failure: *u.choose(&[Ordering::Monotonic, Ordering::Acquire, Ordering::SeqCst])?,
         },
         21 if !funcs.is_empty() => {
             let &(func, returns) = u.choose(funcs)?;
@@ -309,6 +340,31 @@ fn random_inst(
                 default: b0(),
             }
         }
+        30 => {
+            let ordering = *u.choose(&Ordering::ALL[2..])?;
+            let scope = if u.ratio(1, 2)? {
+                SyncScope::SingleThread
+            } else {
+                SyncScope::System
+            };
+            InstData::Fence { ordering, scope }
+        }
+        31 if !funcs.is_empty() => InstData::FuncAddr {
+            func: u.choose(funcs)?.0,
+        },
+        32 => {
+            let variadic = if u.ratio(1, 2)? {
+                Some(u.int_in_range(0..=n as u32)?)
+            } else {
+                None
+            };
+            let data = InstData::CallIndirect {
+                callee: v0(),
+                args: vec![v0(); n],
+                variadic,
+            };
+            return Ok((data, u.ratio(1, 2)?.then_some(ty)));
+        }
         29 if u.ratio(1, 2)? => InstData::Unreachable,
         _ => InstData::Return {
             value: u.ratio(1, 2)?.then(v0),
@@ -318,6 +374,7 @@ fn random_inst(
         InstData::Store { .. }
         | InstData::MaskedStore { .. }
         | InstData::Scatter { .. }
+        | InstData::Fence { .. }
         | InstData::Jump { .. }
         | InstData::Brif { .. }
         | InstData::Switch { .. }
@@ -480,7 +537,15 @@ pub fn random_module(u: &mut Unstructured) -> Result<Module> {
             let params = (0..nparams)
                 .map(|_| random_type(u))
                 .collect::<Result<_>>()?;
-            module.declare(name, Signature { params, ret });
+            let variadic = u.ratio(1, 4)?;
+            module.declare(
+                name,
+                Signature {
+                    params,
+                    ret,
+                    variadic,
+                },
+            );
         }
     }
     Ok(module)

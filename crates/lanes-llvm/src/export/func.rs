@@ -11,10 +11,9 @@ use std::collections::HashMap;
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
-use inkwell::llvm_sys::LLVMAtomicOrdering;
 
 use lanes_ir::{
-    AtomicOp, Block, Function, Inst, InstData, Module, ScalarType, Type, UnaryOp, Value,
+    AtomicOp, Block, Function, Inst, InstData, Module, ScalarType, SyncScope, Type, UnaryOp, Value,
 };
 
 use super::arith::{int_pred, real_pred, rmw_op, set_flags};
@@ -342,17 +341,35 @@ impl FuncCx<'_> {
                 .globals
                 .get(global.as_u32() as usize)
                 .ok_or_else(|| self.err("unknown global"))?,
-            InstData::Load { ptr, align } => {
+            InstData::FuncAddr { func } => {
+                self.funcs
+                    .get(func.as_u32() as usize)
+                    .ok_or_else(|| self.err("unknown function"))?
+                    .0
+            }
+            InstData::Load { ptr, align, access } => {
                 let ty = need_ty()?;
                 let l = LLVMBuildLoad2(b, self.t.mem_ty(ty), self.arg(*ptr), noname());
                 LLVMSetAlignment(l, Self::align_of(ty, *align));
+                crate::atomics::set_access(l, *access);
                 self.mem_to_value(l, ty)
             }
-            InstData::Store { value, ptr, align } => {
+            InstData::Store {
+                value,
+                ptr,
+                align,
+                access,
+            } => {
                 let ty = self.vt(*value);
                 let v = self.to_mem(self.arg(*value), ty);
                 let s = LLVMBuildStore(b, v, self.arg(*ptr));
                 LLVMSetAlignment(s, Self::align_of(ty, *align));
+                crate::atomics::set_access(s, *access);
+                return Ok(None);
+            }
+            InstData::Fence { ordering, scope } => {
+                let single = i32::from(*scope == SyncScope::SingleThread);
+                LLVMBuildFence(b, crate::atomics::to_llvm(*ordering), single, noname());
                 return Ok(None);
             }
             InstData::MaskedLoad {
@@ -412,7 +429,12 @@ impl FuncCx<'_> {
                 )?;
                 return Ok(None);
             }
-            InstData::AtomicRmw { op, ptr, value } => {
+            InstData::AtomicRmw {
+                op,
+                ptr,
+                value,
+                access,
+            } => {
                 let ty = self.vt(*value);
                 if ty.elem() == ScalarType::I1
                     || ty.is_vector()
@@ -420,37 +442,46 @@ impl FuncCx<'_> {
                 {
                     return Err(self.err(format!("atomic {op} on {ty}")));
                 }
+                let atomic = access.atomic.ok_or_else(|| self.err("atomic_rmw without ordering"))?;
                 let r = LLVMBuildAtomicRMW(
                     b,
                     rmw_op(*op),
                     self.arg(*ptr),
                     self.arg(*value),
-                    LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent,
-                    0,
+                    crate::atomics::to_llvm(atomic.ordering),
+                    i32::from(atomic.scope == SyncScope::SingleThread),
                 );
                 LLVMSetAlignment(r, ty.bytes());
+                if access.volatile {
+                    LLVMSetVolatile(r, 1);
+                }
                 r
             }
             InstData::AtomicCas {
                 ptr,
                 expected,
                 replacement,
+                access,
+                failure,
             } => {
                 let ty = self.vt(*expected);
                 if ty.elem() == ScalarType::I1 || ty.is_vector() || ty.is_float() {
                     return Err(self.err(format!("compare-and-swap on {ty}")));
                 }
-                let seq = LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
+                let atomic = access.atomic.ok_or_else(|| self.err("atomic_cas without ordering"))?;
                 let r = LLVMBuildAtomicCmpXchg(
                     b,
                     self.arg(*ptr),
                     self.arg(*expected),
                     self.arg(*replacement),
-                    seq,
-                    seq,
-                    0,
+                    crate::atomics::to_llvm(atomic.ordering),
+                    crate::atomics::to_llvm(*failure),
+                    i32::from(atomic.scope == SyncScope::SingleThread),
                 );
                 LLVMSetAlignment(r, ty.bytes());
+                if access.volatile {
+                    LLVMSetVolatile(r, 1);
+                }
                 LLVMBuildExtractValue(b, r, 0, noname())
             }
             InstData::Call { func, args } => {
@@ -460,6 +491,30 @@ impl FuncCx<'_> {
                     .ok_or_else(|| self.err("unknown callee"))?;
                 let args: Vec<_> = args.iter().map(|&a| self.arg(a)).collect();
                 let call = self.call(f, fty, &args);
+                if rty.is_none() {
+                    return Ok(None);
+                }
+                call
+            }
+            InstData::CallIndirect {
+                callee,
+                args,
+                variadic,
+            } => {
+                let fixed = variadic.map_or(args.len(), |n| n as usize);
+                let mut params: Vec<_> = args[..fixed.min(args.len())]
+                    .iter()
+                    .map(|&a| self.t.ty(self.vt(a)))
+                    .collect();
+                let ret = rty.map_or_else(|| self.t.void(), |r| self.t.ty(r));
+                let fty = LLVMFunctionType(
+                    ret,
+                    params.as_mut_ptr(),
+                    params.len() as u32,
+                    i32::from(variadic.is_some()),
+                );
+                let args: Vec<_> = args.iter().map(|&a| self.arg(a)).collect();
+                let call = self.call(self.arg(*callee), fty, &args);
                 if rty.is_none() {
                     return Ok(None);
                 }

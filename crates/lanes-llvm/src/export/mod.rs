@@ -128,7 +128,14 @@ pub(crate) fn fn_type(t: &Types, sig: &Signature) -> LLVMTypeRef {
     let mut params: Vec<LLVMTypeRef> = sig.params.iter().map(|&p| t.ty(p)).collect();
     let ret = sig.ret.map_or_else(|| t.void(), |r| t.ty(r));
     // SAFETY: all types are from `t.ctx`; the slice length is passed along.
-    unsafe { LLVMFunctionType(ret, params.as_mut_ptr(), params.len() as u32, 0) }
+    unsafe {
+        LLVMFunctionType(
+            ret,
+            params.as_mut_ptr(),
+            params.len() as u32,
+            i32::from(sig.variadic),
+        )
+    }
 }
 
 /// Adds the recorded C ABI attributes of `func` to the LLVM function `f`.

@@ -20,7 +20,9 @@
 //! `__lanes_all`, `__lanes_popcount`, `__lanes_ballot`, `__lanes_lane_id` and
 //! `__lanes_num_lanes` become the lanes intrinsics of the same name, `__lanes_extract` and
 //! `__lanes_broadcast` become `lane_extract` and `lane_broadcast`. Anything else that is a direct call to a
-//! function of the module stays a call; indirect calls and variadic callees are errors.
+//! function of the module stays a call — to a variadic function too (`printf`), with the
+//! arguments past its parameters as clang promoted them — and a call through a function
+//! pointer is `call_indirect`. Inline assembly is an error (the function stays LLVM IR).
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
@@ -98,6 +100,24 @@ fn work_item(base: &str) -> Option<WorkItemQuery> {
     })
 }
 
+/// How many of the call-site attributes at `idx` only state facts lanes may drop
+/// (`noundef`, `nonnull`, `dereferenceable`, `align`, `noalias`, `nocapture`, `readonly`).
+unsafe fn call_site_harmless_attrs(i: LLVMValueRef, idx: u32) -> u32 {
+    [
+        "noundef",
+        "nonnull",
+        "dereferenceable",
+        "align",
+        "noalias",
+        "nocapture",
+        "readonly",
+        "writeonly",
+    ]
+    .iter()
+    .filter(|name| !LLVMGetCallSiteEnumAttribute(i, idx, attr_kind(name)).is_null())
+    .count() as u32
+}
+
 fn reduction(base: &str) -> Option<Intrinsic> {
     use Intrinsic as I;
     Some(match base {
@@ -132,8 +152,11 @@ impl FnCx<'_> {
     /// Translates call instruction `i`.
     pub(super) unsafe fn call(&mut self, i: LLVMValueRef) -> Result<Option<Value>, ImportError> {
         let callee = LLVMGetCalledValue(i);
+        if !LLVMIsAInlineAsm(callee).is_null() {
+            return Err(self.err("inline assembly"));
+        }
         if LLVMIsAFunction(callee).is_null() {
-            return Err(self.err("indirect call or inline assembly"));
+            return self.call_indirect(i, callee);
         }
         let name = value_name(callee);
         if !LLVMGetEnumAttributeAtIndex(
@@ -209,9 +232,7 @@ impl FnCx<'_> {
                 }
             }
         }
-        if LLVMIsFunctionVarArg(fty) != 0 {
-            return Err(self.err(format!("call to variadic function @{name}")));
-        }
+        self.check_variadic_args(i, fty)?;
         let func = *self
             .mcx
             .funcs
@@ -222,6 +243,70 @@ impl FnCx<'_> {
             .map(|&a| self.op(a))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(self.emit(InstData::Call { func, args }, ret))
+    }
+
+    /// A call through a function pointer: `call_indirect`, typed by the call's own
+    /// function type.
+    unsafe fn call_indirect(
+        &mut self,
+        i: LLVMValueRef,
+        callee: LLVMValueRef,
+    ) -> Result<Option<Value>, ImportError> {
+        let fty = LLVMGetCalledFunctionType(i);
+        self.check_variadic_args(i, fty)?;
+        let nargs = LLVMGetNumArgOperands(i);
+        let nparams = LLVMCountParamTypes(fty);
+        for k in 0..nparams {
+            // ABI attributes at the call site (`byval`, `sret`, `signext`, ...) would be lost.
+            let attrs = LLVMGetCallSiteAttributeCount(i, k + 1);
+            if attrs > call_site_harmless_attrs(i, k + 1) {
+                return Err(self.err("indirect call with ABI attributes on an argument"));
+            }
+        }
+        let rt = LLVMGetReturnType(fty);
+        let ret = if LLVMGetTypeKind(rt) == inkwell::llvm_sys::LLVMTypeKind::LLVMVoidTypeKind {
+            None
+        } else {
+            Some(self.llty(i)?)
+        };
+        if LLVMGetCallSiteAttributeCount(i, 0) > call_site_harmless_attrs(i, 0) {
+            return Err(self.err("indirect call with ABI attributes on the result"));
+        }
+        let target = self.op(callee)?;
+        let args = (0..nargs)
+            .map(|k| self.op(LLVMGetOperand(i, k)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let variadic = (LLVMIsFunctionVarArg(fty) != 0).then_some(nparams);
+        Ok(self.emit(
+            InstData::CallIndirect {
+                callee: target,
+                args,
+                variadic,
+            },
+            ret,
+        ))
+    }
+
+    /// The arguments a variadic call passes past the callee's parameters must carry no
+    /// ABI attribute (clang puts `byval` on a struct passed through `...`): lanes IR keeps
+    /// ABI attributes per function, not per call.
+    unsafe fn check_variadic_args(
+        &self,
+        i: LLVMValueRef,
+        fty: inkwell::llvm_sys::prelude::LLVMTypeRef,
+    ) -> Result<(), ImportError> {
+        if LLVMIsFunctionVarArg(fty) == 0 {
+            return Ok(());
+        }
+        let fixed = LLVMCountParamTypes(fty);
+        for k in fixed..LLVMGetNumArgOperands(i) {
+            if LLVMGetCallSiteAttributeCount(i, k + 1) > call_site_harmless_attrs(i, k + 1) {
+                return Err(self.err(format!(
+                    "variadic argument {k} passed with an ABI attribute (a struct by value?)"
+                )));
+            }
+        }
+        Ok(())
     }
 
     unsafe fn math(

@@ -164,9 +164,15 @@ impl FnCx<'_> {
                 None => return Err(self.err("reference to an unknown global")),
             },
             LLVMValueKind::LLVMConstantExprValueKind => self.const_expr(c, ty)?,
-            LLVMValueKind::LLVMFunctionValueKind => {
-                return Err(self.err("function pointers are not supported"))
-            }
+            LLVMValueKind::LLVMFunctionValueKind => match self.mcx.funcs.get(&c) {
+                Some(&func) => self.emit_v(InstData::FuncAddr { func }, ty),
+                None => {
+                    return Err(self.err(format!(
+                        "address of @{}, whose type lanes cannot express",
+                        crate::llvm::value_name(c)
+                    )))
+                }
+            },
             _ => return Err(self.err(format!("unsupported operand `{}`", print_value(c)))),
         })
     }

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
-use inkwell::llvm_sys::{LLVMAtomicOrdering, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
+use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
 
 use lanes_ir::{
     AtomicOp, BinaryOp, Block, CastOp, FloatCC, Function, Inst, InstData, IntCC, IntFlags,
@@ -414,35 +414,37 @@ impl<'a> FnCx<'a> {
                 self.emit_v(InstData::Alloca { size, align }, t())
             }
             LLVMLoad => {
-                if LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic {
-                    return Err(self.err("atomic load"));
-                }
-                if LLVMGetVolatile(i) != 0 {
-                    return Err(self.err("volatile load"));
-                }
                 let ptr = self.op(LLVMGetOperand(i, 0))?;
                 let align = LLVMGetAlignment(i);
-                self.emit_v(InstData::Load { ptr, align }, t())
+                let access = crate::atomics::access_of(i);
+                self.emit_v(InstData::Load { ptr, align, access }, t())
             }
             LLVMStore => {
-                if LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic {
-                    return Err(self.err("atomic store"));
-                }
-                if LLVMGetVolatile(i) != 0 {
-                    return Err(self.err("volatile store"));
-                }
                 let value = self.op(LLVMGetOperand(i, 0))?;
                 let ptr = self.op(LLVMGetOperand(i, 1))?;
                 let align = LLVMGetAlignment(i);
-                self.emit(InstData::Store { value, ptr, align }, None);
+                let access = crate::atomics::access_of(i);
+                self.emit(
+                    InstData::Store {
+                        value,
+                        ptr,
+                        align,
+                        access,
+                    },
+                    None,
+                );
+                return Ok(None);
+            }
+            LLVMFence => {
+                let ordering = crate::atomics::from_llvm(LLVMGetOrdering(i))
+                    .ok_or_else(|| self.err("fence without an ordering"))?;
+                let scope = crate::atomics::scope_of(i);
+                self.emit(InstData::Fence { ordering, scope }, None);
                 return Ok(None);
             }
             LLVMCall => return self.call(i),
             LLVMAtomicRMW => {
                 use inkwell::llvm_sys::LLVMAtomicRMWBinOp::*;
-                if LLVMGetVolatile(i) != 0 {
-                    return Err(self.err("volatile atomicrmw"));
-                }
                 let op = match LLVMGetAtomicRMWBinOp(i) {
                     LLVMAtomicRMWBinOpXchg => AtomicOp::Xchg,
                     LLVMAtomicRMWBinOpAdd => AtomicOp::Add,
@@ -458,22 +460,35 @@ impl<'a> FnCx<'a> {
                 };
                 let ptr = self.op(LLVMGetOperand(i, 0))?;
                 let value = self.op(LLVMGetOperand(i, 1))?;
-                self.emit_v(InstData::AtomicRmw { op, ptr, value }, t())
+                let access = crate::atomics::access_of(i);
+                self.emit_v(
+                    InstData::AtomicRmw {
+                        op,
+                        ptr,
+                        value,
+                        access,
+                    },
+                    t(),
+                )
             }
             LLVMAtomicCmpXchg => {
                 // `{old, success}`: only `extractvalue` may use it (below).
-                if LLVMGetVolatile(i) != 0 {
-                    return Err(self.err("volatile cmpxchg"));
-                }
                 let ptr = self.op(LLVMGetOperand(i, 0))?;
                 let expected = self.op(LLVMGetOperand(i, 1))?;
                 let replacement = self.op(LLVMGetOperand(i, 2))?;
                 let ty = self.ty_of(expected);
+                // A `weak` compare-and-swap may fail spuriously; the strong one lanes has
+                // behaves as one of its permitted executions.
+                let access = crate::atomics::access_of(i);
+                let failure = crate::atomics::from_llvm(LLVMGetCmpXchgFailureOrdering(i))
+                    .ok_or_else(|| self.err("cmpxchg without a failure ordering"))?;
                 let old = self.emit_v(
                     InstData::AtomicCas {
                         ptr,
                         expected,
                         replacement,
+                        access,
+                        failure,
                     },
                     ty,
                 );

@@ -19,7 +19,7 @@
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 
-use lanes_ir::{BinaryOp, CastOp, InstData, IntCC, IntFlags, Type, Value};
+use lanes_ir::{BinaryOp, CastOp, InstData, IntCC, IntFlags, MemAccess, Type, Value};
 
 use super::func::FnCx;
 use crate::error::ImportError;
@@ -92,6 +92,7 @@ impl FnCx<'_> {
                     InstData::Load {
                         ptr: from,
                         align: 1,
+                        access: MemAccess::PLAIN,
                     },
                     Type::I8,
                 )
@@ -103,6 +104,7 @@ impl FnCx<'_> {
                 value: byte,
                 ptr: to,
                 align: 1,
+                access: MemAccess::PLAIN,
             },
             None,
         );
@@ -184,7 +186,11 @@ impl FnCx<'_> {
         let mut loaded = Vec::new();
         for &(off, ty) in &chunks {
             let p = self.addr(src, off);
-            loaded.push(self.emit_v(InstData::Load { ptr: p, align: 1 }, ty));
+            loaded.push(self.emit_v(InstData::Load {
+                    ptr: p,
+                    align: 1,
+                    access: MemAccess::PLAIN,
+                }, ty));
         }
         for (&(off, _), value) in chunks.iter().zip(loaded) {
             let ptr = self.addr(dst, off);
@@ -193,6 +199,7 @@ impl FnCx<'_> {
                     value,
                     ptr,
                     align: 1,
+                    access: MemAccess::PLAIN,
                 },
                 None,
             );
@@ -249,6 +256,7 @@ impl FnCx<'_> {
                     value,
                     ptr,
                     align: 1,
+                    access: MemAccess::PLAIN,
                 },
                 None,
             );

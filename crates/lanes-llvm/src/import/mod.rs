@@ -109,7 +109,11 @@ unsafe fn signature(f: LLVMValueRef) -> Result<Signature, ImportError> {
             )
         })?)
     };
-    Ok(Signature { params, ret })
+    Ok(Signature {
+        params,
+        ret,
+        variadic: LLVMIsFunctionVarArg(fty) != 0,
+    })
 }
 
 /// ABI attributes at attribute index `idx` (0: return value, i+1: parameter i).
@@ -316,6 +320,21 @@ unsafe fn import_raw(llm: &LlModule<'_>, partial: bool) -> Result<PartialImport,
             continue;
         }
         let sig = match sig {
+            Ok(sig) if sig.variadic => {
+                // Its body reads its arguments with `va_arg`, which lanes IR lacks; callers
+                // still call it, as they call any declaration.
+                let e = module_err(f, "a variadic function definition (va_start/va_arg)");
+                if !partial {
+                    return Err(located(e, f));
+                }
+                let id = module.declare(name.clone(), sig);
+                mcx.funcs.insert(f, id);
+                kept.push(KeptFunction {
+                    name,
+                    reason: located(e, f),
+                });
+                continue;
+            }
             Ok(sig) => sig,
             Err(e) if partial => {
                 kept.push(KeptFunction {

@@ -13,7 +13,7 @@
 //! Inactive lanes never touch memory: masked operations skip them, and a scalar access
 //! under a varying mask runs only if some lane is active.
 
-use lanes_ir::{InstData, Intrinsic, Type, Value};
+use lanes_ir::{InstData, Intrinsic, MemAccess, Type, Value};
 
 use super::{vec_of, Widener};
 
@@ -44,7 +44,11 @@ impl Widener<'_> {
     ) -> Value {
         if self.is_uniform(ptr) {
             let p = self.scalar(ptr);
-            let load = InstData::Load { ptr: p, align };
+            let load = InstData::Load {
+                ptr: p,
+                align,
+                access: MemAccess::PLAIN,
+            };
             let v = match mask {
                 None => self.emit_v(load, ty),
                 Some(m) => self.once_if_any(m, load, ty),
@@ -56,7 +60,14 @@ impl Widener<'_> {
         if self.contiguous(ptr, ty) {
             let p0 = self.lane0(ptrs, self.old.dfg.value_type(ptr));
             return match mask {
-                None => self.emit_v(InstData::Load { ptr: p0, align }, vt),
+                None => self.emit_v(
+                    InstData::Load {
+                        ptr: p0,
+                        align,
+                        access: MemAccess::PLAIN,
+                    },
+                    vt,
+                ),
                 Some(m) => {
                     let z = self.zero_vec(ty);
                     self.emit_v(
@@ -94,6 +105,7 @@ impl Widener<'_> {
                 value: self.scalar(value),
                 ptr: self.scalar(ptr),
                 align,
+                access: MemAccess::PLAIN,
             };
             match mask {
                 None => {
@@ -112,6 +124,7 @@ impl Widener<'_> {
                     value: v,
                     ptr: p0,
                     align,
+                    access: MemAccess::PLAIN,
                 },
                 Some(m) => InstData::MaskedStore {
                     value: v,

@@ -487,11 +487,21 @@ impl Widener<'_> {
                 }
                 _ => self.lanewise(&data, uniform, out_ty),
             },
-            InstData::Load { ptr, align } => {
+            // Volatile and atomic accesses are observable: once per active lane, in lane
+            // order, like calls (below).
+            InstData::Load { access, .. } | InstData::Store { access, .. }
+                if !access.is_plain() =>
+            {
+                let mask = self.guard_mask(b, inst);
+                self.per_lane(&data, res_ty, mask)
+            }
+            InstData::Load { ptr, align, .. } => {
                 let mask = self.guard_mask(b, inst);
                 Some(self.load(*ptr, *align, res_ty.expect("load result"), uniform, mask))
             }
-            InstData::Store { value, ptr, align } => {
+            InstData::Store {
+                value, ptr, align, ..
+            } => {
                 let mask = self.guard_mask(b, inst);
                 self.store(*value, *ptr, *align, mask);
                 None
@@ -522,7 +532,11 @@ impl Widener<'_> {
                     self.module.funcs[*func].name()
                 )));
             }
-            InstData::Call { .. } | InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } => {
+            InstData::Call { .. }
+            | InstData::CallIndirect { .. }
+            | InstData::Fence { .. }
+            | InstData::AtomicRmw { .. }
+            | InstData::AtomicCas { .. } => {
                 let mask = self.guard_mask(b, inst);
                 self.per_lane(&data, res_ty, mask)
             }
