@@ -224,3 +224,24 @@ fn lane_dependent_kernels_widened_equal_simt_groups() {
     assert!(cross >= 3, "{kernels:?}");
     assert_eq!(compared, kernels.len() * 2 * WIDTHS.len() * 3);
 }
+
+/// Volatile and atomic accesses, fences and indirect calls are observable, so the widened
+/// code performs them once per active lane in lane order — the order of a SIMT group in
+/// lock-step. Lanes race on purpose here (an atomic counter whose old values each lane
+/// stores), which the one-lane-after-another reference of `widen.rs` cannot judge; the
+/// SIMT group can, and any other order or an extra access by an inactive lane changes the
+/// stored old values.
+#[test]
+fn observable_accesses_widened_equal_simt_groups() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/volatile_atomics.lir");
+    let module = lanes_ir::parse_module(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let id = module.func_by_name("volatile_atomics").expect("kernel");
+    for mode in [Mode::Partial, Mode::Full] {
+        for w in WIDTHS {
+            for seed in 0..4 {
+                let what = format!("volatile_atomics {mode:?} W={w} seed {seed}");
+                differential(&module, id, mode, w, seed, &what);
+            }
+        }
+    }
+}
