@@ -9,6 +9,7 @@ use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{PrimaryMap, SecondaryMap};
 
 use crate::entities::{Block, Inst, Value};
+use crate::flags::FastMath;
 use crate::instructions::InstData;
 use crate::types::Type;
 
@@ -39,6 +40,9 @@ pub struct DataFlowGraph {
     results: SecondaryMap<Inst, PackedOption<Value>>,
     values: PrimaryMap<Value, ValueData>,
     blocks: PrimaryMap<Block, BlockData>,
+    /// Fast-math flags of floating-point instructions (most have none), kept beside the
+    /// instructions as Cranelift keeps source locations.
+    fast_math: SecondaryMap<Inst, FastMath>,
 }
 
 impl DataFlowGraph {
@@ -92,8 +96,19 @@ impl DataFlowGraph {
         &self.insts[inst]
     }
 
+    /// The instruction's data, to rewrite. Its [`FastMath`] flags stay: a rewrite that
+    /// changes what the instruction computes clears them ([`Self::set_fast_math`]).
     pub fn inst_mut(&mut self, inst: Inst) -> &mut InstData {
         &mut self.insts[inst]
+    }
+
+    /// The fast-math flags of `inst` (none for most instructions).
+    pub fn fast_math(&self, inst: Inst) -> FastMath {
+        self.fast_math[inst]
+    }
+
+    pub fn set_fast_math(&mut self, inst: Inst, flags: FastMath) {
+        self.fast_math[inst] = flags;
     }
 
     pub fn inst_result(&self, inst: Inst) -> Option<Value> {

@@ -1,5 +1,5 @@
-//! Facts about integer operations that the producer asserts: LLVM's `nuw`, `nsw`, `exact`,
-//! `disjoint` and `nneg`.
+//! Facts about operations that the producer asserts: LLVM's integer flags `nuw`, `nsw`,
+//! `exact`, `disjoint` and `nneg` ([`IntFlags`]), and its fast-math flags ([`FastMath`]).
 //!
 //! Shape analysis needs them (PLDI'18 §2.3: a strided `i32` index stays strided through
 //! `sext` only if its computation cannot wrap), so the importer keeps them and the
@@ -111,9 +111,114 @@ impl fmt::Display for IntFlags {
     }
 }
 
+/// LLVM's fast-math flags: permissions a floating-point operation was compiled with
+/// (`-ffast-math`, `-ffinite-math-only`, `-fno-signed-zeros`, `#pragma clang fp`).
+///
+/// | flag       | permits                                                          |
+/// |------------|------------------------------------------------------------------|
+/// | `nnan`     | assuming no operand or result is NaN (poison otherwise)           |
+/// | `ninf`     | assuming no operand or result is infinite (poison otherwise)      |
+/// | `nsz`      | ignoring the sign of a zero                                       |
+/// | `arcp`     | `x / y` as `x * (1 / y)`                                         |
+/// | `contract` | fusing with a neighbouring operation (`fmul` + `fadd` → `fma`)   |
+/// | `afn`      | approximate library functions (`sin`, `sqrt`, …)                 |
+/// | `reassoc`  | reassociating                                                     |
+///
+/// They live beside the instruction in the data-flow graph
+/// ([`crate::dfg::DataFlowGraph::fast_math`]), on floating-point arithmetic, `fneg`,
+/// `fcmp`, and `select`, φ, calls and intrinsics of a floating-point type, as in LLVM.
+/// The interpreter computes the exact IEEE result, one permitted outcome; code a
+/// transformation creates carries none unless the transformation keeps the operation it
+/// was given (widened code carries none, like [`IntFlags`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FastMath(u8);
+
+/// Each fast-math flag with its spelling, in LLVM's printing order.
+const FAST_MATH_NAMES: [(FastMath, &str); 7] = [
+    (FastMath::REASSOC, "reassoc"),
+    (FastMath::NNAN, "nnan"),
+    (FastMath::NINF, "ninf"),
+    (FastMath::NSZ, "nsz"),
+    (FastMath::ARCP, "arcp"),
+    (FastMath::CONTRACT, "contract"),
+    (FastMath::AFN, "afn"),
+];
+
+impl FastMath {
+    pub const NONE: FastMath = FastMath(0);
+    pub const NNAN: FastMath = FastMath(1);
+    pub const NINF: FastMath = FastMath(2);
+    pub const NSZ: FastMath = FastMath(4);
+    pub const ARCP: FastMath = FastMath(8);
+    pub const CONTRACT: FastMath = FastMath(16);
+    pub const AFN: FastMath = FastMath(32);
+    pub const REASSOC: FastMath = FastMath(64);
+    /// All of them: LLVM's `fast`.
+    pub const FAST: FastMath = FastMath(127);
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn contains(self, other: FastMath) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub fn union(self, other: FastMath) -> FastMath {
+        FastMath(self.0 | other.0)
+    }
+
+    /// The raw bits, `NNAN` = 1 … `REASSOC` = 64.
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// The flags of `word` (`fast` is all of them).
+    pub fn from_word(word: &str) -> Option<FastMath> {
+        if word == "fast" {
+            return Some(FastMath::FAST);
+        }
+        FAST_MATH_NAMES
+            .iter()
+            .find(|(_, w)| *w == word)
+            .map(|&(f, _)| f)
+    }
+}
+
+/// Prints ` fast` for all flags, else each set flag preceded by a space.
+impl fmt::Display for FastMath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == FastMath::FAST {
+            return f.write_str(" fast");
+        }
+        for (flag, w) in FAST_MATH_NAMES {
+            if self.contains(flag) {
+                write!(f, " {w}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fast_math_words_round_trip() {
+        for bits in 0..=127u8 {
+            let flags = FastMath(bits);
+            let back = flags
+                .to_string()
+                .split_whitespace()
+                .map(|w| FastMath::from_word(w).expect("a flag word"))
+                .fold(FastMath::NONE, FastMath::union);
+            assert_eq!(back, flags);
+        }
+        assert_eq!(FastMath::FAST.to_string(), " fast");
+        assert_eq!(FastMath::NNAN.union(FastMath::NSZ).to_string(), " nnan nsz");
+        assert_eq!(FastMath::from_word("nsw"), None);
+    }
 
     #[test]
     fn words_round_trip_in_llvm_order() {

@@ -36,7 +36,7 @@ pub mod write;
 pub use builder::FuncBuilder;
 pub use dfg::{DataFlowGraph, ValueDef};
 pub use entities::{Block, FuncId, GlobalId, Inst, Value};
-pub use flags::IntFlags;
+pub use flags::{FastMath, IntFlags};
 pub use function::{
     AbiAttrs, FuncAbi, FuncAttrs, Function, LoopHint, LoopMd, Param, ParamAttrs, Shape, Signature,
 };

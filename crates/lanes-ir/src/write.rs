@@ -252,6 +252,7 @@ pub fn write_inst(w: &mut dyn Write, module: &Module, func: &Function, inst: Ins
         write!(w, "{v}: {ty} = ")?;
     }
     w.write_str(data.opcode_name())?;
+    write!(w, "{}", func.dfg.fast_math(inst))?;
     match data {
         InstData::Iconst { imm } => write!(w, " {imm}"),
         InstData::Fconst { bits } => {

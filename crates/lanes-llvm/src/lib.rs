@@ -17,6 +17,7 @@
 //! native, `lanes compile` objects, interpreter (`tests/corpus.rs`).
 
 mod atomics;
+mod fast_math;
 pub mod c_params;
 pub mod clang;
 pub mod driver;

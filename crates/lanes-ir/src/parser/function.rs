@@ -24,6 +24,7 @@ use crate::entities::{Block, Inst, Value};
 use crate::function::{
     AbiAttrs, FuncAbi, FuncAttrs, Function, LoopHint, LoopMd, Param, ParamAttrs, Shape,
 };
+use crate::flags::FastMath;
 use crate::instructions::InstData;
 use crate::parser::cursor::{entity_index, Cursor};
 use crate::parser::error::{ParseError, Pos};
@@ -64,6 +65,7 @@ struct InstRecord {
     result: Option<(u32, Type)>,
     block: u32,
     name_ref: Option<(NameKind, String, Pos)>,
+    fast_math: FastMath,
 }
 
 #[derive(Default)]
@@ -291,6 +293,7 @@ fn parse_body(cur: &mut Cursor<'_>, body: &mut Body) -> Result<(), ParseError> {
             result: result.map(|(n, ty, _)| (n, ty)),
             block,
             name_ref: text.name_ref,
+            fast_math: text.fast_math,
         });
     }
 }
@@ -362,6 +365,7 @@ fn build(
     let mut names = Vec::new();
     for record in body.insts {
         let inst = func.dfg.make_inst(record.data, None);
+        func.dfg.set_fast_math(inst, record.fast_math);
         if let Some((n, _)) = record.result {
             let v = Value::new(n as usize);
             func.dfg.set_result(inst, Some(v));

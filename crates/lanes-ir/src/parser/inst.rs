@@ -16,7 +16,7 @@
 use cranelift_entity::EntityRef;
 
 use crate::entities::{Block, FuncId, GlobalId, Value};
-use crate::flags::IntFlags;
+use crate::flags::{FastMath, IntFlags};
 use crate::instructions::InstData;
 use crate::memory_order::{Atomic, MemAccess, Ordering, SyncScope};
 use crate::opcodes::{
@@ -154,6 +154,8 @@ pub enum NameKind {
 pub struct InstText {
     pub data: InstData,
     pub name_ref: Option<(NameKind, String, Pos)>,
+    /// The fast-math words written after the mnemonic.
+    pub fast_math: FastMath,
 }
 
 /// Value and block numbers used by a body, with where they were used, in text order.
@@ -197,6 +199,14 @@ pub fn parse_inst(
         op_pos,
     };
     let mut name_ref = None;
+    let mut fast_math = FastMath::NONE;
+    while let crate::parser::lexer::Tok::Ident(w) = p.cur.peek()?.tok {
+        let Some(f) = FastMath::from_word(w) else {
+            break;
+        };
+        p.cur.next()?;
+        fast_math = fast_math.union(f);
+    }
     let data = match op {
         Op::Iconst => InstData::Iconst {
             imm: p.cur.int::<i64>("an i64 immediate")?.0,
@@ -444,7 +454,11 @@ pub fn parse_inst(
             .expected(&format!("end of line (too many operands for '{word}')")));
     }
     p.cur.expect_line_end(&after)?;
-    Ok(InstText { data, name_ref })
+    Ok(InstText {
+        data,
+        name_ref,
+        fast_math,
+    })
 }
 
 struct InstParser<'x, 'a> {

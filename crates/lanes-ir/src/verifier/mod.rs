@@ -339,6 +339,10 @@ impl Verifier<'_> {
             }
             _ => {}
         }
+        // Fast-math flags only where LLVM allows them.
+        if !func.dfg.fast_math(inst).is_empty() && !takes_fast_math(data, result.map(|r| func.dfg.value_type(r))) {
+            self.report_inst(inst, "has fast-math flags but is no floating-point operation".into());
+        }
         // Operands exist and are defined by placed instructions or parameters.
         let mut all_defined = true;
         for arg in data.args() {
@@ -441,5 +445,22 @@ impl Verifier<'_> {
             None => true,
             Some((db, _)) => dom.is_reachable(db) && dom.dominates(db, pred),
         }
+    }
+}
+
+/// May `data` with result type `result` carry fast-math flags? (LLVM: floating-point
+/// arithmetic, `fneg`, `fcmp`, and `select`, φ and calls of a floating-point type.)
+fn takes_fast_math(data: &InstData, result: Option<crate::types::Type>) -> bool {
+    let float_result = result.is_some_and(|t| t.is_float());
+    match data {
+        InstData::Fcmp { .. } => true,
+        InstData::Binary { .. }
+        | InstData::Unary { .. }
+        | InstData::Select { .. }
+        | InstData::Phi { .. }
+        | InstData::Call { .. }
+        | InstData::CallIndirect { .. }
+        | InstData::Intrinsic { .. } => float_result,
+        _ => false,
     }
 }

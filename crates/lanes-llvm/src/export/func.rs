@@ -131,6 +131,13 @@ impl FuncCx<'_> {
                 let data = self.func.inst(inst);
                 let result = self.func.dfg.inst_result(inst);
                 if let Some(v) = self.inst_value(inst, data, result)? {
+                    let fmf = self.func.dfg.fast_math(inst);
+                    if !fmf.is_empty()
+                        && !LLVMIsAInstruction(v).is_null()
+                        && LLVMCanValueUseFastMathFlags(v) != 0
+                    {
+                        LLVMSetFastMathFlags(v, crate::fast_math::to_llvm(fmf));
+                    }
                     if let Some(r) = result {
                         self.values.insert(r, v);
                     }

@@ -210,8 +210,10 @@ impl<'a> FnCx<'a> {
             let mut inst = LLVMGetFirstInstruction(bb);
             while !inst.is_null() {
                 self.at = inst;
+                let before = self.func.dfg.num_insts();
                 if let Some(v) = self.inst(inst)? {
                     self.values.insert(inst, v);
+                    self.keep_fast_math(inst, v, before);
                 }
                 inst = LLVMGetNextInstruction(inst);
             }
@@ -255,6 +257,23 @@ impl<'a> FnCx<'a> {
             .get(&bb)
             .copied()
             .ok_or_else(|| self.err("branch to an unknown block"))
+    }
+
+    /// Gives the fast-math flags of LLVM instruction `i` to the lanes instruction that
+    /// defines `v`, if this translation created it (instructions numbered from `before`).
+    unsafe fn keep_fast_math(&mut self, i: LLVMValueRef, v: Value, before: usize) {
+        if LLVMCanValueUseFastMathFlags(i) == 0 {
+            return;
+        }
+        let flags = crate::fast_math::from_llvm(LLVMGetFastMathFlags(i));
+        if flags.is_empty() {
+            return;
+        }
+        if let lanes_ir::ValueDef::Result(def) = self.func.dfg.value_def(v) {
+            if lanes_ir::EntityRef::index(def) >= before {
+                self.func.dfg.set_fast_math(def, flags);
+            }
+        }
     }
 
     fn binary(&mut self, op: BinaryOp, i: LLVMValueRef, ty: Type) -> Result<Value, ImportError> {
