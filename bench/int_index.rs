@@ -15,10 +15,11 @@
 //! equal sums). Three rounds; reported: the median of the rounds, the ratio to `long`,
 //! whether it is within 5%. Results go to `bench/results/int_index.txt`.
 //!
-//! The launcher runs the masked variant for every group (on the AMD EPYC development host
-//! `vmaskmovps` stores dominate, which makes even the gather/scatter kernel faster from
-//! memory) and computes its mask in the index type (with a `long` index two 64-bit
-//! compares and a pack per 8 lanes). The benchmark fails if an `int` kernel is more than
+//! The launcher runs the unmasked variant for the full groups, a counted loop up to
+//! `n - n mod W`, and the masked one once for what is left; contiguous accesses take lane
+//! 0's address from scalar arithmetic (`lanes-wfv` `widen/lane0.rs`), so with an `int`
+//! index LLVM widens the group counter to the 64-bit offset and the loops of all three
+//! kernels are the same machine code. The benchmark fails if an `int` kernel is more than
 //! 5% slower than `long`, or if the checksums differ.
 //!
 //! Run: `cargo bench -p lanes-cli --bench int_index`.

@@ -1,8 +1,9 @@
 //! `int` indices (PLDI'18 §2.3; `lanes_analysis::shapes::no_wrap`, `widen/extend.rs`):
 //! an access `a[i + k]` with a declared contiguous `i32` instance index `i` and `add nsw`
 //! becomes a vector (or masked vector) access, not a gather or scatter; the widened code
-//! carries no integer flags; and the vector's base does not come from lane 0's narrow
-//! sum, which may overflow where lane 0 is inactive while the active lanes' sums do not.
+//! carries no integer flags; lane 0's address is scalar arithmetic; and the vector's base
+//! does not come from lane 0's narrow sum, which may overflow where lane 0 is inactive
+//! while the active lanes' sums do not.
 
 use lanes_interp::{Interpreter, Memory, RtValue};
 use lanes_ir::{AddrSpace, Function, InstData, Module, ScalarType, Type};
@@ -98,6 +99,24 @@ fn int_indexed_accesses_are_vector_accesses_without_flags() {
             all.iter().all(|d| d.int_flags().is_empty()),
             "{name}: widened code keeps a flag\n{text}"
         );
+        // Lane 0's address is scalar arithmetic (`widen/lane0.rs`), not element 0 of the
+        // widened address vector.
+        for d in &all {
+            let ptr = match d {
+                InstData::Load { ptr, .. }
+                | InstData::Store { ptr, .. }
+                | InstData::MaskedStore { ptr, .. } => *ptr,
+                _ => continue,
+            };
+            let def = match f.dfg.value_def(ptr) {
+                lanes_ir::ValueDef::Result(i) => Some(f.dfg.inst(i)),
+                lanes_ir::ValueDef::Param(_) => None,
+            };
+            assert!(
+                matches!(def, Some(InstData::PtrAdd { args: [p, _] }) if !f.dfg.value_type(*p).is_vector()),
+                "{name}: lane 0's address is not a scalar ptradd\n{text}"
+            );
+        }
     }
 }
 

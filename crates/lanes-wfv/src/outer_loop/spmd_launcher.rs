@@ -5,15 +5,18 @@
 //! so a range that is not a multiple of `W` touches no memory the scalar loop would not;
 //! full groups run the unmasked variant, which needs no mask at all.
 
-use lanes_ir::{BinaryOp, FuncBuilder, FuncId, Function, InstData, IntCC, Type, Value};
+use lanes_ir::{BinaryOp, FuncBuilder, FuncId, Function, InstData, IntCC, IntFlags, Type, Value};
 
 /// `name(params of scalar)`: the instances `0..n` (`n` the parameter `idx`), `W` at a time:
-/// full groups call the unmasked variant `full(…, b + lane_id, …)`, and a last partial group
-/// calls the masked body `masked(…, b + lane_id, …, lane_id < n - b)` once.
+/// full groups `b = 0, W, …` below `end = n - n mod W` call the unmasked variant
+/// `full(…, b + lane_id, …)`, and if `n mod W` instances are left, one last group calls
+/// the masked body `masked(…, end + lane_id, …, lane_id < n mod W)`.
 ///
-/// The loop counts what is left, `n - b`, which cannot overflow (0 ≤ b ≤ n), rather than
-/// testing `b < n` after `b += W`, which wraps for an `n` within `W` of the type's maximum;
-/// the only indices past `n` are those of inactive lanes of the last group.
+/// The full groups are a counted loop: `b + W ≤ end ≤ n` cannot wrap (`add nuw nsw`), so
+/// LLVM knows the trip count `end / W` and widens an `i32` counter to the 64-bit offsets
+/// of the variant's addresses (lane 0's `sext(b)` is the counter itself) for any index
+/// type alike; `n` near the type's maximum is fine, the only indices past `n` are those of
+/// inactive lanes of the last group.
 pub fn launcher(
     scalar: &Function,
     name: &str,
@@ -35,31 +38,34 @@ pub fn launcher(
     let params: Vec<_> = f.params.iter().map(|p| p.value).collect();
     let count = params[idx];
     let mut b = FuncBuilder::new(&mut f);
-    let [entry, header, group, check_tail, tail, exit] = [(); 6].map(|()| b.create_block());
+    let [entry, counted, group, check_tail, tail, exit] = [(); 6].map(|()| b.create_block());
     b.switch_to_block(entry);
     let zero = b.iconst(ity, 0);
     let any = b.icmp(IntCC::Slt, zero, count);
-    b.brif(any, header, exit);
-    b.switch_to_block(header);
-    let base = b.phi(ity, vec![(entry, zero)]);
-    let left = b.binary(BinaryOp::Sub, count, base);
+    b.brif(any, counted, exit);
+    // 0 < n: `end` full groups' worth of instances, `rest` after them.
+    b.switch_to_block(counted);
     let step = b.iconst(ity, i64::from(width));
-    let is_full = b.icmp(IntCC::Sge, left, step);
-    b.brif(is_full, group, check_tail);
+    let rest = b.binary(BinaryOp::URem, count, step);
+    let end = b.binary(BinaryOp::Sub, count, rest);
+    let any_full = b.icmp(IntCC::Slt, zero, end);
+    b.brif(any_full, group, check_tail);
     // A full group.
     b.switch_to_block(group);
+    let base = b.phi(ity, vec![(counted, zero)]);
     let (call_args, _) = group_args(&mut b, &params, idx, base, vty);
     b.call(full, call_args, None);
     let next = b.binary(BinaryOp::Add, base, step);
-    b.jump(header);
+    let more = b.icmp(IntCC::Slt, next, end);
+    b.brif(more, group, check_tail);
     // The last, partial group, if any.
     b.switch_to_block(check_tail);
-    let more = b.icmp(IntCC::Slt, zero, left);
-    b.brif(more, tail, exit);
+    let left = b.icmp(IntCC::Slt, zero, rest);
+    b.brif(left, tail, exit);
     b.switch_to_block(tail);
-    let (mut call_args, lane) = group_args(&mut b, &params, idx, base, vty);
-    let vleft = b.broadcast(left, vty);
-    let active = b.icmp(IntCC::Slt, lane, vleft);
+    let (mut call_args, lane) = group_args(&mut b, &params, idx, end, vty);
+    let vrest = b.broadcast(rest, vty);
+    let active = b.icmp(IntCC::Slt, lane, vrest);
     call_args.push(active);
     b.call(masked, call_args, None);
     b.jump(exit);
@@ -68,6 +74,14 @@ pub fn launcher(
     if let lanes_ir::ValueDef::Result(phi) = f.dfg.value_def(base) {
         if let InstData::Phi { incoming } = f.dfg.inst_mut(phi) {
             incoming.push((group, next));
+        }
+    }
+    // 0 ≤ rest ≤ n and b + W ≤ end ≤ n: neither wraps.
+    for v in [end, next] {
+        if let lanes_ir::ValueDef::Result(i) = f.dfg.value_def(v) {
+            if let InstData::Binary { flags, .. } = f.dfg.inst_mut(i) {
+                *flags = IntFlags::NUW.union(IntFlags::NSW);
+            }
         }
     }
     f

@@ -14,7 +14,8 @@
 //! ```
 //!
 //! which is each non-poison lane's exact value, and lane 0's address the one the active
-//! lanes' addresses count from. Leaves are uniform values, `lane_id` and declared
+//! lanes' addresses count from; `base` itself is lane 0 for contiguous accesses (module
+//! `lane0`). Leaves are uniform values, `lane_id` and declared
 //! parameters, whose lane 0 is exact by their contract.
 //!
 //! Widened code runs instructions for lanes that would not have run them (linearization,
@@ -24,7 +25,7 @@
 //! ([`lanes_ir::flags`]). The analysis of the scalar function still uses them.
 
 use lanes_analysis::shapes::no_wrap::{Ext, ExtForm};
-use lanes_ir::{BinaryOp, CastOp, Inst, InstData, IntFlags, Intrinsic, Type, Value};
+use lanes_ir::{BinaryOp, CastOp, Inst, InstData, IntFlags, Type, Value};
 
 use super::{vec_of, Widener};
 
@@ -43,16 +44,17 @@ impl Widener<'_> {
             .then(|| self.info.extension_form(self.old, inst))
             .flatten();
         let ty = self.old.dfg.value_type(res);
-        if let Some(v) = form.and_then(|f| self.exact_extension(&f, ty)) {
+        if let Some((v, base)) = form.and_then(|f| self.exact_extension(&f, ty)) {
+            self.lane0_exact.insert(res, base);
             return Some(v);
         }
         self.lanewise(data, false, out_ty)
     }
 
     /// The exact widening of an extension of scalar result type `ty` with the analysis'
-    /// `form`, or `None` if a leaf is not narrower than `ty` (then the lane-wise cast is
-    /// used).
-    fn exact_extension(&mut self, form: &ExtForm, ty: Type) -> Option<Value> {
+    /// `form` and its scalar lane 0 (`base`), or `None` if a leaf is not narrower than `ty`
+    /// (then the lane-wise cast is used).
+    fn exact_extension(&mut self, form: &ExtForm, ty: Type) -> Option<(Value, Value)> {
         let bits = ty.elem().bits();
         if form
             .terms
@@ -98,7 +100,7 @@ impl Widener<'_> {
             let s = self.iconst_of(vty, form.stride);
             self.plain_binary(BinaryOp::Mul, lanes, s, vty)
         };
-        Some(self.plain_binary(BinaryOp::Add, vb, step, vty))
+        Some((self.plain_binary(BinaryOp::Add, vb, step, vty), base))
     }
 
     /// Lane 0's value of old value `v`: the scalar if it stayed uniform, else element 0.
@@ -107,15 +109,8 @@ impl Widener<'_> {
         if self.is_uniform(v) {
             return nv;
         }
-        let zero = self.emit_v(InstData::Iconst { imm: 0 }, Type::I32);
         let elem = Type::Scalar(self.old.dfg.value_type(v).elem());
-        self.emit_v(
-            InstData::Intrinsic {
-                id: Intrinsic::Extract,
-                args: vec![nv, zero],
-            },
-            elem,
-        )
+        self.extract0(nv, elem)
     }
 
     /// `iconst` of (the low bits of) `k` in `ty`, splatted for vectors.

@@ -9,29 +9,18 @@
 //! | contiguous   | varying   | `masked_load`                | `masked_store`                |
 //! | other        | any       | `gather`                     | `scatter`                     |
 //!
-//! "Contiguous" is the shape analysis' stride of the address equal to the access size.
+//! "Contiguous" is the shape analysis' stride of the address equal to the access size;
+//! lane 0's address is recomputed on scalars (module `lane0`).
 //! Inactive lanes never touch memory: masked operations skip them, and a scalar access
 //! under a varying mask runs only if some lane is active.
 
-use lanes_ir::{InstData, Intrinsic, MemAccess, Type, Value};
+use lanes_ir::{InstData, MemAccess, Type, Value};
 
 use super::{vec_of, Widener};
 
 impl Widener<'_> {
     fn contiguous(&self, ptr: Value, ty: Type) -> bool {
         self.info.shape(ptr).stride() == Some(i64::from(ty.bytes()))
-    }
-
-    /// Lane 0's address of a vector of pointers.
-    fn lane0(&mut self, ptrs: Value, ptr_ty: Type) -> Value {
-        let zero = self.emit_v(InstData::Iconst { imm: 0 }, Type::I32);
-        self.emit_v(
-            InstData::Intrinsic {
-                id: Intrinsic::Extract,
-                args: vec![ptrs, zero],
-            },
-            ptr_ty,
-        )
     }
 
     pub(super) fn load(
@@ -56,9 +45,8 @@ impl Widener<'_> {
             return if uniform { v } else { self.broadcast(v) };
         }
         let vt = vec_of(ty, self.width);
-        let ptrs = self.vector(ptr);
         if self.contiguous(ptr, ty) {
-            let p0 = self.lane0(ptrs, self.old.dfg.value_type(ptr));
+            let p0 = self.lane0_of(ptr);
             return match mask {
                 None => self.emit_v(
                     InstData::Load {
@@ -82,6 +70,7 @@ impl Widener<'_> {
                 }
             };
         }
+        let ptrs = self.vector(ptr);
         let m = match mask {
             Some(m) => m,
             None => self.all_true(),
@@ -117,8 +106,7 @@ impl Widener<'_> {
         }
         let v = self.vector(value);
         if !self.is_uniform(ptr) && self.contiguous(ptr, ty) {
-            let ptrs = self.vector(ptr);
-            let p0 = self.lane0(ptrs, self.old.dfg.value_type(ptr));
+            let p0 = self.lane0_of(ptr);
             let d = match mask {
                 None => InstData::Store {
                     value: v,

@@ -34,6 +34,7 @@
 mod branches;
 mod cross_lane;
 mod extend;
+mod lane0;
 mod lanes;
 mod memory;
 mod shapes;
@@ -144,6 +145,8 @@ fn widen_with(
         map: HashMap::new(),
         bcast: HashMap::new(),
         lane_ids: HashMap::new(),
+        lane0_exact: HashMap::new(),
+        lane0_here: HashMap::new(),
         block_map: HashMap::new(),
         exit_map: HashMap::new(),
         cur: Block::from_u32(0),
@@ -193,6 +196,10 @@ pub(crate) struct Widener<'a> {
     /// Broadcasts of uniform new values.
     bcast: HashMap<Value, Value>,
     lane_ids: HashMap<Type, Value>,
+    /// Old extensions widened from their leaves → their scalar lane 0 (module `extend`).
+    lane0_exact: HashMap<Value, Value>,
+    /// (new block, old value) → its scalar lane 0 computed there (module `lane0`).
+    lane0_here: HashMap<(Block, Value), Value>,
     block_map: HashMap<Block, Block>,
     /// The new block holding the end of each old block (blocks split by per-lane code).
     exit_map: HashMap<Block, Block>,
