@@ -1,9 +1,9 @@
 //! `lanes compile`, `import` and `vectorize` follow a compiler driver's conventions: `-`
 //! reads standard input and `-o -` writes standard output, the output kind follows
 //! `-c`/`-S`/`-emit-llvm`, a suffix naming another kind is an error, and a translation unit
-//! with constructs lanes IR lacks (a variadic `printf`, a global holding an address, a
-//! volatile flag) still compiles, those functions reported by `--remarks`/`--remarks-json`
-//! with their source line.
+//! with constructs lanes IR lacks (inline assembly, `va_arg`, `long double`) still compiles,
+//! those functions reported by `--remarks`/`--remarks-json` with their source line, and
+//! function attributes (`noreturn`, `returns_twice`, `cold`, …) reach the output.
 
 mod common;
 
@@ -24,8 +24,9 @@ extern int external_value;
 int external_value = 35;
 int twice(int x) { return 2 * x; }
 __attribute__((noinline)) int spin(void) { while (!flag) {} return flag; }
+__attribute__((noinline)) int asmf(int x) { __asm__ volatile("" : "+r"(x)); return x; }
 int main(void) {
-    printf("%d %d %d\n", twice(*p), spin(), external_value);
+    printf("%d %d %d\n", twice(*p), spin(), asmf(external_value));
     return 0;
 }
 "#;
@@ -99,13 +100,10 @@ fn functions_lanes_cannot_express_stay_llvm_and_are_reported() {
         .args(["compile", "-O2", "-c", s(&src), "-o", s(&obj), "--remarks"])
         .args(["--remarks-json", s(&json)]));
     let err = String::from_utf8_lossy(&out.stderr);
-    // `spin` (volatile) at line 8, `main` (printf) at line 9.
+    // `asmf` (inline assembly) at line 9; `spin` (a volatile loop) and `main` (a variadic
+    // `printf`) are lanes IR.
     assert!(
-        err.contains("prog.c:8: remark: @spin: function left as LLVM IR: volatile load"),
-        "{err}"
-    );
-    assert!(
-        err.contains("@main: function left as LLVM IR: call to variadic function @printf"),
+        err.contains("prog.c:9: remark: @asmf: function left as LLVM IR: inline assembly"),
         "{err}"
     );
     let remarks: serde_json::Value =
@@ -117,8 +115,7 @@ fn functions_lanes_cannot_express_stay_llvm_and_are_reported() {
         .filter(|r| r["name"] == "KeptAsLLVM")
         .map(|r| r["function"].as_str().unwrap_or(""))
         .collect();
-    assert_eq!(kept, ["spin", "main"]);
-    assert!(!kept.contains(&"twice"), "twice is lanes IR");
+    assert_eq!(kept, ["asmf"]);
     let exe = d.join("prog");
     run(clang().arg(&obj).arg("-o").arg(&exe));
     let printed = run(&mut Command::new(&exe));
@@ -223,4 +220,78 @@ fn every_construct_clang_takes_compiles_and_runs_the_same() {
             "{tag}"
         );
     }
+}
+
+/// Function and parameter attributes clang put on the functions, kept through lanes: the
+/// LLVM functions are clang's own, with lanes' bodies written into them.
+#[test]
+fn function_attributes_reach_the_output() {
+    let d = scratch_dir("driver-attributes");
+    let src = d.join("attrs.c");
+    std::fs::write(
+        &src,
+        "#include <stdlib.h>\n\
+         _Noreturn void die(int code) { exit(code); }\n\
+         __attribute__((returns_twice)) int again(void);\n\
+         __attribute__((cold, noinline)) int rare(int x) { return x * 3; }\n\
+         int use(int *restrict a, const int *restrict b) { if (*a < 0) die(1); return *a + *b + rare(*b); }\n\
+         int jumpy(void) { return again(); }\n",
+    )
+    .expect("write source");
+    let ll = d.join("attrs.ll");
+    let out = run(lanes().args([
+        "compile",
+        "-O2",
+        "-S",
+        "-emit-llvm",
+        s(&src),
+        "-o",
+        s(&ll),
+        "--remarks",
+    ]));
+    // Only the caller of the returns-twice function stays LLVM IR.
+    let remarks = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        remarks.contains("@jumpy: function left as LLVM IR"),
+        "{remarks}"
+    );
+    for f in ["@die:", "@rare:", "@use:"] {
+        assert!(!remarks.contains(f), "{remarks}");
+    }
+    let text = std::fs::read_to_string(&ll).expect("LLVM text");
+    let attrs_of = |f: &str| -> String {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("define") && l.contains(&format!("@{f}(")))
+            .unwrap_or_else(|| panic!("no @{f}:\n{text}"));
+        let group = line
+            .rsplit('#')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .next()
+            .unwrap_or("");
+        let groups: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with(&format!("attributes #{group} ")))
+            .collect();
+        format!("{line} {}", groups.join(" "))
+    };
+    assert!(attrs_of("die").contains("noreturn"), "{text}");
+    assert!(
+        attrs_of("rare").contains("cold") && attrs_of("rare").contains("noinline"),
+        "{text}"
+    );
+    let uses = attrs_of("use");
+    assert!(uses.contains("noalias"), "{uses}");
+    let decl = text
+        .lines()
+        .find(|l| l.starts_with("declare") && l.contains("@again("))
+        .expect("again declared");
+    let group = decl.rsplit('#').next().unwrap_or("").trim();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(&format!("attributes #{group} ")) && l.contains("returns_twice")),
+        "{text}"
+    );
 }
