@@ -171,7 +171,10 @@ fn eval_inner(
             if !ty.is_ptr() || ty.is_vector() {
                 return Err(malformed(format!("func_addr of type {ty}")));
             }
-            value(RtValue::from_bits(ty.elem(), crate::memory::func_ptr(func.index())))
+            value(RtValue::from_bits(
+                ty.elem(),
+                crate::memory::func_ptr(func.index()),
+            ))
         }
         // One instance at a time: every ordering holds, and a volatile access is performed
         // exactly as written.

@@ -33,7 +33,9 @@ pub fn call_stdio(
         args.get(i)
             .filter(|a| a.elem().is_ptr())
             .and_then(RtValue::as_u64)
-            .ok_or_else(|| ErrorKind::BadArgument(format!("@{name}: argument {i} is not a pointer")))
+            .ok_or_else(|| {
+                ErrorKind::BadArgument(format!("@{name}: argument {i} is not a pointer"))
+            })
     };
     let written: i64 = match name {
         "printf" => {
@@ -89,9 +91,10 @@ struct Args<'a> {
 
 impl Args<'_> {
     fn take(&mut self, conv: char) -> Result<&RtValue, ErrorKind> {
-        let a = self.args.get(self.next).ok_or_else(|| {
-            ErrorKind::BadArgument(format!("printf: no argument for %{conv}"))
-        })?;
+        let a = self
+            .args
+            .get(self.next)
+            .ok_or_else(|| ErrorKind::BadArgument(format!("printf: no argument for %{conv}")))?;
         self.next += 1;
         Ok(a)
     }
@@ -173,7 +176,9 @@ fn format(mem: &Memory, fmt: &[u8], args: &[RtValue]) -> Result<Vec<u8>, ErrorKi
             }
             i += 1;
         }
-        let conv = *fmt.get(i).ok_or_else(|| bad("format ends inside a conversion"))? as char;
+        let conv = *fmt
+            .get(i)
+            .ok_or_else(|| bad("format ends inside a conversion"))? as char;
         i += 1;
         let field = match conv {
             '%' => b"%".to_vec(),
@@ -367,7 +372,9 @@ fn general(a: f64, p: usize, alt: bool) -> String {
 /// `%a`: `0x1.hhhp±d` (normal numbers; subnormals as `0x0.hhh`).
 fn hex_float(a: f64, precision: Option<usize>) -> String {
     if a == 0.0 {
-        let frac = precision.filter(|&p| p > 0).map(|p| format!(".{}", "0".repeat(p)));
+        let frac = precision
+            .filter(|&p| p > 0)
+            .map(|p| format!(".{}", "0".repeat(p)));
         return format!("0x0{}p+0", frac.unwrap_or_default());
     }
     let bits = a.to_bits();
@@ -430,14 +437,60 @@ mod tests {
         let i = RtValue::i32;
         let l = |x: i64| RtValue::from_bits(ScalarType::I64, x as u64);
         let d = |x: f64| RtValue::from_bits(ScalarType::F64, x.to_bits());
-        assert_eq!(run("checksum = %X\n", &[i(-559038737)]), "checksum = DEADBEEF\n");
-        assert_eq!(run("%d|%5d|%-5d|%05d|%+d|% d", &[i(-42), i(42), i(42), i(-42), i(7), i(7)]), "-42|   42|42   |-0042|+7| 7");
-        assert_eq!(run("%ld %lu %lx", &[l(-1), l(-1), l(255)]), "-1 18446744073709551615 ff");
-        assert_eq!(run("%hhd %hu %#x %#o %.3d %.0d|", &[i(300), i(-1), i(255), i(8), i(5), i(0)]), "44 65535 0xff 010 005 |");
-        assert_eq!(run("%f %.2f %e %.0e %E", &[d(1.5), d(-2.345), d(12345.678), d(0.5), d(1e-300)]), "1.500000 -2.35 1.234568e+04 5e-01 1.000000E-300");
-        assert_eq!(run("%g %g %g %g %#g %G", &[d(100000.0), d(1e6), d(0.0001), d(1.5e-5), d(1.0), d(f64::INFINITY)]), "100000 1e+06 0.0001 1.5e-05 1.00000 INF");
-        assert_eq!(run("%a %.1a %A %a", &[d(1.0), d(1.75), d(-0.5), d(0.0)]), "0x1p+0 0x1.cp+0 -0X1P-1 0x0p+0");
-        assert_eq!(run("%*d|%-*d|%.*f|%%|%c", &[i(4), i(1), i(3), i(2), i(1), d(2.25), i(65)]), "   1|2  |2.2|%|A");
+        assert_eq!(
+            run("checksum = %X\n", &[i(-559038737)]),
+            "checksum = DEADBEEF\n"
+        );
+        assert_eq!(
+            run(
+                "%d|%5d|%-5d|%05d|%+d|% d",
+                &[i(-42), i(42), i(42), i(-42), i(7), i(7)]
+            ),
+            "-42|   42|42   |-0042|+7| 7"
+        );
+        assert_eq!(
+            run("%ld %lu %lx", &[l(-1), l(-1), l(255)]),
+            "-1 18446744073709551615 ff"
+        );
+        assert_eq!(
+            run(
+                "%hhd %hu %#x %#o %.3d %.0d|",
+                &[i(300), i(-1), i(255), i(8), i(5), i(0)]
+            ),
+            "44 65535 0xff 010 005 |"
+        );
+        assert_eq!(
+            run(
+                "%f %.2f %e %.0e %E",
+                &[d(1.5), d(-2.345), d(12345.678), d(0.5), d(1e-300)]
+            ),
+            "1.500000 -2.35 1.234568e+04 5e-01 1.000000E-300"
+        );
+        assert_eq!(
+            run(
+                "%g %g %g %g %#g %G",
+                &[
+                    d(100000.0),
+                    d(1e6),
+                    d(0.0001),
+                    d(1.5e-5),
+                    d(1.0),
+                    d(f64::INFINITY)
+                ]
+            ),
+            "100000 1e+06 0.0001 1.5e-05 1.00000 INF"
+        );
+        assert_eq!(
+            run("%a %.1a %A %a", &[d(1.0), d(1.75), d(-0.5), d(0.0)]),
+            "0x1p+0 0x1.cp+0 -0X1P-1 0x0p+0"
+        );
+        assert_eq!(
+            run(
+                "%*d|%-*d|%.*f|%%|%c",
+                &[i(4), i(1), i(3), i(2), i(1), d(2.25), i(65)]
+            ),
+            "   1|2  |2.2|%|A"
+        );
         assert_eq!(run("%f %5.1f", &[d(f64::NAN), d(-0.0)]), "nan  -0.0");
     }
 
@@ -447,7 +500,9 @@ mod tests {
         let s = mem
             .alloc_init(b"hi %s!\0", 1, AddrSpace::PRIVATE, false)
             .unwrap();
-        let w = mem.alloc_init(b"you\0", 1, AddrSpace::PRIVATE, false).unwrap();
+        let w = mem
+            .alloc_init(b"you\0", 1, AddrSpace::PRIVATE, false)
+            .unwrap();
         let p = |x: u64| RtValue::from_bits(ScalarType::Ptr(AddrSpace::PRIVATE), x);
         let n = call_stdio(&mut mem, "printf", &[p(s), p(w)], Some(Type::I32)).unwrap();
         assert_eq!(n, Some(RtValue::i32(7)));
@@ -456,7 +511,9 @@ mod tests {
         assert_eq!(mem.take_stdout(), b"hi you!you\n\n");
         let err = format(&mem, b"%d %d", &[RtValue::i32(1)]).unwrap_err();
         assert!(err.to_string().contains("no argument for %d"), "{err}");
-        let unterminated = mem.alloc_init(b"abc", 1, AddrSpace::PRIVATE, false).unwrap();
+        let unterminated = mem
+            .alloc_init(b"abc", 1, AddrSpace::PRIVATE, false)
+            .unwrap();
         assert!(mem.read_c_string(unterminated).is_err());
     }
 }

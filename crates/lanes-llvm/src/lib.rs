@@ -17,13 +17,13 @@
 //! native, `lanes compile` objects, interpreter (`tests/corpus.rs`).
 
 mod atomics;
-mod fast_math;
 pub mod c_params;
 pub mod clang;
 pub mod driver;
 pub mod emit;
 pub mod error;
 pub mod export;
+mod fast_math;
 pub mod import;
 pub mod jit;
 mod llvm;

@@ -115,14 +115,21 @@ fn clang_fast_math_is_kept() {
     };
     let m = import_file(&tmp("dot.c", c), &opts).expect("import");
     let text = module_to_string(&m);
-    assert!(text.contains("fadd fast") || text.contains("fadd reassoc"), "{text}");
+    assert!(
+        text.contains("fadd fast") || text.contains("fadd reassoc"),
+        "{text}"
+    );
     let out = exported(&m);
-    assert!(out.contains("fadd fast") || out.contains("fadd reassoc"), "{out}");
+    assert!(
+        out.contains("fadd fast") || out.contains("fadd reassoc"),
+        "{out}"
+    );
 }
 
 #[test]
 fn a_flag_on_an_integer_operation_is_rejected() {
-    let bad = "function @f(v0: i32) -> i32 {\nblock0:\n    v1: i32 = add fast v0, v0\n    ret v1\n}\n";
+    let bad =
+        "function @f(v0: i32) -> i32 {\nblock0:\n    v1: i32 = add fast v0, v0\n    ret v1\n}\n";
     let m = lanes_ir::parse_module(bad).expect("parses");
     let err = lanes_ir::verifier::verify_module(&m).expect_err("integer add with fast-math");
     assert!(err.to_string().contains("fast-math"), "{err}");

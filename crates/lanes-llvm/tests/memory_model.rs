@@ -153,7 +153,10 @@ int run(int x) {
     assert!(text.contains("call @printf(v"), "{text}");
     let ll = exported(&m);
     assert!(ll.contains("load volatile i32"), "{ll}");
-    assert!(ll.contains("atomicrmw add ptr") && ll.contains("release"), "{ll}");
+    assert!(
+        ll.contains("atomicrmw add ptr") && ll.contains("release"),
+        "{ll}"
+    );
 
     let interp = Interpreter::new(&m);
     let mut mem = Memory::new();
@@ -180,5 +183,8 @@ fn calling_a_data_pointer_is_an_error() {
     let err = interp
         .call_by_name("f", &[p], &mut mem)
         .expect_err("not a function");
-    assert!(err.to_string().contains("not the address of a function"), "{err}");
+    assert!(
+        err.to_string().contains("not the address of a function"),
+        "{err}"
+    );
 }

@@ -264,7 +264,8 @@ impl Gen<'_, '_> {
             access.volatile = true;
         }
         if chance(self.u, 1, 8)? && !slot.ty(1).is_vector() && slot.ty(1) != Type::I1 {
-            let orderings: Vec<Ordering> = Ordering::ALL.into_iter().filter(|&o| valid(o)).collect();
+            let orderings: Vec<Ordering> =
+                Ordering::ALL.into_iter().filter(|&o| valid(o)).collect();
             access.atomic = Some(Atomic::new(*self.u.choose(&orderings)?));
         }
         Ok(access)
@@ -272,8 +273,10 @@ impl Gen<'_, '_> {
 
     /// An ordering for a read-modify-write.
     fn rmw_access(&mut self) -> Result<MemAccess> {
-        let orderings: Vec<Ordering> =
-            Ordering::ALL.into_iter().filter(|o| o.valid_for_rmw()).collect();
+        let orderings: Vec<Ordering> = Ordering::ALL
+            .into_iter()
+            .filter(|o| o.valid_for_rmw())
+            .collect();
         let mut access = MemAccess::atomic(*self.u.choose(&orderings)?);
         access.volatile = chance(self.u, 1, 8)?;
         Ok(access)
@@ -294,7 +297,9 @@ impl Gen<'_, '_> {
         if chance(self.u, 1, 4)? {
             let (expected, replacement) = (self.pick(slot)?, self.pick(slot)?);
             let access = self.rmw_access()?;
-            let failure = access.ordering().map_or(Ordering::SeqCst, Ordering::default_failure);
+            let failure = access
+                .ordering()
+                .map_or(Ordering::SeqCst, Ordering::default_failure);
             self.def(
                 InstData::AtomicCas {
                     ptr,

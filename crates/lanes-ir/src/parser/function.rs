@@ -21,10 +21,10 @@ use cranelift_entity::EntityRef;
 
 use crate::dfg::{ValueData, ValueDef};
 use crate::entities::{Block, Inst, Value};
+use crate::flags::FastMath;
 use crate::function::{
     AbiAttrs, FuncAbi, FuncAttrs, Function, LoopHint, LoopMd, Param, ParamAttrs, Shape,
 };
-use crate::flags::FastMath;
 use crate::instructions::InstData;
 use crate::parser::cursor::{entity_index, Cursor};
 use crate::parser::error::{ParseError, Pos};

@@ -365,7 +365,8 @@ pub fn parse_inst(
             } else {
                 SyncScope::System
             };
-            let ordering = p.word::<Ordering>("a fence ordering (acquire, release, acq_rel, seq_cst)")?;
+            let ordering =
+                p.word::<Ordering>("a fence ordering (acquire, release, acq_rel, seq_cst)")?;
             InstData::Fence { ordering, scope }
         }
         Op::CallIndirect => {

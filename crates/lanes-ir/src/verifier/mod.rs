@@ -340,8 +340,13 @@ impl Verifier<'_> {
             _ => {}
         }
         // Fast-math flags only where LLVM allows them.
-        if !func.dfg.fast_math(inst).is_empty() && !takes_fast_math(data, result.map(|r| func.dfg.value_type(r))) {
-            self.report_inst(inst, "has fast-math flags but is no floating-point operation".into());
+        if !func.dfg.fast_math(inst).is_empty()
+            && !takes_fast_math(data, result.map(|r| func.dfg.value_type(r)))
+        {
+            self.report_inst(
+                inst,
+                "has fast-math flags but is no floating-point operation".into(),
+            );
         }
         // Operands exist and are defined by placed instructions or parameters.
         let mut all_defined = true;

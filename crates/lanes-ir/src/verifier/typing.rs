@@ -385,7 +385,9 @@ fn check_access(
             err(format!("ordering {o} is not allowed here"));
         }
         if value.is_vector() || value == Type::I1 {
-            err(format!("atomic access of {value}, expected a scalar of 8 bits or more"));
+            err(format!(
+                "atomic access of {value}, expected a scalar of 8 bits or more"
+            ));
         }
     }
 }

@@ -64,10 +64,7 @@ pub fn everything_module() -> Module {
         constant: false,
         space: AddrSpace(200),
     });
-    let ext = m.declare(
-        "sinf",
-        Signature::new(vec![Type::F32], Some(Type::F32)),
-    );
+    let ext = m.declare("sinf", Signature::new(vec![Type::F32], Some(Type::F32)));
     let printf = m.declare(
         "printf",
         Signature {
@@ -191,7 +188,12 @@ pub fn everything_module() -> Module {
             Type::I32,
         );
     }
-    for ordering in [Ordering::Acquire, Ordering::Release, Ordering::AcqRel, Ordering::SeqCst] {
+    for ordering in [
+        Ordering::Acquire,
+        Ordering::Release,
+        Ordering::AcqRel,
+        Ordering::SeqCst,
+    ] {
         for scope in [SyncScope::System, SyncScope::SingleThread] {
             b.inst(InstData::Fence { ordering, scope }, None);
         }

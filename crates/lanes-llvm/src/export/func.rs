@@ -449,7 +449,9 @@ impl FuncCx<'_> {
                 {
                     return Err(self.err(format!("atomic {op} on {ty}")));
                 }
-                let atomic = access.atomic.ok_or_else(|| self.err("atomic_rmw without ordering"))?;
+                let atomic = access
+                    .atomic
+                    .ok_or_else(|| self.err("atomic_rmw without ordering"))?;
                 let r = LLVMBuildAtomicRMW(
                     b,
                     rmw_op(*op),
@@ -475,7 +477,9 @@ impl FuncCx<'_> {
                 if ty.elem() == ScalarType::I1 || ty.is_vector() || ty.is_float() {
                     return Err(self.err(format!("compare-and-swap on {ty}")));
                 }
-                let atomic = access.atomic.ok_or_else(|| self.err("atomic_cas without ordering"))?;
+                let atomic = access
+                    .atomic
+                    .ok_or_else(|| self.err("atomic_cas without ordering"))?;
                 let r = LLVMBuildAtomicCmpXchg(
                     b,
                     self.arg(*ptr),

@@ -186,11 +186,14 @@ impl FnCx<'_> {
         let mut loaded = Vec::new();
         for &(off, ty) in &chunks {
             let p = self.addr(src, off);
-            loaded.push(self.emit_v(InstData::Load {
+            loaded.push(self.emit_v(
+                InstData::Load {
                     ptr: p,
                     align: 1,
                     access: MemAccess::PLAIN,
-                }, ty));
+                },
+                ty,
+            ));
         }
         for (&(off, _), value) in chunks.iter().zip(loaded) {
             let ptr = self.addr(dst, off);
