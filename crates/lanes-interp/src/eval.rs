@@ -142,7 +142,7 @@ fn eval_inner(
         }
         InstData::Cast { op, arg, .. } => value(cast::cast(*op, get(*arg)?, need_ty()?)?),
         InstData::Phi { .. } => Err(malformed("φ below a non-φ instruction of its block")),
-        InstData::PtrAdd { args } => {
+        InstData::PtrAdd { args, .. } => {
             value(mem_ops::ptradd(get(args[0])?, get(args[1])?, need_ty()?)?)
         }
         InstData::Alloca { size, align } => {

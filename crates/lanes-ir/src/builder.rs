@@ -131,6 +131,7 @@ impl<'f> FuncBuilder<'f> {
         self.value(
             InstData::PtrAdd {
                 args: [base, offset],
+                flags: IntFlags::NONE,
             },
             ty,
         )

@@ -12,6 +12,8 @@
 //! | `exact`    | `udiv` `sdiv` `lshr` `ashr` | no nonzero bit is lost                           |
 //! | `disjoint` | `or`                        | the operands share no set bit (`or` = `add`)     |
 //! | `nneg`     | `zext`                      | the operand is not negative (`zext` = `sext`)    |
+//! | `inbounds` | `ptradd`                    | base and result lie in one allocated object, and the offset does not overflow as a signed number (LLVM's `getelementptr inbounds`) |
+//! | `nuw`      | `ptradd`                    | base + offset does not wrap as unsigned numbers  |
 //!
 //! **Semantics.** As in LLVM, an operation whose flag does not hold yields *poison*: a value
 //! the program must not depend on (a memory access or branch on it is undefined). lanes IR
@@ -32,7 +34,8 @@ use core::fmt;
 pub struct IntFlags(u8);
 
 /// Each flag with its text spelling, in printing order (LLVM's: `nuw` before `nsw`).
-const NAMES: [(IntFlags, &str); 5] = [
+const NAMES: [(IntFlags, &str); 6] = [
+    (IntFlags::INBOUNDS, "inbounds"),
     (IntFlags::NUW, "nuw"),
     (IntFlags::NSW, "nsw"),
     (IntFlags::EXACT, "exact"),
@@ -48,6 +51,10 @@ impl IntFlags {
     pub const EXACT: IntFlags = IntFlags(4);
     pub const DISJOINT: IntFlags = IntFlags(8);
     pub const NNEG: IntFlags = IntFlags(16);
+    pub const INBOUNDS: IntFlags = IntFlags(32);
+
+    /// The flags `ptradd` takes.
+    pub const PTRADD: IntFlags = IntFlags(32 | 1);
 
     pub fn is_empty(self) -> bool {
         self.0 == 0
@@ -228,7 +235,8 @@ mod tests {
         for (flag, word) in NAMES {
             assert_eq!(IntFlags::from_word(word), Some(flag));
         }
-        assert_eq!(IntFlags::from_word("inbounds"), None);
+        assert_eq!(IntFlags::from_word("inbounds"), Some(IntFlags::INBOUNDS));
+        assert_eq!(IntFlags::from_word("fast"), None);
         assert_eq!(f.without(IntFlags::NSW), IntFlags::NUW);
         assert!(IntFlags::NONE.is_empty() && IntFlags::default().is_empty());
     }

@@ -31,7 +31,7 @@ macro_rules! visit_operands {
             InstData::Binary { args, .. }
             | InstData::Icmp { args, .. }
             | InstData::Fcmp { args, .. }
-            | InstData::PtrAdd { args }
+            | InstData::PtrAdd { args, .. }
             | InstData::Shuffle { args, .. } => args.$iter().for_each(|v| $f(v)),
             InstData::Select { args } => args.$iter().for_each(|v| $f(v)),
             InstData::Phi { incoming } => incoming.$iter().for_each(|(_, v)| $f(v)),
@@ -145,9 +145,10 @@ pub enum InstData {
         incoming: Vec<(Block, Value)>,
     },
     /// Pointer plus a signed byte offset (any integer type, sign-extended). With a vector
-    /// operand, a vector of pointers.
+    /// operand, a vector of pointers. `flags`: `inbounds` and `nuw` ([`IntFlags`]).
     PtrAdd {
         args: [Value; 2],
+        flags: IntFlags,
     },
     /// Stack memory of `size` bytes in the private address space.
     Alloca {
@@ -346,10 +347,12 @@ impl InstData {
         matches!(self, InstData::Phi { .. })
     }
 
-    /// The [`IntFlags`] of a binary operation or cast (none for other instructions).
+    /// The [`IntFlags`] of a binary operation, cast or `ptradd` (none for others).
     pub fn int_flags(&self) -> IntFlags {
         match self {
-            InstData::Binary { flags, .. } | InstData::Cast { flags, .. } => *flags,
+            InstData::Binary { flags, .. }
+            | InstData::Cast { flags, .. }
+            | InstData::PtrAdd { flags, .. } => *flags,
             _ => IntFlags::NONE,
         }
     }
@@ -357,7 +360,10 @@ impl InstData {
     /// Drops the [`IntFlags`]: for code executed where the flags were not asserted
     /// (speculated for inactive lanes, or rewritten).
     pub fn clear_int_flags(&mut self) {
-        if let InstData::Binary { flags, .. } | InstData::Cast { flags, .. } = self {
+        if let InstData::Binary { flags, .. }
+        | InstData::Cast { flags, .. }
+        | InstData::PtrAdd { flags, .. } = self
+        {
             *flags = IntFlags::NONE;
         }
     }

@@ -262,7 +262,7 @@ pub fn write_inst(w: &mut dyn Write, module: &Module, func: &Function, inst: Ins
         InstData::Unary { arg, .. } => write!(w, " {arg}"),
         InstData::Cast { arg, flags, .. } => write!(w, "{flags} {arg}"),
         InstData::Binary { args, flags, .. } => write!(w, "{flags} {}, {}", args[0], args[1]),
-        InstData::PtrAdd { args } => write!(w, " {}, {}", args[0], args[1]),
+        InstData::PtrAdd { args, flags } => write!(w, "{flags} {}, {}", args[0], args[1]),
         InstData::Icmp { cond, args } => write!(w, " {cond} {}, {}", args[0], args[1]),
         InstData::Fcmp { cond, args } => write!(w, " {cond} {}, {}", args[0], args[1]),
         InstData::Select { args } => write!(w, " {}, {}, {}", args[0], args[1], args[2]),

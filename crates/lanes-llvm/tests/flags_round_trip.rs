@@ -134,3 +134,47 @@ fn a_flag_on_an_integer_operation_is_rejected() {
     let err = lanes_ir::verifier::verify_module(&m).expect_err("integer add with fast-math");
     assert!(err.to_string().contains("fast-math"), "{err}");
 }
+
+const ADDRESSES: &str = r#"
+%pair = type { i32, float }
+
+define float @addr(ptr noalias align 16 %a, ptr noalias nocapture %b, i64 %i) {
+  %p = getelementptr inbounds %pair, ptr %a, i64 %i, i32 1
+  %q = getelementptr inbounds nuw float, ptr %b, i64 %i
+  %r = getelementptr float, ptr %b, i64 3
+  %x = load float, ptr %p, align 4
+  %y = load float, ptr %q, align 16
+  store float %x, ptr %r, align 8
+  %s = fadd float %x, %y
+  ret float %s
+}
+"#;
+
+#[test]
+fn address_facts_alignment_and_noalias_round_trip() {
+    round_trip(
+        "addr.ll",
+        ADDRESSES,
+        &[
+            "v0: ptr align 16 noalias",
+            "v1: ptr noalias",
+            "ptr = ptradd inbounds v",
+            "ptr = ptradd inbounds nuw v",
+            "ptr = ptradd v",
+            "load v",
+            "align 16",
+            "align 8",
+        ],
+        &[
+            "ptr noalias align 16 %0",
+            "ptr noalias %1",
+            "getelementptr inbounds i8",
+            "getelementptr inbounds nuw i8",
+            "getelementptr i8, ptr %1, i64 12",
+            "load float, ptr %",
+            ", align 16",
+            "store float %",
+            ", align 8",
+        ],
+    );
+}

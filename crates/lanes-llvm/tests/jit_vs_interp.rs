@@ -110,10 +110,12 @@ fn differential(name: &str, cfg: &GenConfig, first: u64, count: u64) -> u64 {
         let g = generated(seed, cfg);
         let func = g.function();
         let text = || lanes_ir::write::module_to_string(&g.module);
-        let jit = Jit::new(&ctx, &g.module, &opts)
-            .unwrap_or_else(|e| panic!("{name} seed {seed}: {e}\n{}", text()));
         let interp = Interpreter::new(&g.module).fuel(2_000_000);
         for round in 0..2u64 {
+            // A fresh JIT per round: its globals start from their initializers, as the
+            // interpreter's fresh memory does (a round may write a global).
+            let jit = Jit::new(&ctx, &g.module, &opts)
+                .unwrap_or_else(|e| panic!("{name} seed {seed}: {e}\n{}", text()));
             let mut rng = SmallRng::seed_from_u64(seed * 2 + round);
             let mut mem = Memory::new();
             let mut args = Vec::new();

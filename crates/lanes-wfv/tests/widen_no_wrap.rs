@@ -113,7 +113,7 @@ fn int_indexed_accesses_are_vector_accesses_without_flags() {
                 lanes_ir::ValueDef::Param(_) => None,
             };
             assert!(
-                matches!(def, Some(InstData::PtrAdd { args: [p, _] }) if !f.dfg.value_type(*p).is_vector()),
+                matches!(def, Some(InstData::PtrAdd { args: [p, _], .. }) if !f.dfg.value_type(*p).is_vector()),
                 "{name}: lane 0's address is not a scalar ptradd\n{text}"
             );
         }

@@ -280,7 +280,7 @@ pub fn transfer(
         InstData::Phi { incoming } => incoming
             .iter()
             .fold(VShape::Undef, |acc, &(_, v)| acc.join(op(v))),
-        InstData::PtrAdd { args } => {
+        InstData::PtrAdd { args, .. } => {
             let (p, o) = (op(args[0]), op(args[1]));
             let off_ty = env.ty(args[1]);
             if elem_bits(off_ty) < 64 && !o.is_uniform() {

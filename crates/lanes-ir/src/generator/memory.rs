@@ -50,7 +50,13 @@ impl Gen<'_, '_> {
         let zero = self.constant(Slot::I64, 0);
         for k in 0..bytes / 8 {
             let off = self.constant(Slot::I64, i64::from(k * 8));
-            let ptr = self.ins(InstData::PtrAdd { args: [base, off] }, Type::PTR);
+            let ptr = self.ins(
+                InstData::PtrAdd {
+                    args: [base, off],
+                    flags: IntFlags::NONE,
+                },
+                Type::PTR,
+            );
             self.ins_void(InstData::Store {
                 value: zero,
                 ptr,
@@ -97,8 +103,10 @@ impl Gen<'_, '_> {
             self.scale(idx, islot, slots, align)?
         };
         Ok(self.ins(
+            // In bounds by construction: a fact the widened code must not rely on.
             InstData::PtrAdd {
                 args: [buf.base, offset],
+                flags: IntFlags::INBOUNDS,
             },
             ptr_ty,
         ))
@@ -117,8 +125,10 @@ impl Gen<'_, '_> {
         let offset = self.scale(idx, islot, slots, elem)?;
         let ty = Type::Vector(self.width, base_ty.elem());
         Ok(self.ins(
+            // In bounds by construction: a fact the widened code must not rely on.
             InstData::PtrAdd {
                 args: [buf.base, offset],
+                flags: IntFlags::INBOUNDS,
             },
             ty,
         ))

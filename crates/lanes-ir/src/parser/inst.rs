@@ -252,7 +252,13 @@ pub fn parse_inst(
         Op::Phi => InstData::Phi {
             incoming: p.phi_pairs()?,
         },
-        Op::PtrAdd => InstData::PtrAdd { args: p.values()? },
+        Op::PtrAdd => {
+            let flags = p.flags(IntFlags::PTRADD)?;
+            InstData::PtrAdd {
+                args: p.values()?,
+                flags,
+            }
+        }
         Op::Alloca => {
             let size = p.cur.int::<u32>("an alloca size in bytes")?.0;
             InstData::Alloca {

@@ -122,7 +122,11 @@ pub(super) fn check_inst(
                 }
             }
         }
-        InstData::PtrAdd { args } => {
+        InstData::PtrAdd { args, flags } => {
+            let extra = flags.without(crate::flags::IntFlags::PTRADD);
+            if !extra.is_empty() {
+                err(format!("flags{extra} do not apply to ptradd"));
+            }
             let (p, o) = (ty(args[0]), ty(args[1]));
             if !p.is_ptr() {
                 err(format!("ptradd base is {p}, expected a pointer"));

@@ -242,7 +242,10 @@ fn random_inst(
         9 => InstData::Phi {
             incoming: vec![(b0(), v0()); n],
         },
-        10 => InstData::PtrAdd { args: [v0(); 2] },
+        10 => InstData::PtrAdd {
+            args: [v0(); 2],
+            flags: random_flags(u, IntFlags::PTRADD)?,
+        },
         11 => InstData::Alloca {
             size: u.arbitrary()?,
             align: random_align(u)?,

@@ -327,9 +327,20 @@ impl FuncCx<'_> {
                 self.phis.push((inst, phi, bb));
                 phi
             }
-            InstData::PtrAdd { args } => {
+            InstData::PtrAdd { args, flags } => {
                 let mut off = self.arg(args[1]);
-                LLVMBuildGEP2(b, self.t.i8(), self.arg(args[0]), &mut off, 1, noname())
+                let g = LLVMBuildGEP2(b, self.t.i8(), self.arg(args[0]), &mut off, 1, noname());
+                let mut nowrap = 0;
+                if flags.contains(lanes_ir::IntFlags::INBOUNDS) {
+                    nowrap |= inkwell::llvm_sys::LLVMGEPFlagInBounds;
+                }
+                if flags.nuw() {
+                    nowrap |= inkwell::llvm_sys::LLVMGEPFlagNUW;
+                }
+                if nowrap != 0 && !LLVMIsAInstruction(g).is_null() {
+                    LLVMGEPSetNoWrapFlags(g, nowrap);
+                }
+                g
             }
             InstData::Alloca { size, align } => {
                 let here = LLVMGetInsertBlock(b);

@@ -17,6 +17,21 @@ use super::func::FnCx;
 use super::types::{element_type, struct_fields};
 use crate::error::ImportError;
 
+/// `inbounds` and `nuw` of GEP `g`, which hold as well for the one byte-offset `ptradd` it
+/// becomes: `inbounds` implies that the whole offset, computed exactly, does not overflow
+/// and lands in the object, so the wrapped sum lanes computes is that offset.
+unsafe fn gep_flags(g: LLVMValueRef) -> IntFlags {
+    let nowrap = LLVMGEPGetNoWrapFlags(g);
+    let mut flags = IntFlags::NONE;
+    if nowrap & inkwell::llvm_sys::LLVMGEPFlagInBounds != 0 {
+        flags = flags.union(IntFlags::INBOUNDS);
+    }
+    if nowrap & inkwell::llvm_sys::LLVMGEPFlagNUW != 0 {
+        flags = flags.union(IntFlags::NUW);
+    }
+    flags
+}
+
 impl FnCx<'_> {
     /// Lowers the GEP instruction or constant expression `g`.
     pub(super) unsafe fn gep(&mut self, g: LLVMValueRef) -> Result<Value, ImportError> {
@@ -110,6 +125,7 @@ impl FnCx<'_> {
         Ok(self.emit_v(
             InstData::PtrAdd {
                 args: [base, offset],
+                flags: gep_flags(g),
             },
             result_ty,
         ))

@@ -83,11 +83,23 @@ impl FnCx<'_> {
 
         self.cur = body;
         let pty = self.ty_of(dst);
-        let to = self.emit_v(InstData::PtrAdd { args: [dst, i] }, pty);
+        let to = self.emit_v(
+            InstData::PtrAdd {
+                args: [dst, i],
+                flags: IntFlags::NONE,
+            },
+            pty,
+        );
         let byte = match fill {
             Fill::Copy(src) => {
                 let sty = self.ty_of(src);
-                let from = self.emit_v(InstData::PtrAdd { args: [src, i] }, sty);
+                let from = self.emit_v(
+                    InstData::PtrAdd {
+                        args: [src, i],
+                        flags: IntFlags::NONE,
+                    },
+                    sty,
+                );
                 self.emit_v(
                     InstData::Load {
                         ptr: from,
@@ -162,7 +174,13 @@ impl FnCx<'_> {
         }
         let o = self.iconst(Type::I64, off as i64);
         let pty = self.ty_of(base);
-        self.emit_v(InstData::PtrAdd { args: [base, o] }, pty)
+        self.emit_v(
+            InstData::PtrAdd {
+                args: [base, o],
+                flags: IntFlags::NONE,
+            },
+            pty,
+        )
     }
 
     pub(super) unsafe fn memcpy(

@@ -293,7 +293,7 @@ fn induction_step(func: &Function, phi: Value, next: Value) -> Option<i64> {
             args: [a, b],
             ..
         } if ty.is_int() && *a == phi => int_const(func, *b).and_then(i64::checked_neg),
-        InstData::PtrAdd { args: [a, b] } if *a == phi => int_const(func, *b),
+        InstData::PtrAdd { args: [a, b], .. } if *a == phi => int_const(func, *b),
         _ => None,
     }
 }

@@ -23,7 +23,7 @@
 //! and reused only within that block, so each one dominates its uses; the recursion stops
 //! after a few levels, where `extract` takes over.
 
-use lanes_ir::{BinaryOp, Block, CastOp, InstData, Intrinsic, Type, Value, ValueDef};
+use lanes_ir::{BinaryOp, Block, CastOp, InstData, IntFlags, Intrinsic, Type, Value, ValueDef};
 
 use super::Widener;
 
@@ -55,10 +55,16 @@ impl Widener<'_> {
             _ => None,
         };
         let s = match data {
-            Some(InstData::PtrAdd { args: [p, o] }) => {
+            Some(InstData::PtrAdd { args: [p, o], .. }) => {
                 let p = self.lane0_at_depth(p, depth + 1);
                 let o = self.lane0_at_depth(o, depth + 1);
-                self.emit_v(InstData::PtrAdd { args: [p, o] }, ty)
+                self.emit_v(
+                    InstData::PtrAdd {
+                        args: [p, o],
+                        flags: IntFlags::NONE,
+                    },
+                    ty,
+                )
             }
             Some(InstData::Binary {
                 op, args: [a, b], ..

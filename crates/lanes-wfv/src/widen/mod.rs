@@ -418,7 +418,13 @@ impl Widener<'_> {
                     vec_of(Type::I64, self.width),
                 );
                 let bb = self.broadcast(base);
-                Some(self.emit_v(InstData::PtrAdd { args: [bb, off] }, out_ty.unwrap()))
+                Some(self.emit_v(
+                    InstData::PtrAdd {
+                        args: [bb, off],
+                        flags: IntFlags::NONE,
+                    },
+                    out_ty.unwrap(),
+                ))
             }
             InstData::WorkItem { query, dim }
                 if !uniform
