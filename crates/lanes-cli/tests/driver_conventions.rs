@@ -295,3 +295,43 @@ fn function_attributes_reach_the_output() {
         "{text}"
     );
 }
+
+/// clang -O2 gives internal functions the `fast` calling convention; a call lanes rebuilds
+/// keeps the callee's convention (a mismatch is undefined behaviour, and LLVM deleted the
+/// rest of csmith's `main` after such a call).
+#[test]
+fn calls_keep_the_callees_calling_convention() {
+    let d = scratch_dir("driver-callconv");
+    let src = d.join("fcc.c");
+    std::fs::write(
+        &src,
+        "#include <stdio.h>\n\
+         static unsigned crc;\n\
+         __attribute__((noinline)) static void mix(unsigned long v, const char *name, int flag) {\n\
+           crc = crc * 31 + (unsigned)v; if (flag) printf(\"%s\\n\", name); }\n\
+         int main(int argc, char **argv) {\n\
+           for (int i = 0; i < 10; i++) mix(i, \"x\", argc > 5);\n\
+           printf(\"checksum = %X\\n\", crc); return 0; }\n",
+    )
+    .expect("write source");
+    let ll = d.join("fcc.ll");
+    run(lanes().args(["compile", "-O2", "-S", "-emit-llvm", s(&src), "-o", s(&ll)]));
+    let text = std::fs::read_to_string(&ll).expect("LLVM text");
+    assert!(
+        text.lines().any(|l| l.contains("call fastcc void @mix(")),
+        "{text}"
+    );
+    let obj = d.join("fcc.o");
+    run(lanes().args(["compile", "-O2", "-c", s(&src), "-o", s(&obj)]));
+    let exe = d.join("fcc");
+    run(clang().arg(&obj).arg("-o").arg(&exe));
+    let reference = d.join("fcc-ref");
+    run(clang().args(["-O2", s(&src), "-o", s(&reference)]));
+    let want = run(&mut Command::new(&reference)).stdout;
+    let got = run(&mut Command::new(&exe)).stdout;
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&want)
+    );
+    assert!(String::from_utf8_lossy(&got).starts_with("checksum = "));
+}

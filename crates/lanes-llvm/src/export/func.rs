@@ -243,14 +243,20 @@ impl FuncCx<'_> {
         args: &[LLVMValueRef],
     ) -> LLVMValueRef {
         let mut args = args.to_vec();
-        LLVMBuildCall2(
+        let call = LLVMBuildCall2(
             self.b,
             fty,
             f,
             args.as_mut_ptr(),
             args.len() as u32,
             noname(),
-        )
+        );
+        // The callee's calling convention: clang -O2 makes internal functions `fastcc`, and a
+        // call with another convention is undefined behaviour LLVM deletes.
+        if !LLVMIsAFunction(f).is_null() {
+            LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(f));
+        }
+        call
     }
 
     /// Alignment of an access to `ty` with the IR's `align` (0: the element size).
