@@ -3,7 +3,7 @@
 //! compared and what counts).
 //!
 //! Run: `cargo bench -p lanes-cli --bench csmith -- [--seeds N] [--first S] [--jobs J]
-//! [--configs O0,O2,O3-native] [--keep DIR]`. Prints the counts per configuration (compiled,
+//! [--configs O0,O2,O3-native] [--keep DIR] [--lanes PATH]`. Prints the counts per configuration (compiled,
 //! same checksum, different, crashes, skipped seeds) and writes them to
 //! `bench/results/csmith.json`; the sources of failing seeds are copied to `--keep`
 //! (default `target/csmith-failures`) for reduction with cvise.
@@ -77,7 +77,10 @@ fn main() {
     let keep = arg("--keep").map_or_else(|| root.join("target/csmith-failures"), PathBuf::from);
     let work = std::env::temp_dir().join(format!("lanes-csmith-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work).expect("work dir");
-    let lanes = PathBuf::from(env!("CARGO_BIN_EXE_lanes"));
+    // `--lanes PATH`: a copy of the binary, so that rebuilding during a long run does not
+    // change the compiler under test.
+    let lanes =
+        arg("--lanes").map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_lanes")), PathBuf::from);
     println!("csmith bench: {}", machine());
     println!(
         "seeds {first}..{}, configurations {wanted}, {jobs} jobs, lanes {}",
