@@ -5,6 +5,14 @@
 //! such as partial linearization (PLDI'18 §3) reorder blocks and retarget branches, and
 //! code motion such as BOSCC (§6) or SLP scheduling move instructions, without rebuilding
 //! them. Blocks keep their instructions in a vector; the first block is the entry.
+//!
+//! Each placed instruction knows its index in its block, so that [`Layout::inst_index`]
+//! (and insertion before, or removal of, a placed instruction) does not search the block:
+//! widening a function of one 100,000-instruction block places a broadcast after each
+//! definition it needs, and a search per placement made that quadratic. Appending keeps
+//! the indices at O(1); inserting or removing at index `i` renumbers the instructions
+//! after `i`, which costs what moving them in the vector already costs. Many removals
+//! from one block go through [`Layout::retain_insts`], one pass for all.
 
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
@@ -17,6 +25,8 @@ pub struct Layout {
     in_layout: SecondaryMap<Block, bool>,
     block_insts: SecondaryMap<Block, Vec<Inst>>,
     inst_block: SecondaryMap<Inst, PackedOption<Block>>,
+    /// The index of each placed instruction in its block.
+    inst_pos: SecondaryMap<Inst, u32>,
 }
 
 impl Layout {
@@ -111,6 +121,7 @@ impl Layout {
     pub fn append_inst(&mut self, inst: Inst, block: Block) {
         assert!(self.in_layout[block], "{block} is not in the layout");
         assert!(self.inst_block[inst].is_none(), "{inst} is already placed");
+        self.inst_pos[inst] = self.block_insts[block].len() as u32;
         self.block_insts[block].push(inst);
         self.inst_block[inst] = block.into();
     }
@@ -121,6 +132,14 @@ impl Layout {
         assert!(self.inst_block[inst].is_none(), "{inst} is already placed");
         self.block_insts[block].insert(index, inst);
         self.inst_block[inst] = block.into();
+        self.renumber_from(block, index);
+    }
+
+    /// Sets the indices of the instructions of `block` from `index` on.
+    fn renumber_from(&mut self, block: Block, index: usize) {
+        for (k, &i) in self.block_insts[block].iter().enumerate().skip(index) {
+            self.inst_pos[i] = k as u32;
+        }
     }
 
     /// Inserts `inst` right before the placed instruction `before`.
@@ -135,10 +154,28 @@ impl Layout {
     /// Position of a placed instruction within its block.
     pub fn inst_index(&self, inst: Inst) -> usize {
         let block = self.inst_block(inst).expect("instruction is not placed");
-        self.block_insts[block]
-            .iter()
-            .position(|&i| i == inst)
-            .expect("layout tables disagree")
+        let index = self.inst_pos[inst] as usize;
+        debug_assert_eq!(
+            self.block_insts[block].get(index),
+            Some(&inst),
+            "layout tables disagree"
+        );
+        index
+    }
+
+    /// Keeps the instructions of `block` for which `keep` holds, in order, and unplaces
+    /// the others: one pass, where removing them one by one moves the rest each time.
+    pub fn retain_insts(&mut self, block: Block, mut keep: impl FnMut(Inst) -> bool) {
+        let mut insts = std::mem::take(&mut self.block_insts[block]);
+        insts.retain(|&i| {
+            let k = keep(i);
+            if !k {
+                self.inst_block[i] = None.into();
+            }
+            k
+        });
+        self.block_insts[block] = insts;
+        self.renumber_from(block, 0);
     }
 
     /// Removes a placed instruction from its block.
@@ -147,5 +184,6 @@ impl Layout {
         let index = self.inst_index(inst);
         self.block_insts[block].remove(index);
         self.inst_block[inst] = None.into();
+        self.renumber_from(block, index);
     }
 }

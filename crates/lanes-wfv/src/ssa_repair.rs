@@ -14,9 +14,9 @@
 //! instead of carrying a value of the previous iteration around the back edge. This is
 //! what makes an edge predicate of a skipped block read as `false`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use lanes_ir::{Block, Function, InstData, Type, Value};
+use lanes_ir::{Block, Function, Inst, InstData, Type, Value, ValueDef};
 
 use crate::cfg_edit::insert_phi;
 
@@ -230,38 +230,65 @@ pub(crate) fn repair_ssa(func: &mut Function, index: &crate::block_index::BlockI
 /// reads either, so that access traces stay comparable), until none is left. Cleans up
 /// predicates materialized twice, constants of repairs that found their value, and
 /// unused broadcasts. `roots` are used elsewhere (the masks of a side table).
+///
+/// Linear: uses are counted once, and removing an instruction releases its operands,
+/// whose definitions join the worklist when their last use goes (a chain of dead values
+/// does not cost one pass over the function per link); each block is then compacted once.
 pub(crate) fn remove_dead_code(func: &mut Function, roots: &[Value]) {
-    loop {
-        let mut uses: HashMap<Value, usize> = HashMap::new();
-        for &r in roots {
-            *uses.entry(r).or_default() += 1;
+    let mut uses: HashMap<Value, usize> = HashMap::new();
+    for &r in roots {
+        *uses.entry(r).or_default() += 1;
+    }
+    for b in func.layout.blocks() {
+        for &i in func.layout.block_insts(b) {
+            func.dfg
+                .inst(i)
+                .for_each_arg(|v| *uses.entry(v).or_default() += 1);
         }
-        for b in func.layout.blocks() {
-            for &i in func.layout.block_insts(b) {
-                func.dfg
-                    .inst(i)
-                    .for_each_arg(|v| *uses.entry(v).or_default() += 1);
+    }
+    let removable = |func: &Function, i: Inst| {
+        let d = func.dfg.inst(i);
+        !(d.is_terminator() || d.has_side_effects() || d.reads_memory())
+            && func.layout.inst_block(i).is_some()
+    };
+    let mut work: Vec<Inst> = Vec::new();
+    for b in func.layout.blocks() {
+        for &i in func.layout.block_insts(b) {
+            let unused = func
+                .dfg
+                .inst_result(i)
+                .is_some_and(|r| uses.get(&r).copied().unwrap_or(0) == 0);
+            if unused && removable(func, i) {
+                work.push(i);
             }
         }
-        let mut dead = Vec::new();
-        for b in func.layout.blocks() {
-            for &i in func.layout.block_insts(b) {
-                let d = func.dfg.inst(i);
-                if d.is_terminator() || d.has_side_effects() || d.reads_memory() {
-                    continue;
-                }
-                if let Some(r) = func.dfg.inst_result(i) {
-                    if uses.get(&r).copied().unwrap_or(0) == 0 {
-                        dead.push(i);
-                    }
+    }
+    let mut dead: HashSet<Inst> = HashSet::new();
+    while let Some(i) = work.pop() {
+        if !dead.insert(i) {
+            continue;
+        }
+        let mut freed = Vec::new();
+        func.dfg.inst(i).for_each_arg(|v| {
+            let n = uses.get_mut(&v).expect("counted");
+            *n -= 1;
+            if *n == 0 {
+                freed.push(v);
+            }
+        });
+        for v in freed {
+            if let ValueDef::Result(d) = func.dfg.value_def(v) {
+                if removable(func, d) && !dead.contains(&d) {
+                    work.push(d);
                 }
             }
         }
-        if dead.is_empty() {
-            return;
-        }
-        for i in dead {
-            func.layout.remove_inst(i);
-        }
+    }
+    if dead.is_empty() {
+        return;
+    }
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    for b in blocks {
+        func.layout.retain_insts(b, |i| !dead.contains(&i));
     }
 }
