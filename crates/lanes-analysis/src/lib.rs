@@ -17,7 +17,8 @@
 //!   and over the reversed CFG with a virtual exit that also handles infinite loops;
 //! - [`control_dependence`]: `cdep(k)` of PLDI'18 §2.1 and post-dominance frontiers;
 //! - [`loops`]: the natural loop forest and irreducible regions;
-//! - [`liveness`]: SSA live-in/live-out sets.
+//! - [`liveness`]: SSA live-in/live-out sets;
+//! - [`call_graph`]: the module's call graph and its SCCs, for interprocedural walks.
 //!
 //! Every analysis is property-tested against a brute-force oracle written from its
 //! definition (`tests/`), and has golden filetests (`filetests/`).
@@ -45,6 +46,7 @@
 //! assert!(pdt.post_dominates(join, then));
 //! ```
 
+pub mod call_graph;
 pub mod cfg;
 pub mod control_dependence;
 pub(crate) mod dom_engine;
@@ -55,6 +57,7 @@ pub mod post_dominators;
 pub(crate) mod scc;
 pub mod shapes;
 
+pub use call_graph::CallGraph;
 pub use cfg::{CfgEdge, ControlFlowGraph};
 pub use control_dependence::ControlDependence;
 pub use dominators::DominatorTree;

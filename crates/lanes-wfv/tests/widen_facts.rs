@@ -191,3 +191,36 @@ fn loops_with_uniform_exits_are_left_untouched() {
         2
     );
 }
+
+/// Work-item queries and a cycle of three helpers: widening walks the call graph and ends
+/// on the cycle (it used to recurse around a cycle below a querying function until the
+/// stack overflowed); a query inside the cycle is reported as unsupported.
+#[test]
+fn a_work_item_query_behind_a_cycle_of_helpers_is_an_error_not_a_stack_overflow() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/helper_cycle.lir");
+    let text = std::fs::read_to_string(path).unwrap();
+    // `peng` also reads its work item.
+    let text = text.replace(
+        "    v6: i32 = xor v1, v0\n    v7: i32 = call @ping(v5, v6)",
+        "    v8: i64 = global_id 0\n    v9: i32 = trunc v8\n    v6: i32 = xor v1, v9\n    v7: i32 = call @ping(v5, v6)",
+    );
+    let mut module: Module = lanes_ir::parse_module(&text).unwrap();
+    lanes_ir::verifier::verify_module(&module).unwrap();
+    let id = module.func_by_name("helper_cycle").unwrap();
+    let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();
+    let err = lanes_wfv::widen_into(&mut module, id, &p, &[], 8).expect_err("unsupported");
+    assert!(err.to_string().contains("queries its work item"), "{err}");
+    // Without it, the same cycle widens; `start` (which queries its item directly) is
+    // called once per lane with the lane's ids (`kernels_widened_equal_lanes_run_one_by_one`
+    // compares the results).
+    let mut module: Module = lanes_ir::parse_module(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/helper_cycle.lir"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();
+    lanes_wfv::widen_into(&mut module, id, &p, &[], 8).expect("widens");
+    assert!(module.func_by_name("start.lane_item").is_some());
+}

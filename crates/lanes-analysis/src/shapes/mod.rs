@@ -47,7 +47,7 @@ pub mod summary;
 pub mod svg;
 pub mod transfer;
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, VecDeque};
 
 use cranelift_entity::SecondaryMap;
@@ -56,6 +56,7 @@ use lanes_ir::{Block, FuncId, Function, Inst, InstData, Module, Shape, Value};
 pub use divergence::{BranchEffects, TaintRegion};
 pub use lattice::{parse_shape, parse_shape_list, ShapeSyntaxError, VShape};
 
+use crate::call_graph::CallGraph;
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::DominatorTree;
 use crate::loops::{Loop, LoopForest};
@@ -118,7 +119,9 @@ pub struct ShapeAnalysis<'m> {
     module: &'m Module,
     walk_budget: Option<u64>,
     summaries: RefCell<HashMap<(FuncId, Vec<VShape>), VShape>>,
-    active: RefCell<Vec<FuncId>>,
+    /// The module's call graph, built at the first call summary: a recursive callee's
+    /// summary would be a fixpoint over its cycle, so it is varying instead.
+    calls: OnceCell<CallGraph>,
 }
 
 impl<'m> ShapeAnalysis<'m> {
@@ -127,7 +130,7 @@ impl<'m> ShapeAnalysis<'m> {
             module,
             walk_budget: Some(DEFAULT_WALK_BUDGET),
             summaries: RefCell::new(HashMap::new()),
-            active: RefCell::new(Vec::new()),
+            calls: OnceCell::new(),
         }
     }
 
@@ -166,9 +169,7 @@ impl<'m> ShapeAnalysis<'m> {
                 }
             })
             .collect();
-        self.active.borrow_mut().push(id);
         let info = self.run(func, &seeds, true);
-        self.active.borrow_mut().pop();
         Ok(info)
     }
 
@@ -181,12 +182,13 @@ impl<'m> ShapeAnalysis<'m> {
         let Some(func) = self.module.function(callee) else {
             return VShape::VARYING;
         };
-        if self.active.borrow().contains(&callee) || writes_memory(func) {
+        let calls = self
+            .calls
+            .get_or_init(|| CallGraph::with_module(self.module));
+        if calls.is_recursive(callee) || writes_memory(func) {
             return VShape::VARYING;
         }
-        self.active.borrow_mut().push(callee);
         let info = self.run(func, args, false);
-        self.active.borrow_mut().pop();
         let mut ret = VShape::Undef;
         for &b in info.cfg.blocks() {
             if let Some(t) = func.terminator(b) {

@@ -13,6 +13,8 @@ use lanes_ir::{
     Param, Type, Value, WorkItemQuery,
 };
 
+use lanes_analysis::CallGraph;
+
 use super::{vec_of, Widener};
 
 impl Widener<'_> {
@@ -36,27 +38,10 @@ impl Widener<'_> {
         })
     }
 
-    /// Does `func` or a function it calls hold an instruction satisfying `hit`?
+    /// Does `func` or a function it may call hold an instruction satisfying `hit`? A walk
+    /// over the call graph, which ends on cycles of helpers.
     fn callee_has(&self, func: FuncId, hit: impl Fn(&InstData) -> bool) -> bool {
-        let mut todo = vec![func];
-        let mut seen = Vec::new();
-        while let Some(f) = todo.pop() {
-            if seen.contains(&f) {
-                continue;
-            }
-            seen.push(f);
-            let Some(body) = self.module.function(f) else {
-                continue;
-            };
-            for i in body.dfg.insts() {
-                match body.dfg.inst(i) {
-                    d if hit(d) => return true,
-                    InstData::Call { func, .. } => todo.push(*func),
-                    _ => {}
-                }
-            }
-        }
-        false
+        self.calls.reaches(func, |f| body_has(self.module, f, &hit))
     }
 
     /// Starts a new block after the current one; returns it (not switched to).
@@ -206,47 +191,28 @@ impl Widener<'_> {
 /// Does calling `f` have no effect besides its result, the same for every lane given the
 /// same arguments (no memory writes, atomics, barriers or work-item queries, also in
 /// the functions it calls)?
-pub(super) fn is_pure(module: &Module, f: FuncId) -> bool {
-    let mut todo = vec![f];
-    let mut seen = Vec::new();
-    while let Some(f) = todo.pop() {
-        if seen.contains(&f) {
-            continue;
-        }
-        seen.push(f);
-        let Some(body) = module.function(f) else {
-            return false;
-        };
-        for i in body.dfg.insts() {
-            match body.dfg.inst(i) {
-                InstData::Call { func, .. } => todo.push(*func),
-                InstData::WorkItem { .. } => return false,
-                d if d.has_side_effects() => return false,
-                _ => {}
-            }
-        }
-    }
-    true
+pub(super) fn is_pure(module: &Module, calls: &CallGraph, f: FuncId) -> bool {
+    !calls.reaches(f, |g| {
+        module.function(g).is_none()
+            || body_has(module, g, &|d: &InstData| {
+                !matches!(d, InstData::Call { .. })
+                    && (matches!(d, InstData::WorkItem { .. }) || d.has_side_effects())
+            })
+    })
 }
 
-/// Does `f` query its work item — itself (`direct`) or in a function it calls (not
-/// `direct`)?
-pub(super) fn asks_work_item(module: &Module, f: FuncId, direct: bool) -> bool {
-    let Some(body) = module.function(f) else {
-        return false;
-    };
-    let mut callees = Vec::new();
-    for i in body.dfg.insts() {
-        match body.dfg.inst(i) {
-            InstData::WorkItem { .. } if direct => return true,
-            InstData::Call { func, .. } => callees.push(*func),
-            _ => {}
-        }
-    }
-    !direct
-        && callees.into_iter().any(|c| {
-            asks_work_item(module, c, true) || (c != f && asks_work_item(module, c, false))
-        })
+/// Does the body of `f` (if defined) hold an instruction satisfying `hit`?
+pub(super) fn body_has(module: &Module, f: FuncId, hit: &impl Fn(&InstData) -> bool) -> bool {
+    module
+        .function(f)
+        .is_some_and(|body| body.dfg.insts().any(|i| hit(body.dfg.inst(i))))
+}
+
+/// Does `f` itself query its work item?
+pub(super) fn asks_work_item(module: &Module, f: FuncId) -> bool {
+    body_has(module, f, &|d: &InstData| {
+        matches!(d, InstData::WorkItem { .. })
+    })
 }
 
 /// A copy of `callee` whose `global_id 0` and `local_id 0` read two extra `i64`

@@ -42,7 +42,7 @@ mod shapes;
 use std::collections::HashMap;
 
 use lanes_analysis::shapes::ArgShapes;
-use lanes_analysis::ControlFlowGraph;
+use lanes_analysis::{CallGraph, ControlFlowGraph};
 use lanes_ir::{
     BinaryOp, Block, CastOp, FuncId, Function, Inst, InstData, IntFlags, Intrinsic, IntrinsicClass,
     Module, Type, UnaryOp, Value, ValueDef, WorkItemQuery,
@@ -76,14 +76,19 @@ pub fn widen_into(
     width: u16,
 ) -> Result<FuncId, WfvError> {
     let mut special: HashMap<FuncId, FuncId> = HashMap::new();
+    let calls = CallGraph::with_module(module);
     for i in prepared.func.dfg.insts() {
         let InstData::Call { func, .. } = prepared.func.dfg.inst(i) else {
             continue;
         };
-        if special.contains_key(func) || !lanes::asks_work_item(module, *func, true) {
+        if special.contains_key(func) || !lanes::asks_work_item(module, *func) {
             continue;
         }
-        if lanes::asks_work_item(module, *func, false) {
+        let deeper = calls
+            .reachable_callees(*func)
+            .into_iter()
+            .any(|g| lanes::asks_work_item(module, g));
+        if deeper {
             return Err(WfvError::Unsupported(format!(
                 "@{} calls a function that queries its work item",
                 module.funcs[*func].name()
@@ -115,7 +120,8 @@ fn widen_with(
         }
     }
     let info = shapes_of(module, id, old, args)?;
-    let pure = |f: FuncId| lanes::is_pure(module, f);
+    let calls = CallGraph::with_module(module);
+    let pure = |f: FuncId| lanes::is_pure(module, &calls, f);
     let uni = shapes::uniform_values(old, &info, &pure);
     let param_tys: Vec<Type> = old
         .params
@@ -136,6 +142,7 @@ fn widen_with(
     let mut w = Widener {
         module,
         special,
+        calls,
         old,
         new,
         width,
@@ -185,6 +192,8 @@ pub(crate) struct Widener<'a> {
     module: &'a Module,
     /// Callees that query their work item → their copies taking the ids as parameters.
     special: &'a HashMap<FuncId, FuncId>,
+    /// The module's call graph, for what a callee may do (work-item queries, lane reads).
+    calls: CallGraph,
     old: &'a Function,
     new: Function,
     width: u16,
