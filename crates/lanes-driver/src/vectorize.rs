@@ -15,7 +15,9 @@
 
 use std::path::PathBuf;
 
-use lanes_ir::{FuncId, Module, Shape};
+use std::collections::HashSet;
+
+use lanes_ir::{ExternFunc, FuncEntry, FuncId, InstData, Module, Shape};
 use lanes_llvm::clang::ClangOptions;
 use lanes_llvm::driver::{compile_module_exporting, import_file, CompileOptions};
 use lanes_llvm::emit::EmitKind;
@@ -155,6 +157,12 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         )),
     }
     lanes_ir::verifier::verify_module(&module).map_err(|e| DriverError::Internal(e.to_string()))?;
+    if matches!(req.output, Output::Llvm(_)) {
+        // Only what the exported functions reach goes to LLVM: the scalar function and
+        // the masked scalar body the variants were made from are as large as the input
+        // and would be exported, verified and deleted again as dead.
+        drop_unreached(&mut module, &exported);
+    }
     let bytes = match req.output {
         Output::Lir => lanes_ir::write::module_to_string(&module).into_bytes(),
         Output::Llvm(emit) => {
@@ -183,4 +191,40 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         notes,
         target,
     })
+}
+
+/// Turns every defined function that the functions named in `roots` do not reach (by
+/// calls and function addresses) into a declaration; ids stay valid.
+fn drop_unreached(module: &mut Module, roots: &[String]) {
+    let mut reached: HashSet<FuncId> = HashSet::new();
+    let mut work: Vec<FuncId> = module
+        .functions()
+        .filter(|(_, f)| roots.contains(&f.name))
+        .map(|(id, _)| id)
+        .collect();
+    while let Some(id) = work.pop() {
+        if !reached.insert(id) {
+            continue;
+        }
+        let Some(f) = module.function(id) else {
+            continue;
+        };
+        for b in f.layout.blocks() {
+            for &i in f.layout.block_insts(b) {
+                if let InstData::Call { func, .. } | InstData::FuncAddr { func } = f.dfg.inst(i) {
+                    work.push(*func);
+                }
+            }
+        }
+    }
+    for (id, entry) in module.funcs.iter_mut() {
+        if let FuncEntry::Defined(f) = entry {
+            if !reached.contains(&id) {
+                *entry = FuncEntry::Declared(ExternFunc {
+                    name: f.name.clone(),
+                    sig: f.signature(),
+                });
+            }
+        }
+    }
 }
