@@ -5,11 +5,14 @@
 //!   source's LLVM module is imported function by function ([`import_partial`]); a caller's
 //!   transformation runs on the lanes IR; lanes writes its functions back into the same LLVM
 //!   module ([`export_into`]), where the functions lanes cannot express stayed untouched;
-//!   then the new-PM pipeline and code generation. Nothing clang compiles is refused, and
-//!   what lanes left alone is reported ([`KeptFunction`]). `.lir` files compile too (a
-//!   fresh LLVM module), which is how vector IR reaches LLVM.
+//!   then the new-PM pipeline (only its second half for the functions lanes left as clang
+//!   optimized them, [`crate::pipeline::optimize_changed`]) and code generation. Nothing
+//!   clang compiles is refused, and what lanes left alone is reported ([`KeptFunction`]).
+//!   `.lir` files compile too (a fresh LLVM module), which is how vector IR reaches LLVM.
 //! - [`compile_file`]: [`compile_file_with`] with no transformation.
 
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 use std::path::Path;
 
 use inkwell::attributes::AttributeLoc;
@@ -22,7 +25,7 @@ use crate::emit::{configure_module, emit, target_machine, EmitKind, TargetOption
 use crate::error::LlvmError;
 use crate::export::{export_into, ExportOptions};
 use crate::import::{import_partial, KeptFunction};
-use crate::pipeline::{optimize, verify, PipelineOptions};
+use crate::pipeline::{optimize, optimize_changed, verify, PipelineOptions};
 
 /// Everything `lanes compile` needs to know.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,11 +127,37 @@ pub fn lower(
     llm: &inkwell::module::Module<'_>,
     opts: &CompileOptions,
 ) -> Result<Vec<u8>, LlvmError> {
+    lower_changed(llm, opts, None)
+}
+
+/// [`lower`]; with `changed`, the module is clang's optimized output in which lanes
+/// changed or added the functions named there: they get the whole pipeline and the
+/// others only its second half ([`optimize_changed`]), so nothing is optimized twice.
+fn lower_changed(
+    llm: &inkwell::module::Module<'_>,
+    opts: &CompileOptions,
+    changed: Option<&HashSet<String>>,
+) -> Result<Vec<u8>, LlvmError> {
     let tm = target_machine(&opts.target)?;
     configure_module(llm, &tm);
     verify(llm)?;
-    optimize(llm, &tm, &opts.pipeline)?;
+    match changed {
+        Some(changed) => optimize_changed(llm, &tm, &opts.pipeline, changed)?,
+        None => optimize(llm, &tm, &opts.pipeline)?,
+    }
     emit(llm, &tm, opts.emit)
+}
+
+/// A digest of each defined function's text, to tell which ones a transformation changed.
+fn digests(module: &Module) -> HashMap<String, u64> {
+    module
+        .functions()
+        .map(|(_, f)| {
+            let mut h = std::hash::DefaultHasher::new();
+            lanes_ir::write::function_to_string(module, f).hash(&mut h);
+            (f.name.clone(), h.finish())
+        })
+        .collect()
 }
 
 /// Imports `path` and compiles it.
@@ -174,7 +203,13 @@ pub fn compile_file_with<E: From<LlvmError>>(
     let variants = announced_variants(&llm);
     let imported = import_partial(&llm)?;
     let mut module = imported.module;
+    let before = digests(&module);
     let internal = transform(&mut module, &variants)?;
+    let changed: HashSet<String> = digests(&module)
+        .into_iter()
+        .filter(|(name, d)| before.get(name) != Some(d))
+        .map(|(name, _)| name)
+        .collect();
     export_into(&llm, &module, &opts.export).map_err(LlvmError::from)?;
     internalize(&llm, &internal);
     if !wants_debug_info(&opts.clang.extra) {
@@ -187,7 +222,7 @@ pub fn compile_file_with<E: From<LlvmError>>(
         // to lanes decides for every function.
         drop_target_attributes(&llm);
     }
-    let bytes = lower(&llm, opts)?;
+    let bytes = lower_changed(&llm, opts, Some(&changed))?;
     Ok(Compiled {
         bytes,
         kept: imported.kept,

@@ -10,10 +10,22 @@
 //! is `default<On>` as `opt-19 -passes='default<On>' -print-pipeline-passes` prints it, with
 //! the loop vectorizer's parameters as `@LV@` and the SLP vectorizer as `@SLP@`, filled in
 //! here (a disabled loop vectorizer only acts on loops with `llvm.loop.vectorize.enable`).
+//!
+//! A compilation must not optimize twice what clang already optimized: clang's `-O2` has
+//! run the whole pipeline except LLVM's vectorizers and unroller (kept off so that lanes
+//! sees scalar loops), so a function lanes did not change needs only the second half of
+//! `default<On>`, the module optimization pipeline (`elim-avail-extern` on: the loop and
+//! SLP vectorizers, the unroller and their clean-ups), while a function lanes changed or
+//! made needs all of it ([`optimize_changed`]). Each half runs over the module with the
+//! functions it must not touch marked `optnone` (and `noinline`) for its duration.
 
+use std::collections::HashSet;
+
+use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Module as LlModule;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::TargetMachine;
+use inkwell::values::FunctionValue;
 
 use crate::error::LlvmError;
 
@@ -63,6 +75,14 @@ impl PipelineOptions {
         };
         base.trim().replace("@LV@", lv).replace(",@SLP@", slp)
     }
+
+    /// The module optimization half of [`PipelineOptions::pipeline`] (from
+    /// `elim-avail-extern` on), what follows function simplification; `None` at `-O0`.
+    pub fn late_pipeline(&self) -> Option<String> {
+        let full = self.pipeline();
+        let at = full.find(",elim-avail-extern,")?;
+        Some(full[at + 1..].to_string())
+    }
 }
 
 /// Verifies `module`; LLVM's message on failure.
@@ -78,6 +98,90 @@ pub fn optimize(
     tm: &TargetMachine,
     opts: &PipelineOptions,
 ) -> Result<(), LlvmError> {
+    run_text(module, tm, opts, &opts.pipeline())
+}
+
+/// Runs the pipeline on `module` so that no function is optimized twice (module docs):
+/// the whole pipeline on the defined functions named in `changed`, the module
+/// optimization half on the others (clang's already optimized functions).
+pub fn optimize_changed(
+    module: &LlModule<'_>,
+    tm: &TargetMachine,
+    opts: &PipelineOptions,
+    changed: &HashSet<String>,
+) -> Result<(), LlvmError> {
+    let Some(late) = opts.late_pipeline() else {
+        return optimize(module, tm, opts);
+    };
+    // Collected afresh for each run: the first may delete functions (inlined, dead).
+    let defined = |want_changed: bool| -> Vec<FunctionValue<'_>> {
+        module
+            .get_functions()
+            .filter(|f| f.count_basic_blocks() > 0)
+            .filter(|f| changed.contains(&*f.get_name().to_string_lossy()) == want_changed)
+            .collect()
+    };
+    if !defined(true).is_empty() {
+        let guard = Frozen::freeze(module, &defined(false));
+        let run = optimize(module, tm, opts);
+        guard.thaw();
+        run?;
+    }
+    if !defined(false).is_empty() {
+        let guard = Frozen::freeze(module, &defined(true));
+        let run = run_text(module, tm, opts, &late);
+        guard.thaw();
+        run?;
+    }
+    Ok(())
+}
+
+/// Functions marked `optnone` + `noinline` for one pipeline run, with what was added (by
+/// name: the run may delete a function, dead after inlining elsewhere).
+struct Frozen<'m, 'ctx> {
+    module: &'m LlModule<'ctx>,
+    added: Vec<(String, u32)>,
+}
+
+impl<'m, 'ctx> Frozen<'m, 'ctx> {
+    fn freeze(module: &'m LlModule<'ctx>, funcs: &[FunctionValue<'ctx>]) -> Frozen<'m, 'ctx> {
+        let ctx = module.get_context();
+        let kind = |name: &str| Attribute::get_named_enum_kind_id(name);
+        let (optnone, noinline, always) = (kind("optnone"), kind("noinline"), kind("alwaysinline"));
+        let mut added = Vec::new();
+        for &f in funcs {
+            let has = |k: u32| f.get_enum_attribute(AttributeLoc::Function, k).is_some();
+            // `optnone` requires `noinline`, which `alwaysinline` excludes: such a
+            // function is simply optimized again.
+            if has(always) || has(optnone) {
+                continue;
+            }
+            for k in [optnone, noinline] {
+                if !has(k) {
+                    f.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(k, 0));
+                    added.push((f.get_name().to_string_lossy().into_owned(), k));
+                }
+            }
+        }
+        Frozen { module, added }
+    }
+
+    fn thaw(self) {
+        for (name, k) in self.added {
+            if let Some(f) = self.module.get_function(&name) {
+                f.remove_enum_attribute(AttributeLoc::Function, k);
+            }
+        }
+    }
+}
+
+/// Runs pipeline text `passes` with the options of `opts`.
+fn run_text(
+    module: &LlModule<'_>,
+    tm: &TargetMachine,
+    opts: &PipelineOptions,
+    passes: &str,
+) -> Result<(), LlvmError> {
     verify(module)?;
     let pbo = PassBuilderOptions::create();
     pbo.set_loop_vectorization(opts.loop_vectorize);
@@ -86,7 +190,7 @@ pub fn optimize(
     pbo.set_loop_unrolling(opts.opt_level >= 2);
     pbo.set_verify_each(opts.verify_each);
     module
-        .run_passes(&opts.pipeline(), tm, pbo)
+        .run_passes(passes, tm, pbo)
         .map_err(|e| LlvmError::Llvm(e.to_string_lossy().into_owned()))
 }
 
@@ -108,6 +212,20 @@ mod tests {
                 assert!(!p.contains('@'), "placeholder left in O{level}");
                 assert_eq!(p.contains("no-vectorize-forced-only"), lv);
                 assert_eq!(p.contains("slp-vectorizer"), slp && level >= 2);
+                let late = PipelineOptions {
+                    opt_level: level,
+                    loop_vectorize: lv,
+                    slp_vectorize: slp,
+                    verify_each: false,
+                }
+                .late_pipeline()
+                .expect("a second half");
+                assert!(late.starts_with("elim-avail-extern,") && p.ends_with(&late));
+                assert_eq!(late.contains("slp-vectorizer"), slp && level >= 2);
+                assert!(
+                    !late.contains("inline"),
+                    "O{level}: the inliner is in the first half"
+                );
             }
         }
     }
