@@ -222,7 +222,9 @@ pub fn compile_file_with<E: From<LlvmError>>(
         // to lanes decides for every function.
         drop_target_attributes(&llm);
     }
-    let bytes = lower_changed(&llm, opts, Some(&changed))?;
+    // Only clang's own output is already optimized; a `.ll`/`.bc` file may be anything.
+    let from_clang = SourceKind::of(path).is_some_and(SourceKind::is_source);
+    let bytes = lower_changed(&llm, opts, from_clang.then_some(&changed))?;
     Ok(Compiled {
         bytes,
         kept: imported.kept,
