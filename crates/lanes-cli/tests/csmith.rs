@@ -2,9 +2,8 @@
 //! at -O0, -O2 and -O3 -march=native, and run; every seed whose reference finishes must
 //! compile through lanes, never crash it, and print the same checksum. Skipped with a
 //! message when csmith is missing (Debian: `apt-get install csmith libcsmith-dev`).
-//! `LANES_CSMITH_SEEDS=N` and `LANES_CSMITH_FIRST=S` change the seeds; the seeds in
-//! [`REGRESSIONS`] run every time. `cargo bench -p lanes-cli --bench csmith` runs any number
-//! with a summary.
+//! `LANES_CSMITH_SEEDS=N` and `LANES_CSMITH_FIRST=S` change the seeds;
+//! `cargo bench -p lanes-cli --bench csmith` runs any number with a summary.
 
 #[path = "../../../bench/csmith/harness.rs"]
 #[allow(dead_code)] // `label` is for the bench
@@ -15,11 +14,6 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use harness::{check, csmith_available, generate, Outcome, CONFIGS};
-
-/// Seeds that once failed, beyond the first 50: 148 ran over 10 s through lanes at -O2 and
-/// 0.01 s through clang (clang's loop unrolling was off for all loops, and full unrolling of
-/// constant-trip-count loops is what let LLVM fold a long loop).
-const REGRESSIONS: &[u64] = &[148];
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
