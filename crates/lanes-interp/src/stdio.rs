@@ -186,16 +186,7 @@ fn format(mem: &Memory, fmt: &[u8], args: &[RtValue]) -> Result<Vec<u8>, ErrorKi
                 let v = args.int(conv)?;
                 let v = sign_extend(v, spec.int_bits);
                 let digits = with_precision(v.unsigned_abs().to_string(), spec.precision);
-                let sign = if v < 0 {
-                    "-"
-                } else if spec.plus {
-                    "+"
-                } else if spec.space {
-                    " "
-                } else {
-                    ""
-                };
-                return_numeric(&spec, sign, &digits, true)
+                return_numeric(&spec, sign(v < 0, &spec), &digits, true)
             }
             'u' | 'o' | 'x' | 'X' => {
                 let v = args.int(conv)? & mask(spec.int_bits);
@@ -236,17 +227,8 @@ fn format(mem: &Memory, fmt: &[u8], args: &[RtValue]) -> Result<Vec<u8>, ErrorKi
             }
             'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A' => {
                 let v = args.float(conv)?;
-                let (sign, body) = float_body(v, conv, &spec);
-                let sign = if sign {
-                    "-"
-                } else if spec.plus {
-                    "+"
-                } else if spec.space {
-                    " "
-                } else {
-                    ""
-                };
-                return_numeric(&spec, sign, &body, v.is_finite())
+                let (negative, body) = float_body(v, conv, &spec);
+                return_numeric(&spec, sign(negative, &spec), &body, v.is_finite())
             }
             'n' => return Err(bad("%n is not supported")),
             other => return Err(bad(&format!("unknown conversion %{other}"))),
@@ -254,6 +236,19 @@ fn format(mem: &Memory, fmt: &[u8], args: &[RtValue]) -> Result<Vec<u8>, ErrorKi
         out.extend_from_slice(&field);
     }
     Ok(out)
+}
+
+/// The sign a signed conversion prints: `-`, or `+`/` ` as the flags ask, or nothing.
+fn sign(negative: bool, spec: &Spec) -> &'static str {
+    if negative {
+        "-"
+    } else if spec.plus {
+        "+"
+    } else if spec.space {
+        " "
+    } else {
+        ""
+    }
 }
 
 fn mask(bits: u32) -> u64 {

@@ -3,27 +3,13 @@
 //! address arithmetic, alignment of accesses and pointer parameters, and `noalias`.
 //! (Integer flags: `int_flags.rs`; volatile and atomics: `memory_model.rs`.)
 
-use std::path::PathBuf;
+mod common;
+
+use common::{exported, tmp};
 
 use lanes_ir::write::module_to_string;
 use lanes_llvm::clang::ClangOptions;
 use lanes_llvm::driver::import_file;
-use lanes_llvm::{export_module, Context};
-
-fn tmp(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanes-llvm-facts-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write");
-    p
-}
-
-fn exported(m: &lanes_ir::Module) -> String {
-    let ctx = Context::create();
-    let llm = export_module(&ctx, m, "facts").expect("export");
-    llm.verify().expect("valid LLVM");
-    llm.print_to_string().to_string()
-}
 
 fn round_trip(name: &str, ll: &str, lanes: &[&str], llvm: &[&str]) {
     let m = import_file(&tmp(name, ll), &ClangOptions::default()).expect("import");

@@ -2,28 +2,13 @@
 //! export: shape analysis needs `nsw` to keep an `int` index contiguous through its `sext`
 //! (PLDI'18 §2.3), and LLVM's own optimizations need all of them back.
 
-use std::path::PathBuf;
+mod common;
+
+use common::{exported, tmp};
 
 use lanes_ir::write::module_to_string;
 use lanes_llvm::clang::ClangOptions;
 use lanes_llvm::driver::import_file;
-use lanes_llvm::{export_module, Context};
-
-fn tmp(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanes-llvm-flags-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write");
-    p
-}
-
-/// The module's exported LLVM text (unoptimized).
-fn exported(m: &lanes_ir::Module) -> String {
-    let ctx = Context::create();
-    let llm = export_module(&ctx, m, "flags").expect("export");
-    llm.verify().expect("valid LLVM");
-    llm.print_to_string().to_string()
-}
 
 /// Every flag on every instruction that takes it, scalar and vector.
 const LL: &str = r#"

@@ -2,28 +2,14 @@
 //! calls to variadic functions survive import → lanes IR → export, and the interpreter
 //! gives each its meaning (a `printf` writes the program's output).
 
-use std::path::PathBuf;
+mod common;
+
+use common::{exported, tmp};
 
 use lanes_interp::{Interpreter, Memory, RtValue};
 use lanes_ir::write::module_to_string;
 use lanes_llvm::clang::ClangOptions;
 use lanes_llvm::driver::import_file;
-use lanes_llvm::{export_module, Context};
-
-fn tmp(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lanes-llvm-memmodel-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write");
-    p
-}
-
-fn exported(m: &lanes_ir::Module) -> String {
-    let ctx = Context::create();
-    let llm = export_module(&ctx, m, "memmodel").expect("export");
-    llm.verify().expect("valid LLVM");
-    llm.print_to_string().to_string()
-}
 
 const LL: &str = r#"
 @flag = global i32 0
