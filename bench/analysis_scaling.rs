@@ -1,4 +1,4 @@
-//! Scaling of the shape and divergence analysis (issue 4, item 7): median analysis times
+//! Scaling of the shape and divergence analysis: median analysis times
 //! for generated functions of about 1k, 10k, 100k and (monolithic) 1M instructions.
 //!
 //! Two families of functions from `lanes_ir::generator` (work-item queries as data,

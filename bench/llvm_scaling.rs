@@ -1,4 +1,4 @@
-//! Benchmark (issue 3, point 5): lanes' own import and export time against LLVM's O3 time
+//! Benchmark: lanes' own import and export time against LLVM's O3 time
 //! on the same modules, for modules from about 1k to over 100k lanes instructions.
 //!
 //! Modules are C translation units of N generated functions (loops with data-dependent

@@ -1,4 +1,4 @@
-//! Benchmark (issue 5, point 7): `lanes compile` on `#pragma omp simd` loops against
+//! Benchmark: `lanes compile` on `#pragma omp simd` loops against
 //! clang-19 `-O3 -march=native -fopenmp-simd` on the same source, side by side in one run.
 //!
 //! `bench/omp_simd/kernels.c` holds seven loops: three LLVM's loop vectorizer handles
@@ -6,7 +6,7 @@
 //! (halving until below a bound, Mandelbrot's escape loop, a binary search per query,
 //! Collatz steps), which LLVM leaves scalar and lanes vectorizes as outer loops (PLDI'18
 //! §7), and two that call transcendental math (`expf(-x*x) * sinf(x)`, `log(1 + x*x) *
-//! cos(x)`; issue 5, point 5). The kernels are compiled once by each compiler with the
+//! cos(x)`). The kernels are compiled once by each compiler with the
 //! same flags (`-ffp-contract=off` on both sides, so the float results agree;
 //! `-fveclib=libmvec -fno-math-errno` on both sides, so both call glibc's libmvec vector
 //! functions), and once more by lanes without `-fveclib` (its vector math then goes

@@ -1,4 +1,4 @@
-//! Control divergence (issue 4, item 2): divergent branches, join divergence by sync
+//! Control divergence: divergent branches, join divergence by sync
 //! dependence (CC'12 Definition 1 cases 1–2, PACT'11 gated φ), divergent loops and
 //! temporal divergence (case 3), divergent vs. uniform exits, irreducible regions.
 

@@ -1,4 +1,4 @@
-//! The shape lattice's transfer functions and argument shapes (issue 4, items 1 and 3).
+//! The shape lattice's transfer functions and argument shapes.
 //!
 //! Each test analyses a small hand-written function and checks the shape of named values
 //! against what PLDI'18 §2.3 / CC'12 §3.2 prescribe: arithmetic with uniform constants

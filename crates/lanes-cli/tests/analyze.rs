@@ -1,4 +1,4 @@
-//! End-to-end tests of `lanes analyze` (issue 4, items 3, 6, 7): the text report, JSON,
+//! End-to-end tests of `lanes analyze`: the text report, JSON,
 //! SVG, `--shapes`, and `--profile` on given and on generated inputs.
 
 use std::path::PathBuf;

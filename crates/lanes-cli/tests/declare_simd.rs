@@ -1,5 +1,5 @@
-//! End-to-end test of `#pragma omp declare simd` in `lanes compile -fopenmp-simd` (issue
-//! 5, point 7, second entry point, functions part): `tests/data/declare_simd_kernels.c`
+//! End-to-end test of `#pragma omp declare simd` in `lanes compile -fopenmp-simd`:
+//! `tests/data/declare_simd_kernels.c`
 //! has a function with a divergent branch (`branchy`, one uniform parameter), one with a
 //! divergent loop (`collatz`), one that stores through a uniform pointer
 //! (`store_scaled`) and one with a linear parameter (`offset`). The object must define

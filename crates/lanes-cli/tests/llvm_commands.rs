@@ -1,4 +1,4 @@
-//! End-to-end tests of `lanes import` and `lanes compile` (issue 3, points 1 and 2): the
+//! End-to-end tests of `lanes import` and `lanes compile`: the
 //! binary imports C into verified `.lir`, and compiles C and `.lir` into objects that link
 //! into a clang-19 program, into assembly and into LLVM IR; failures exit with status 1 and
 //! a message naming the function, never a panic.

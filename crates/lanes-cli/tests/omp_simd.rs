@@ -1,5 +1,5 @@
 //! End-to-end test of `#pragma omp simd` / `vectorize(assume_safety)` loops in `lanes
-//! compile` (issue 5, point 7, second entry point, loops part; PLDI'18 §7): the loops of
+//! compile` (PLDI'18 §7): the loops of
 //! `corpus/omp_simd/loops.c` — divergent inner loops, early-exit `while`s, binary
 //! searches, reductions, last values, reversed and strided loops — are compiled by
 //! `lanes compile -fopenmp-simd -march=native` at 4, 8 and the target's default lanes,

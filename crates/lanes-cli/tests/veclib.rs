@@ -1,4 +1,4 @@
-//! End-to-end test of `-fveclib=libmvec` (issue 5, point 5: calls become vector variants,
+//! End-to-end test of `-fveclib=libmvec` (calls become vector variants,
 //! math part): the `#pragma omp simd` loops of `tests/data/veclib_kernels.c` call `sinf`,
 //! `cosf`, `expf`, `logf`, `tanf`, `powf`, `atan2f`, `sin`, `cos`, `exp`, `log` and `pow`.
 //! `lanes compile -fopenmp-simd -fveclib=libmvec -fno-math-errno -march=native` must call

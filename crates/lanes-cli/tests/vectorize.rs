@@ -1,4 +1,4 @@
-//! End-to-end tests of `lanes vectorize` (issue 5, point 7, first entry point) and of
+//! End-to-end tests of `lanes vectorize` and of
 //! `include/lanes.h` (point 6): four SPMD kernels of one C file (`tests/data/
 //! vectorize_kernels.c`: saxpy, a divergent if/else, Mandelbrot's divergent escape loop,
 //! a `lanes_any` guard) are vectorized at W = 4, 8 and 16 into one object each; every
@@ -123,7 +123,7 @@ fn bad_shapes_are_an_error_not_a_panic() {
     assert!(err.contains("4 parameters"), "{err}");
 }
 
-/// `lanes_extract` with a varying lane index and `lanes_broadcast` (issue 5, point 6):
+/// `lanes_extract` with a varying lane index and `lanes_broadcast`:
 /// `rotate` (tests/data/vectorize_cross_lane.c) reads the next lane's and the first lane's
 /// input; its launcher, linked with a clang-19 driver, is checked lane by lane at
 /// W = 4, 8 (and 16 with AVX-512) for n = 37, 5, 64 and 0, where the last group is partial.

@@ -1,8 +1,7 @@
 //! Interpreter errors.
 //!
-//! The interpreter must report every fault of the program it runs (the issue "Foundation",
-//! item 8: out-of-bounds or unallocated accesses, division by zero, exhausted fuel) as a
-//! value, never a panic, and say *where*: a differential test that finds the vectorized
+//! The interpreter must report every fault of the program it runs (out-of-bounds or
+//! unallocated accesses, division by zero, exhausted fuel) as a value, never a panic, and say *where*: a differential test that finds the vectorized
 //! function faulting where the scalar one did not needs the instruction to start from.
 //! An [`InterpError`] is therefore an [`ErrorKind`] plus the [`Location`] of the faulting
 //! instruction (function, block, the instruction and its printed text) and the chain of

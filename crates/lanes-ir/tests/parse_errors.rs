@@ -1,5 +1,5 @@
 //! Parse errors of the `.lir` format: each malformed input gives the exact line and
-//! column and says what was expected and what was found (issue "Foundation", item 4), and
+//! column and says what was expected and what was found, and
 //! no input makes the parser panic.
 //!
 //! The table below checks one case per rule of the grammar and of the checks the parser

@@ -1,4 +1,4 @@
-//! Round-trip tests of the `.lir` text format (issue "Foundation", item 4): for every
+//! Round-trip tests of the `.lir` text format: for every
 //! module `m`, `print(parse(print(m))) == print(m)`, and parsing keeps value numbers, block
 //! numbers, float bits and names.
 //!

@@ -1,11 +1,11 @@
 //! Running clang-19 and loading LLVM modules from files.
 //!
 //! `lanes import` and `lanes compile` accept C, C++ and OpenCL C sources, which clang-19
-//! turns into LLVM bitcode, and `.ll`/`.bc` files, which LLVM parses directly (issue 3,
-//! point 1). Defaults: `-O2` with clang's own vectorizers and unroller off (lanes wants
-//! scalar loops to vectorize itself, also those `#pragma omp simd` marks), line tables for error messages, and for OpenCL
-//! `-x cl -cl-std=CL2.0 -Xclang -finclude-default-header`. `-I`, `-D`, `-std`, `-O` and extra
-//! arguments pass through.
+//! turns into LLVM bitcode, and `.ll`/`.bc` files, which LLVM parses directly. Defaults:
+//! `-O2` with clang's own vectorizers and unroller off (lanes wants scalar loops to
+//! vectorize itself, also those `#pragma omp simd` marks), line tables for error messages,
+//! and for OpenCL `-x cl -cl-std=CL2.0 -Xclang -finclude-default-header`. `-I`, `-D`,
+//! `-std`, `-O` and extra arguments pass through.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

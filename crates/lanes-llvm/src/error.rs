@@ -1,8 +1,8 @@
 //! Errors of the LLVM bridge, one enum per direction plus the driver's.
 //!
-//! The issue's contract (issue 3, point 1) is that anything lanes cannot translate is an
-//! error naming the function, the instruction as printed, and the source line when debug
-//! information exists — never a panic. [`ImportError`] carries exactly those fields.
+//! The contract is that anything lanes cannot translate is an error naming the function,
+//! the instruction as printed, and the source line when debug information exists — never
+//! a panic. [`ImportError`] carries exactly those fields.
 
 use std::path::PathBuf;
 

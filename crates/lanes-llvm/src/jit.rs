@@ -1,4 +1,4 @@
-//! A JIT that runs exported functions by name from Rust (issue 3, point 3).
+//! A JIT that runs exported functions by name from Rust.
 //!
 //! Differential tests call functions of any lanes signature, so the JIT does not use
 //! typed Rust function pointers: for every defined function `f` it adds an entry

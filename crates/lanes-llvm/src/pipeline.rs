@@ -2,7 +2,7 @@
 //!
 //! lanes vectorizes before LLVM sees the code, so on lanes output LLVM's own loop and SLP
 //! vectorizers are usually off (ARCHITECTURE.md, "Pipelines", step 8); for a drop-in
-//! `clang -c` replacement and for comparisons they can be turned on (issue 3, point 2).
+//! `clang -c` replacement and for comparisons they can be turned on.
 //!
 //! Through the LLVM-C API, LLVM 19 adds the loop and SLP vectorizers to `default<O2/3>`
 //! whatever the pass-builder options say (only process-global `cl::opt`s would stop them,

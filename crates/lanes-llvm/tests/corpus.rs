@@ -1,4 +1,4 @@
-//! The C corpus (`corpus/c`), checked three ways (issue 3, point 4).
+//! The C corpus (`corpus/c`), checked three ways.
 //!
 //! Every corpus function carries a `//@ name(args) -> result` line saying how to call it.
 //! From it this test draws inputs (edge values such as `INT_MIN`, NaN, ±∞, −0 mixed with

@@ -1,6 +1,6 @@
 //! Import of every input kind, errors for unsupported input, ABI and loop metadata kept
 //! through import and export, emission kinds and LLVM's vectorizer flags, and the LLVM
-//! lowering of lanes vector IR (issue 3, points 1 and 2).
+//! lowering of lanes vector IR.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

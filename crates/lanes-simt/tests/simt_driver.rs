@@ -1,4 +1,4 @@
-//! The SIMT driver (issue 4, item 4): μ-SIMD lock-step execution with a sync stack
+//! The SIMT driver: μ-SIMD lock-step execution with a sync stack
 //! (PACT'11 §II), reconvergence at immediate post-dominators, its profile (diverged
 //! branches, values that differed, utilization), per-lane faults, inactive lanes that
 //! never execute, and agreement with the scalar interpreter lane by lane.

@@ -1,4 +1,4 @@
-//! Precision of the divergence analysis over the kernel corpus (issue 4, item 6).
+//! Precision of the divergence analysis over the kernel corpus.
 //!
 //! Every kernel of `kernels/` (at least 20, the papers' examples among them) is analysed
 //! with the argument shapes of its parameter attributes and run in the SIMT interpreter

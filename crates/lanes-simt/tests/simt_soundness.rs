@@ -1,4 +1,4 @@
-//! Soundness of the divergence analysis against the SIMT interpreter (issue 4, item 5).
+//! Soundness of the divergence analysis against the SIMT interpreter.
 //!
 //! For 2,400 generated programs (`lanes_ir::generator` with work-item queries as data,
 //! some with vectors, some irreducible) and random argument shapes, the program runs in

@@ -1,5 +1,5 @@
-//! What widening makes of specific kernels — the code-quality half of the issue's
-//! widening item, checked on the instructions of the widened function:
+//! What widening makes of specific kernels — the quality of the vector code, checked on
+//! the instructions of the widened function:
 //!
 //! - contiguous accesses become vector loads and stores, not gathers (saxpy);
 //! - accesses under a varying mask are masked (guarded load);

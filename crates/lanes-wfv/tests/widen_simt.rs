@@ -1,5 +1,5 @@
-//! Differential test of widening for kernels whose result depends on the width by design
-//! (issue 5, points 5, 6 and 8): kernels that use `lane_id`, `num_lanes`, `lane_extract`
+//! Differential test of widening for kernels whose result depends on the width by design:
+//! kernels that use `lane_id`, `num_lanes`, `lane_extract`
 //! or `lane_broadcast` (`include/lanes.h`'s lane intrinsics) cannot be compared with the
 //! scalar function run once per lane (there, every instance is alone, lane 0 of 1), so
 //! their reference is the SIMT interpreter of `lanes-simt`: W lanes in lock-step, where a

@@ -2,7 +2,7 @@
 //!
 //! Every error carries the 1-based line and column of the token it concerns and a message
 //! that says what the parser expected and what it found, so that a command-line tool can
-//! print `file:line:col: message` the way compilers do (issue "Foundation", item 4).
+//! print `file:line:col: message` the way compilers do.
 
 use core::fmt;
 

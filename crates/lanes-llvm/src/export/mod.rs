@@ -15,7 +15,7 @@
 //! Vector IR maps onto LLVM's vector intrinsics: `llvm.masked.{load,store,gather,scatter}`,
 //! `llvm.vector.reduce.*`, and mask queries as reductions or bitcasts of the mask.
 //! The C ABI attributes an import recorded ([`lanes_ir::FuncAbi`]) and loop metadata are put
-//! back, so an object compiled through lanes links against C callers (issue 3, point 2).
+//! back, so an object compiled through lanes links against C callers.
 //!
 //! Module-level work (globals, function declarations, attributes) lives here; function
 //! bodies in [`func`], intrinsic lowering in [`intrinsics`], vector math library calls

@@ -2,9 +2,8 @@
 //!
 //! Without a vector library, a vector math intrinsic exports as LLVM's vector intrinsic
 //! (`llvm.sin.v16f32`), which the x86 backend scalarizes into one `sinf` call per lane:
-//! vectorized code that calls transcendental math runs at scalar speed (issue 5, point 5:
-//! "calls become vector variants"). With [`VecLib::Libmvec`], such an intrinsic becomes a
-//! call to glibc's libmvec variant under the x86 vector-function ABI (Intel's "Vector
+//! vectorized code that calls transcendental math runs at scalar speed. With
+//! [`VecLib::Libmvec`], such an intrinsic becomes a call to glibc's libmvec variant under the x86 vector-function ABI (Intel's "Vector
 //! Function ABI"; the names clang's `-fveclib=libmvec` uses): `_ZGV`, the ISA, `N`
 //! (unmasked), the lanes, one `v` per argument, `_` and the libm name, e.g.
 //! `_ZGVeN16v_sinf`, `_ZGVdN4vv_pow`. The ISA letter follows the vector's bit width and

@@ -1,6 +1,6 @@
 //! Calls: LLVM intrinsics, libm and OpenCL builtins → lanes intrinsics; other calls.
 //!
-//! The intrinsics clang emits for scalar kernels and loops (issue 3, point 1) map one to
+//! The intrinsics clang emits for scalar kernels and loops map one to
 //! one onto lanes operations (`llvm.fabs` → `fabs`, `llvm.smin` → `smin`, `llvm.minnum` →
 //! `fmin`, `llvm.vector.reduce.*` → reductions, `llvm.masked.*` → masked memory ops);
 //! `llvm.fmuladd` (and OpenCL's `mad`) stays `fmuladd`, which the export gives back to

@@ -1,7 +1,7 @@
 //! Import: LLVM IR (from clang-19, `.ll` or `.bc`) → verified lanes IR.
 //!
-//! Real users bring C, C++ and OpenCL C; lanes reads them through clang and LLVM
-//! (issue 3, point 1). The importer covers what scalar kernels and loops use — integer
+//! Real users bring C, C++ and OpenCL C; lanes reads them through clang and LLVM.
+//! The importer covers what scalar kernels and loops use — integer
 //! and float arithmetic, compares, select, freeze, φ, branches and switches, loads and
 //! stores, `getelementptr` over structs and arrays, `alloca`, globals and constant tables,
 //! direct calls, libm/OpenCL math and the common `llvm.*` intrinsics — and keeps loop

@@ -9,7 +9,7 @@ use lanes_wfv::{lower_guards, prepare, Mode, Prepared};
 
 pub const FUEL: u64 = 2_000_000;
 
-/// 10 when `LANES_SOAK` is set (the soak mode of the issue: ten times more programs).
+/// 10 when `LANES_SOAK` is set (soak mode: ten times more programs).
 pub fn soak() -> u64 {
     if std::env::var_os("LANES_SOAK").is_some() {
         10
