@@ -44,9 +44,17 @@ const CASES: &[(&str, &str)] = &[
 const ELEMS: usize = 2048;
 
 fn import() -> Module {
+    import_with(&[])
+}
+
+/// `loops.c` through clang with `-fopenmp-simd` and `extra`.
+fn import_with(extra: &[&str]) -> Module {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/omp_simd/loops.c");
     let opts = ClangOptions {
-        extra: vec!["-fopenmp-simd".to_string()],
+        extra: std::iter::once("-fopenmp-simd")
+            .chain(extra.iter().copied())
+            .map(String::from)
+            .collect(),
         ..ClangOptions::default()
     };
     lanes_llvm::driver::import_file(&path, &opts).expect("loops.c imports")
@@ -233,4 +241,40 @@ fn loops_that_cannot_be_taken_are_reported_and_left_alone() {
     }
     let vectorized = reports.iter().filter(|r| r.outcome.is_ok()).count();
     assert_eq!(vectorized, CASES.len());
+}
+
+/// With clang's full unrolling on, `pick`'s per-iteration array `int t[5]` is filled by
+/// straight-line stores whose addresses clang hoists out of the loop: the outlined body
+/// must recreate the array and those addresses for each lane, not share one array.
+#[test]
+fn private_arrays_stay_private_when_their_addresses_are_hoisted() {
+    let module = import_with(&[
+        "-funroll-loops",
+        "-mllvm",
+        "-unroll-allow-partial=false",
+        "-mllvm",
+        "-unroll-runtime=false",
+    ]);
+    for &width in &[4u16, 8] {
+        let mut vector = module.clone();
+        let reports = vectorize_parallel_loops(
+            &mut vector,
+            &OuterLoopOptions {
+                width,
+                mode: Mode::Partial,
+            },
+        );
+        for (name, spec) in [("pick", "nII"), ("row_sum", "Ini")] {
+            let r = reports.iter().find(|r| r.function == name).expect("report");
+            assert!(r.outcome.is_ok(), "@{name}: {:?}", r.outcome);
+            for (s, count) in [2i64, 3, 5, 17, 61].into_iter().enumerate() {
+                let seed = s as u64 * 31 + u64::from(width);
+                let want = run(&module, name, spec, count, seed);
+                let got = run(&vector, name, spec, count, seed);
+                let what = format!("@{name} W={width} n={count}");
+                assert_eq!(got.result, want.result, "{what}: result");
+                assert!(got.buffers == want.buffers, "{what}: buffers differ");
+            }
+        }
+    }
 }

@@ -59,25 +59,78 @@ pub(crate) fn slot_type(ty: Type) -> Type {
 
 /// Is `v` a constant that is cheaper to recreate than to pass, or stack memory that only
 /// the loop uses (a variable declared in the body, which clang allocates in the entry
-/// block): each iteration, and so each lane, gets its own.
+/// block): each iteration, and so each lane, gets its own. Addresses into such memory at
+/// constant offsets count too, wherever they were computed: clang hoists them out of the
+/// loop (the fields of a per-iteration array `int t[5]` once its filling loop is unrolled),
+/// and passing them would make every lane share one array.
 fn is_rematerializable(func: &Function, v: Value, in_loop: &HashSet<Block>) -> bool {
     match def_inst(func, v).map(|i| func.dfg.inst(i)) {
         Some(InstData::Iconst { .. } | InstData::Fconst { .. } | InstData::GlobalAddr { .. }) => {
             true
         }
-        Some(InstData::Alloca { .. }) => {
-            func.layout
-                .blocks()
-                .filter(|b| !in_loop.contains(b))
-                .all(|b| {
-                    func.layout
-                        .block_insts(b)
-                        .iter()
-                        .all(|&i| !func.dfg.inst(i).args().contains(&v))
-                })
+        Some(InstData::Alloca { .. }) => only_addressed_outside(func, v, in_loop),
+        Some(InstData::PtrAdd { args, .. }) => {
+            let base_private = matches!(
+                def_inst(func, args[0]).map(|i| func.dfg.inst(i)),
+                Some(InstData::Alloca { .. } | InstData::PtrAdd { .. })
+            );
+            base_private
+                && constant_of(func, args[1]).is_some()
+                && is_rematerializable(func, args[0], in_loop)
         }
         _ => false,
     }
+}
+
+/// Outside the loop, is `v` only the base of constant-offset address computations, whose
+/// results are (recursively) used the same way?
+fn only_addressed_outside(func: &Function, v: Value, in_loop: &HashSet<Block>) -> bool {
+    func.layout
+        .blocks()
+        .filter(|b| !in_loop.contains(b))
+        .flat_map(|b| func.layout.block_insts(b).iter().copied())
+        .filter(|&i| func.dfg.inst(i).args().contains(&v))
+        .all(|i| match func.dfg.inst(i) {
+            InstData::PtrAdd { args, .. }
+                if args[0] == v && constant_of(func, args[1]).is_some() =>
+            {
+                func.dfg
+                    .inst_result(i)
+                    .is_some_and(|r| only_addressed_outside(func, r, in_loop))
+            }
+            _ => false,
+        })
+}
+
+/// The immediate of `v` if an `iconst` defines it.
+fn constant_of(func: &Function, v: Value) -> Option<i64> {
+    match def_inst(func, v).map(|i| func.dfg.inst(i)) {
+        Some(InstData::Iconst { imm }) => Some(*imm),
+        _ => None,
+    }
+}
+
+/// Recreates rematerializable `v` (and what it is computed from) at the builder's
+/// position, once; `map` takes the old value to its copy.
+fn rematerialize(b: &mut FuncBuilder, func: &Function, v: Value, map: &mut HashMap<Value, Value>) {
+    if map.contains_key(&v) {
+        return;
+    }
+    // Rematerializable values are instruction results (`is_rematerializable`).
+    let Some(i) = def_inst(func, v) else {
+        return;
+    };
+    let mut data = func.dfg.inst(i).clone();
+    for arg in data.args() {
+        rematerialize(b, func, arg, map);
+    }
+    data.for_each_arg_mut(|a| {
+        if let Some(&c) = map.get(a) {
+            *a = c;
+        }
+    });
+    let copy = b.value(data, func.value_type(v));
+    map.insert(v, copy);
 }
 
 /// Casts integer `v` to `to` (zero-extending: `k` is a count).
@@ -200,11 +253,7 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     let mut b = FuncBuilder::new(&mut body);
     b.switch_to_block(entry);
     for &c in &consts {
-        // Rematerializable values are instruction results (`is_rematerializable`).
-        if let Some(i) = def_inst(func, c) {
-            let copy = b.value(func.dfg.inst(i).clone(), func.value_type(c));
-            map.insert(c, copy);
-        }
+        rematerialize(&mut b, func, c, &mut map);
     }
     let mut replace: Vec<(Value, Value)> = map.iter().map(|(&a, &b)| (a, b)).collect();
     for d in &pl.inductions {

@@ -403,7 +403,10 @@ impl Widener<'_> {
             }
             InstData::Unreachable => self.emit(InstData::Unreachable, None),
             InstData::Alloca { size, align } => {
-                let total = size.saturating_mul(u32::from(self.width));
+                // One copy per lane, each at the alignment the scalar slot promised (its
+                // accesses keep their `align`).
+                let stride = size.next_multiple_of((*align).max(1));
+                let total = stride.saturating_mul(u32::from(self.width));
                 let base = self.emit_v(
                     InstData::Alloca {
                         size: total,
@@ -414,7 +417,7 @@ impl Widener<'_> {
                 let lanes = self.lane_id(Type::I64);
                 let sz = self.emit_v(
                     InstData::Iconst {
-                        imm: i64::from(*size),
+                        imm: i64::from(stride),
                     },
                     vec_of(Type::I64, self.width),
                 );
