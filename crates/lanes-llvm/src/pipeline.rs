@@ -12,8 +12,9 @@
 //! here (a disabled loop vectorizer only acts on loops with `llvm.loop.vectorize.enable`).
 //!
 //! A compilation must not optimize twice what clang already optimized: clang's `-O2` has
-//! run the whole pipeline except LLVM's vectorizers and unroller (kept off so that lanes
-//! sees scalar loops), so a function lanes did not change needs only the second half of
+//! run the whole pipeline except LLVM's vectorizers and partial and runtime unrolling
+//! (kept off so that lanes sees scalar loops; full unrolling of constant-trip-count loops
+//! stays on), so a function lanes did not change needs only the second half of
 //! `default<On>`, the module optimization pipeline (`elim-avail-extern` on: the loop and
 //! SLP vectorizers, the unroller and their clean-ups), while a function lanes changed or
 //! made needs all of it ([`optimize_changed`]). Each half runs over the module with the
