@@ -15,8 +15,8 @@
 use cranelift_entity::{EntityRef, EntitySet, SecondaryMap};
 use lanes_ir::{FuncId, InstData, Module};
 
-use crate::dom_engine::Adjacency;
-use crate::scc::strongly_connected_components;
+use lanes_ir::graph::strongly_connected_components;
+use lanes_ir::graph::Adjacency;
 
 /// Callees, callers and SCCs of a module's functions.
 #[derive(Clone, Debug, Default)]

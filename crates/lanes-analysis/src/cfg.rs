@@ -25,6 +25,7 @@
 use core::fmt;
 
 use cranelift_entity::SecondaryMap;
+use lanes_ir::graph::{depth_first, Adjacency};
 use lanes_ir::{Block, Function};
 
 /// Marks a block without an RPO number (not reachable from the entry).
@@ -118,28 +119,22 @@ impl ControlFlowGraph {
         self.valid = true;
     }
 
-    /// Depth-first search from the entry with an explicit stack of (block, successors
-    /// still to visit); successors are taken from the back so that the RPO lists the
+    /// The depth-first search of the shared engine ([`lanes_ir::graph::depth_first`]) over
+    /// the layout blocks: successors are taken from the back so that the RPO lists the
     /// first successor first.
     fn compute_orders(&mut self) {
         let Some(entry) = self.entry else { return };
-        let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
-        let mut stack: Vec<(Block, usize)> = vec![(entry, self.succs[entry].len())];
-        visited[entry] = true;
-        while let Some(top) = stack.last_mut() {
-            let (block, remaining) = *top;
-            if remaining == 0 {
-                self.postorder.push(block);
-                stack.pop();
-                continue;
-            }
-            top.1 -= 1;
-            let succ = self.succs[block][remaining - 1];
-            if !visited[succ] {
-                visited[succ] = true;
-                stack.push((succ, self.succs[succ].len()));
-            }
+        let mut node: SecondaryMap<Block, u32> = SecondaryMap::with_default(u32::MAX);
+        for (i, &b) in self.blocks.iter().enumerate() {
+            node[b] = i as u32;
         }
+        let mut succs = Adjacency::new();
+        for &b in &self.blocks {
+            succs.push_node(self.succs[b].iter().map(|&s| node[s]));
+        }
+        let dfs = depth_first(node[entry], &succs);
+        self.postorder
+            .extend(dfs.postorder.iter().map(|&k| self.blocks[k as usize]));
         self.rpo.extend(self.postorder.iter().rev().copied());
         for (i, &block) in self.rpo.iter().enumerate() {
             self.rpo_number[block] = i as u32;

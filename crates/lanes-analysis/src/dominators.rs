@@ -12,7 +12,7 @@
 //! dominator and no depth, they dominate nothing and nothing dominates them, not even
 //! themselves ([`DominatorTree::is_reachable`] tells them apart).
 //!
-//! The tree is computed by the shared engine of `dom_engine` (Semi-NCA) over the
+//! The tree is computed by the shared engine of `lanes_ir::graph` (Semi-NCA) over the
 //! successors and predecessors of the [`ControlFlowGraph`], which it depends on explicitly,
 //! as Cranelift's `DominatorTree::compute(func, cfg)` does. Queries are O(1) interval tests
 //! on a depth-first numbering of the tree.
@@ -20,7 +20,7 @@
 use lanes_ir::{Block, Function};
 
 use crate::cfg::ControlFlowGraph;
-use crate::dom_engine::{Adjacency, DomTreeCore, NONE};
+use lanes_ir::graph::{Adjacency, DomTreeCore, NONE};
 
 /// Immediate dominators, tree structure and O(1) dominance queries.
 #[derive(Clone, Debug, Default)]

@@ -13,7 +13,7 @@
 //! ```
 //!
 //! - [`cfg`](mod@cfg): predecessors, successors, exits, reachability, reverse postorder (PLDI'18 §2.1);
-//! - [`dominators`] and [`post_dominators`]: one Semi-NCA engine (`dom_engine`) over the CFG
+//! - [`dominators`] and [`post_dominators`]: one Semi-NCA engine (`lanes_ir::graph`) over the CFG
 //!   and over the reversed CFG with a virtual exit that also handles infinite loops;
 //! - [`control_dependence`]: `cdep(k)` of PLDI'18 §2.1 and post-dominance frontiers;
 //! - [`loops`]: the natural loop forest and irreducible regions;
@@ -49,12 +49,10 @@
 pub mod call_graph;
 pub mod cfg;
 pub mod control_dependence;
-pub(crate) mod dom_engine;
 pub mod dominators;
 pub mod liveness;
 pub mod loops;
 pub mod post_dominators;
-pub(crate) mod scc;
 pub mod shapes;
 
 pub use call_graph::CallGraph;

@@ -36,9 +36,9 @@ use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
 use lanes_ir::Block;
 
 use crate::cfg::ControlFlowGraph;
-use crate::dom_engine::Adjacency;
 use crate::dominators::DominatorTree;
-use crate::scc::strongly_connected_components;
+use lanes_ir::graph::strongly_connected_components;
+use lanes_ir::graph::Adjacency;
 
 /// The representative of `l` in the union-find forest `up` (the root), compressing the
 /// path behind it.

@@ -4,7 +4,7 @@
 //! (a path ending in a block without successors) contains `a`; PACT'11 §III: "every path
 //! from `l` to the exit of the program goes across `l_p`", and the *immediate*
 //! post-dominator is where divergent SIMD threads reconverge. Post-dominance is dominance
-//! in the reversed CFG, so this tree reuses the engine of `dom_engine` on the
+//! in the reversed CFG, so this tree reuses the engine of `lanes_ir::graph` on the
 //! reversed graph, rooted at a *virtual exit* `X` that is not a block.
 //!
 //! # The virtual exit and infinite loops
@@ -36,8 +36,8 @@ use cranelift_entity::{EntityRef, SecondaryMap};
 use lanes_ir::{Block, Function};
 
 use crate::cfg::ControlFlowGraph;
-use crate::dom_engine::{Adjacency, DomTreeCore, NONE};
-use crate::scc::strongly_connected_components;
+use lanes_ir::graph::strongly_connected_components;
+use lanes_ir::graph::{Adjacency, DomTreeCore, NONE};
 
 /// Immediate post-dominators over the CFG augmented with a virtual exit.
 #[derive(Clone, Debug, Default)]

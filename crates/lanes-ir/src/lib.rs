@@ -10,6 +10,7 @@
 //! - [`types`], [`entities`], [`opcodes`], [`flags`], [`memory_order`], [`instructions`]:
 //!   the vocabulary;
 //! - [`dfg`], [`layout`], [`function`], [`module`]: containers;
+//! - [`graph`]: the one engine for depth-first orders, dominator trees and SCCs;
 //! - [`builder`]: appending instructions;
 //! - [`write`] and [`parser`]: the `.lir` text format;
 //! - [`verifier`]: SSA dominance, types, φ/predecessor agreement, terminators;
@@ -23,6 +24,7 @@ pub mod flags;
 pub mod function;
 #[cfg(feature = "fuzzing")]
 pub mod generator;
+pub mod graph;
 pub mod instructions;
 pub mod layout;
 pub mod memory_order;

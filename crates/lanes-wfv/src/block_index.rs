@@ -17,9 +17,11 @@
 //! exists). A collapsed loop expands in place to the index of its body. The result is
 //! loop-compact, topological, and dominance-compact within every level.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 use lanes_analysis::{ControlFlowGraph, Loop, LoopForest};
+use lanes_ir::graph::{Adjacency, DomTreeCore, NONE};
 use lanes_ir::Block;
 
 /// A dominance- and loop-compact topological block order.
@@ -130,20 +132,15 @@ fn order_level(
     };
     // Topological order (Kahn, ties by RPO position = node number).
     let mut indeg: Vec<usize> = preds.iter().map(Vec::len).collect();
-    let mut ready: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
+    let mut ready: BinaryHeap<Reverse<usize>> =
+        (0..n).filter(|&i| indeg[i] == 0).map(Reverse).collect();
     let mut topo = Vec::with_capacity(n);
-    while let Some(pos) = ready
-        .iter()
-        .enumerate()
-        .min_by_key(|(_, &x)| x)
-        .map(|(i, _)| i)
-    {
-        let u = ready.swap_remove(pos);
+    while let Some(Reverse(u)) = ready.pop() {
         topo.push(u);
         for &v in &succs[u] {
             indeg[v] -= 1;
             if indeg[v] == 0 {
-                ready.push(v);
+                ready.push(Reverse(v));
             }
         }
     }
@@ -151,37 +148,22 @@ fn order_level(
     for (i, &u) in topo.iter().enumerate() {
         tpos[u] = i;
     }
-    // Dominators of the node DAG: dom(v) = {v} ∪ ⋂ dom(preds), one pass in topo order.
-    let mut dom: Vec<Vec<bool>> = vec![vec![false; n]; n];
-    for &v in &topo {
-        let mut d: Option<Vec<bool>> = None;
-        for &p in &preds[v] {
-            d = Some(match d {
-                None => dom[p].clone(),
-                Some(x) => x.iter().zip(&dom[p]).map(|(a, b)| *a && *b).collect(),
-            });
-        }
-        let mut d = if v == root {
-            vec![false; n]
-        } else {
-            d.unwrap_or_else(|| vec![false; n])
-        };
-        d[v] = true;
-        dom[v] = d;
+    // The dominator tree of the node DAG from the shared engine; children in topological
+    // order.
+    let mut succ_adj = Adjacency::new();
+    let mut pred_adj = Adjacency::new();
+    for u in 0..n {
+        succ_adj.push_node(succs[u].iter().map(|&v| v as u32));
+        pred_adj.push_node(preds[u].iter().map(|&v| v as u32));
     }
-    // idom: the strict dominator latest in topological order.
+    let tree = DomTreeCore::compute(root as u32, &succ_adj, &pred_adj);
     let mut idom = vec![usize::MAX; n];
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
     for &v in &topo {
-        if v == root {
-            continue;
-        }
-        if let Some(d) = (0..n)
-            .filter(|&d| d != v && dom[v][d])
-            .max_by_key(|&d| tpos[d])
-        {
-            idom[v] = d;
-            children[d].push(v);
+        let d = tree.idom(v as u32);
+        if v != root && d != NONE {
+            idom[v] = d as usize;
+            children[d as usize].push(v);
         }
     }
     // Ordering constraints between siblings: an edge u → v with idom(v) ≠ u orders the

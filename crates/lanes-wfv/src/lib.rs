@@ -50,7 +50,7 @@ pub mod variant;
 pub mod vfabi;
 pub mod widen;
 
-use lanes_analysis::shapes::{analyze, ArgShapes, ShapeError, ShapeInfo};
+use lanes_analysis::shapes::{ArgShapes, ShapeAnalysis, ShapeError, ShapeInfo};
 use lanes_ir::{Block, FuncId, Function, Module};
 
 pub use block_index::BlockIndex;
@@ -91,18 +91,19 @@ pub struct Prepared {
     pub transformed: Vec<TransformedLoop>,
 }
 
-/// Shape analysis of `func` as function `id` of (a copy of) `module`.
+/// Shape analysis of `func`, a version of function `id` of `module` (calls are summarized
+/// from the module's other functions; the module is not copied).
 pub fn shapes_of(
     module: &Module,
     id: FuncId,
     func: &Function,
     args: &ArgShapes,
 ) -> Result<ShapeInfo, WfvError> {
-    let mut m = module.clone();
-    if let Some(f) = m.function_mut(id) {
-        *f = func.clone();
-    }
-    Ok(analyze(&m, id, args)?)
+    debug_assert!(
+        module.funcs.get(id).is_some(),
+        "function {id:?} of the module"
+    );
+    Ok(ShapeAnalysis::new(module).analyze_body(func, args)?)
 }
 
 /// Runs the whole pipeline on function `id` of `module` with argument shapes `args`.
@@ -118,7 +119,11 @@ pub fn prepare(
         .function(id)
         .ok_or_else(|| WfvError::NoBody(module.funcs[id].name().to_string()))?
         .clone();
-    let info = shapes_of(module, id, &func, args)?;
+    // One analysis for the whole pipeline: callee summaries are computed once. Shapes are
+    // recomputed only after a pass that changed the CFG (normalization, a divergent loop
+    // transform); the analysis of the final loop round is the one linearization uses.
+    let analysis = ShapeAnalysis::new(module);
+    let info = analysis.analyze_body(&func, args)?;
     normalize(&mut func, &|_, b| {
         mode == Mode::Full || info.is_divergent_branch(b)
     })?;
@@ -126,8 +131,8 @@ pub fn prepare(
     let mut transformed: Vec<TransformedLoop> = Vec::new();
     // Transform divergent loops until none is left (a transform can make an enclosing
     // loop's exits visible as divergent only through new blocks, so iterate).
+    let mut info = analysis.analyze_body(&func, args)?;
     for _ in 0..64 {
-        let info = shapes_of(module, id, &func, args)?;
         let headers: Vec<Block> = info
             .loops
             .loops()
@@ -140,8 +145,8 @@ pub fn prepare(
         }
         transformed.extend(transform_divergent_loops(&mut func, &headers)?);
         after_pass("divergent_loops", &func);
+        info = analysis.analyze_body(&func, args)?;
     }
-    let info = shapes_of(module, id, &func, args)?;
     let lin = linearize(
         &mut func,
         &|b| info.is_divergent_branch(b),

@@ -29,6 +29,7 @@
 use std::collections::HashMap;
 
 use lanes_analysis::{ControlFlowGraph, LoopForest};
+use lanes_ir::graph::{Adjacency, DomTreeCore, NONE};
 use lanes_ir::{BinaryOp, Block, Function, InstData, IntCC, IntFlags, Type, UnaryOp, Value};
 
 use crate::block_index::BlockIndex;
@@ -77,11 +78,10 @@ impl Predicates {
         let order = index.order();
         let n = order.len();
         let pos = |b: Block| index.pos(b).unwrap_or(usize::MAX);
-        // Post-dominator sets on the DAG, in reverse index order.
-        let mut pdom: Vec<Vec<bool>> = vec![Vec::new(); n];
-        for i in (0..n).rev() {
-            let b = order[i];
-            let mut set: Option<Vec<bool>> = None;
+        // The post-dominator tree of the DAG, from the shared engine: node `n` is a
+        // virtual exit after every block without successors.
+        let mut flow = Adjacency::new();
+        for &b in order {
             let mut succs = BlockIndex::dag_succs(cfg, loops, b);
             if succs.is_empty() {
                 // A latch that only jumps back continues the loop, which is eventually
@@ -91,20 +91,21 @@ impl Predicates {
                     succs = loops.exit_blocks(l).to_vec();
                 }
             }
-            for s in succs {
-                let ps = pos(s);
-                if ps >= n {
-                    continue;
-                }
-                set = Some(match set {
-                    None => pdom[ps].clone(),
-                    Some(x) => x.iter().zip(&pdom[ps]).map(|(a, c)| *a && *c).collect(),
-                });
+            let targets: Vec<u32> = succs
+                .into_iter()
+                .map(pos)
+                .filter(|&k| k < n)
+                .map(|k| k as u32)
+                .collect();
+            if targets.is_empty() {
+                flow.push_node([n as u32]);
+            } else {
+                flow.push_node(targets);
             }
-            let mut set = set.unwrap_or_else(|| vec![false; n]);
-            set[i] = true;
-            pdom[i] = set;
         }
+        flow.push_node([]);
+        let backwards = flow.reversed();
+        let pdt = DomTreeCore::compute(n as u32, &backwards, &flow);
         let mut p = Predicates::default();
         for (ia, &a) in order.iter().enumerate() {
             p.divergent.insert(a, divergent(a));
@@ -113,10 +114,13 @@ impl Predicates {
                 if is >= n {
                     continue;
                 }
-                for k in 0..n {
-                    if pdom[is][k] && !pdom[ia][k] {
-                        p.cdep.entry(order[k]).or_default().push((a, s));
-                    }
+                // The blocks control dependent on `a → s`: those post-dominating `s` but
+                // not `a`, i.e. the post-dominator tree path from `s` up to, excluding, the
+                // first post-dominator of `a` (Ferrante, Ottenstein and Warren).
+                let mut k = is as u32;
+                while k != NONE && !pdt.dominates(k, ia as u32) {
+                    p.cdep.entry(order[k as usize]).or_default().push((a, s));
+                    k = pdt.idom(k);
                 }
             }
         }

@@ -149,6 +149,14 @@ impl<'m> ShapeAnalysis<'m> {
             .module
             .function(id)
             .ok_or_else(|| ShapeError::NoBody(self.module.funcs[id].name().to_string()))?;
+        self.analyze_body(func, args)
+    }
+
+    /// Analyzes `func`, a body of one of the module's functions that need not be the one
+    /// in the module (a transform's work in progress), with argument shapes `args`. Calls
+    /// are summarized from the module's callees, so the module is never copied to analyze
+    /// an edited function; a transform re-runs only this, on its own copy.
+    pub fn analyze_body(&self, func: &Function, args: &ArgShapes) -> Result<ShapeInfo, ShapeError> {
         if !args.is_empty() && args.len() != func.params.len() {
             return Err(ShapeError::Arity {
                 func: func.name.clone(),

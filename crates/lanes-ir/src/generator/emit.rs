@@ -26,7 +26,7 @@ use cranelift_entity::packed_option::ReservedValue;
 use cranelift_entity::EntityRef;
 
 use super::cfg_shape::{Skeleton, Term};
-use super::dom::{dominator_children, is_irreducible};
+use super::dom::SkeletonDominance;
 use super::pool::{Pool, Slot};
 use super::{buffer_ptr_type, chance, range, GenConfig, GenInfo, GenParam, BUFFER_ALIGN};
 use crate::entities::{Block, FuncId, GlobalId, Inst, Value};
@@ -149,10 +149,11 @@ pub(super) fn gen_function(
         buffers: vec![],
         env,
     };
-    let children = dominator_children(&sk.succs, &sk.preds);
+    let dominance = SkeletonDominance::new(&sk.succs);
+    let children = dominance.children();
     g.emit(&sk, &children, params)?;
     let info = GenInfo {
-        irreducible: is_irreducible(&sk.succs, &children),
+        irreducible: dominance.is_irreducible(),
         blocks: sk.len(),
         loops: sk.loops.len(),
         max_loop_depth: sk.loops.iter().map(|l| l.depth).max().unwrap_or(0),

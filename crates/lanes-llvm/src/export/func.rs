@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 
+use lanes_ir::graph::{depth_first, Adjacency, BlockGraph};
 use lanes_ir::{
     AtomicOp, Block, Function, Inst, InstData, Module, ScalarType, SyncScope, Type, UnaryOp, Value,
 };
@@ -38,28 +39,24 @@ pub(crate) struct FuncCx<'a> {
     pub inst: Option<Inst>,
 }
 
-/// Reverse postorder of the blocks reachable from the entry.
+/// Reverse postorder of the blocks reachable from the entry, from the shared engine
+/// ([`lanes_ir::graph::depth_first`]) with each block's successors visited in branch order,
+/// so that the last successor of a branch is emitted first (the order LLVM's own
+/// `ReversePostOrderTraversal` gives, which keeps the exported layout what it always was).
 pub(crate) fn reverse_postorder(func: &Function) -> Vec<Block> {
-    let Some(entry) = func.entry_block() else {
+    let graph = BlockGraph::new(func);
+    if func.entry_block().is_none() {
         return Vec::new();
-    };
-    let mut seen = std::collections::HashSet::from([entry]);
-    let mut post = Vec::new();
-    let mut stack = vec![(entry, func.successors(entry), 0usize)];
-    while let Some((b, succs, i)) = stack.last_mut() {
-        if let Some(&s) = succs.get(*i) {
-            *i += 1;
-            if seen.insert(s) {
-                let ss = func.successors(s);
-                stack.push((s, ss, 0));
-            }
-        } else {
-            post.push(*b);
-            stack.pop();
-        }
     }
-    post.reverse();
-    post
+    let mut backwards = Adjacency::new();
+    for n in 0..graph.succs().len() as u32 {
+        backwards.push_node(graph.succs().get(n).iter().rev().copied());
+    }
+    depth_first(0, &backwards)
+        .reverse_postorder()
+        .into_iter()
+        .map(|n| graph.block(n))
+        .collect()
 }
 
 // The module-wide tables the function's context borrows, passed apart.

@@ -9,12 +9,13 @@
 //! (lanes has no poison), calls to intrinsics and math libraries lanes intrinsics
 //! ([`super::calls`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
 
+use lanes_ir::graph::{depth_first, Adjacency};
 use lanes_ir::{
     AtomicOp, BinaryOp, Block, CastOp, FloatCC, Function, Inst, InstData, IntCC, IntFlags,
     Intrinsic, Type, UnaryOp, Value,
@@ -57,30 +58,33 @@ unsafe fn successors(term: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
         .collect()
 }
 
-/// Reverse postorder of the LLVM function's blocks from its entry.
+/// Reverse postorder of the LLVM function's blocks from its entry, from the shared engine
+/// ([`lanes_ir::graph::depth_first`]) with each block's successors visited in branch order.
 unsafe fn rpo(f: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
-    let entry = LLVMGetEntryBasicBlock(f);
-    let mut seen = HashSet::from([entry]);
-    let mut post = Vec::new();
-    let mut stack = vec![(
-        entry,
-        successors(LLVMGetBasicBlockTerminator(entry)),
-        0usize,
-    )];
-    while let Some((b, succs, i)) = stack.last_mut() {
-        if let Some(&s) = succs.get(*i) {
-            *i += 1;
-            if seen.insert(s) {
-                let ss = successors(LLVMGetBasicBlockTerminator(s));
-                stack.push((s, ss, 0));
-            }
-        } else {
-            post.push(*b);
-            stack.pop();
-        }
+    let mut blocks = Vec::new();
+    let mut bb = LLVMGetFirstBasicBlock(f);
+    while !bb.is_null() {
+        blocks.push(bb);
+        bb = LLVMGetNextBasicBlock(bb);
     }
-    post.reverse();
-    post
+    let node: HashMap<LLVMBasicBlockRef, u32> = blocks
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| (b, i as u32))
+        .collect();
+    let mut backwards = Adjacency::new();
+    for &b in &blocks {
+        let succs = successors(LLVMGetBasicBlockTerminator(b));
+        backwards.push_node(succs.iter().rev().filter_map(|s| node.get(s).copied()));
+    }
+    if blocks.is_empty() {
+        return blocks;
+    }
+    depth_first(0, &backwards)
+        .reverse_postorder()
+        .into_iter()
+        .map(|n| blocks[n as usize])
+        .collect()
 }
 
 impl<'a> FnCx<'a> {

@@ -1,4 +1,6 @@
-//! The one dominator engine, shared by the dominator and post-dominator trees.
+//! The one dominator engine: the dominator and post-dominator trees of `lanes-analysis`,
+//! the verifier's SSA dominance check, the generator's skeletons and the vectorizer's
+//! block orders all run it.
 //!
 //! Post-dominance is dominance in the reversed graph rooted at an exit (PLDI'18 §2.1, after
 //! Cytron et al. [9]: "symmetrically"), so both trees are computed by the same code over a
@@ -18,46 +20,11 @@
 //! blocks in a chain must not overflow the call stack. Nodes the root does not reach are
 //! not in the tree; every query about them answers "no".
 
-/// Marks a missing node (no immediate dominator, not reached).
-pub(crate) const NONE: u32 = u32::MAX;
-
-/// Adjacency lists of nodes `0..len()` in compressed form.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Adjacency {
-    start: Vec<u32>,
-    items: Vec<u32>,
-}
-
-impl Adjacency {
-    /// An empty graph; nodes are added in order by [`push_node`](Self::push_node).
-    pub(crate) fn new() -> Self {
-        Adjacency {
-            start: vec![0],
-            items: Vec::new(),
-        }
-    }
-
-    /// Adds the next node with neighbours `items`.
-    pub(crate) fn push_node(&mut self, items: impl IntoIterator<Item = u32>) {
-        self.items.extend(items);
-        self.start.push(self.items.len() as u32);
-    }
-
-    /// Number of nodes.
-    pub(crate) fn len(&self) -> usize {
-        self.start.len() - 1
-    }
-
-    /// The neighbours of `node`.
-    pub(crate) fn get(&self, node: u32) -> &[u32] {
-        let n = node as usize;
-        &self.items[self.start[n] as usize..self.start[n + 1] as usize]
-    }
-}
+use super::{depth_first, Adjacency, NONE};
 
 /// The dominator tree of a rooted graph view, over dense node indices.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct DomTreeCore {
+pub struct DomTreeCore {
     idom: Vec<u32>,
     depth: Vec<u32>,
     /// Tree preorder number (entry time) and postorder number (exit time), `NONE` if the
@@ -72,32 +39,19 @@ pub(crate) struct DomTreeCore {
 impl DomTreeCore {
     /// The dominator tree of the graph (`succs`, `preds`) rooted at `root`. The two lists
     /// must describe the same edges; successors are visited from the back of each list.
-    pub(crate) fn compute(root: u32, succs: &Adjacency, preds: &Adjacency) -> Self {
+    pub fn compute(root: u32, succs: &Adjacency, preds: &Adjacency) -> Self {
         let n = succs.len();
         debug_assert_eq!(n, preds.len());
         // Step 0: DFS preorder numbers 1..=m (0 = not reached) and DFS-tree parents.
-        let mut num = vec![0u32; n];
-        let mut vertex = vec![NONE, root];
-        let mut parent = vec![0u32, 0];
-        let mut postorder = Vec::with_capacity(n);
-        num[root as usize] = 1;
-        let mut stack: Vec<(u32, usize)> = vec![(root, succs.get(root).len())];
-        while let Some(top) = stack.last_mut() {
-            let (v, remaining) = *top;
-            if remaining == 0 {
-                postorder.push(v);
-                stack.pop();
-                continue;
-            }
-            top.1 -= 1;
-            let w = succs.get(v)[remaining - 1];
-            if num[w as usize] == 0 {
-                num[w as usize] = vertex.len() as u32;
-                vertex.push(w);
-                parent.push(num[v as usize]);
-                stack.push((w, succs.get(w).len()));
-            }
-        }
+        let dfs = depth_first(root, succs);
+        let num: Vec<u32> = dfs.number.iter().map(|&k| k.wrapping_add(1)).collect();
+        let vertex: Vec<u32> = std::iter::once(NONE)
+            .chain(dfs.preorder.iter().copied())
+            .collect();
+        let parent: Vec<u32> = std::iter::once(0)
+            .chain(dfs.parent.iter().map(|&p| p.wrapping_add(1)))
+            .collect();
+        let postorder = dfs.postorder;
         let m = vertex.len() - 1;
 
         // Step 1: semidominators, by DFS number.
@@ -178,17 +132,17 @@ impl DomTreeCore {
     }
 
     /// Is `node` in the tree (reached from the root)?
-    pub(crate) fn contains(&self, node: u32) -> bool {
+    pub fn contains(&self, node: u32) -> bool {
         self.pre.get(node as usize).is_some_and(|&p| p != NONE)
     }
 
     /// The immediate dominator, `NONE` for the root and unreached nodes.
-    pub(crate) fn idom(&self, node: u32) -> u32 {
+    pub fn idom(&self, node: u32) -> u32 {
         self.idom.get(node as usize).copied().unwrap_or(NONE)
     }
 
     /// Does `a` dominate `b` (reflexively)? False if either is not in the tree.
-    pub(crate) fn dominates(&self, a: u32, b: u32) -> bool {
+    pub fn dominates(&self, a: u32, b: u32) -> bool {
         self.contains(a)
             && self.contains(b)
             && self.pre[a as usize] <= self.pre[b as usize]
@@ -196,27 +150,27 @@ impl DomTreeCore {
     }
 
     /// Depth in the tree (the root has depth 0); meaningful only for contained nodes.
-    pub(crate) fn depth(&self, node: u32) -> u32 {
+    pub fn depth(&self, node: u32) -> u32 {
         self.depth[node as usize]
     }
 
     /// Tree children in reverse postorder of the graph search.
-    pub(crate) fn children(&self, node: u32) -> &[u32] {
+    pub fn children(&self, node: u32) -> &[u32] {
         self.children.get(node)
     }
 
     /// Reached nodes in reverse postorder of the graph search from the root.
-    pub(crate) fn rpo(&self) -> &[u32] {
+    pub fn rpo(&self) -> &[u32] {
         &self.rpo
     }
 
     /// The tree preorder number of a contained node (the root is 0).
-    pub(crate) fn preorder_number(&self, node: u32) -> u32 {
+    pub fn preorder_number(&self, node: u32) -> u32 {
         self.pre[node as usize]
     }
 
     /// The nearest common dominator of two contained nodes.
-    pub(crate) fn common_dominator(&self, mut a: u32, mut b: u32) -> u32 {
+    pub fn common_dominator(&self, mut a: u32, mut b: u32) -> u32 {
         while self.depth(a) > self.depth(b) {
             a = self.idom[a as usize];
         }
@@ -290,7 +244,7 @@ fn children_in_order(n: usize, idom: &[u32], rpo: &[u32]) -> Adjacency {
             fill[d as usize] += 1;
         }
     }
-    Adjacency { start, items }
+    Adjacency::from_parts(start, items)
 }
 
 #[cfg(test)]

@@ -6,14 +6,14 @@
 //! The search keeps its own stack of (node, next successor) instead of recursing, so that
 //! long chains cannot overflow the call stack.
 
-use crate::dom_engine::{Adjacency, NONE};
+use super::{Adjacency, NONE};
 
 /// The strongly connected components of the graph `succs` restricted to the nodes for
 /// which `include` holds (edges to excluded nodes are ignored). Components are returned in
 /// reverse topological order (every edge between components goes from a later to an
 /// earlier one, so sinks come first); nodes of a component in discovery order. Searches
 /// start from included nodes in increasing index order.
-pub(crate) fn strongly_connected_components(
+pub fn strongly_connected_components(
     succs: &Adjacency,
     include: impl Fn(u32) -> bool,
 ) -> Vec<Vec<u32>> {
