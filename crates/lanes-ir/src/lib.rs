@@ -36,7 +36,7 @@ pub mod verifier;
 pub mod write;
 
 pub use builder::FuncBuilder;
-pub use dfg::{DataFlowGraph, ValueDef};
+pub use dfg::{DataFlowGraph, ValueDef, ValueSubstitution};
 pub use entities::{Block, FuncId, GlobalId, Inst, Value};
 pub use flags::{FastMath, IntFlags};
 pub use function::{

@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 
 use lanes_analysis::{ControlFlowGraph, LoopForest};
-use lanes_ir::{Block, Function, InstData, Value};
+use lanes_ir::{Block, Function, InstData, Value, ValueSubstitution};
 
 use crate::cfg_edit::{first_non_phi, phis};
 use crate::WfvError;
@@ -35,6 +35,9 @@ pub fn fold_phis(
     edge_preds: &HashMap<(Block, Block), Value>,
     dont_care: &[Value],
 ) -> Result<(), WfvError> {
+    // Each replaced φ is recorded and the uses are rewritten once at the end (one walk
+    // over the function, not one per φ); operands are read through the substitution.
+    let mut subst = ValueSubstitution::new();
     for &b in changed {
         let list = phis(func, b);
         if list.is_empty() {
@@ -86,6 +89,10 @@ pub fn fold_phis(
             let me = func.dfg.inst_result(phi).expect("φ result");
             let ty = func.dfg.value_type(me);
             // "Don't care" incomings (dead instances of a transformed loop) take no part.
+            let incoming: Vec<(Block, Value)> = incoming
+                .into_iter()
+                .map(|(p, v)| (p, subst.resolve(v)))
+                .collect();
             let meaningful: Vec<(Block, Value)> = incoming
                 .iter()
                 .copied()
@@ -106,6 +113,7 @@ pub fn fold_phis(
                 let Some(&c) = edge_preds.get(&(p, b)) else {
                     return Err(WfvError::Internal(format!("no predicate for {p}->{b}")));
                 };
+                let c = subst.resolve(c);
                 let inst = func
                     .dfg
                     .make_inst(InstData::Select { args: [c, v, acc] }, Some(ty));
@@ -113,10 +121,11 @@ pub fn fold_phis(
                 at += 1;
                 acc = func.dfg.inst_result(inst).expect("select result");
             }
-            func.dfg.replace_uses(me, acc);
+            subst.insert(me, acc);
             func.layout.remove_inst(phi);
             at -= 1;
         }
     }
+    func.dfg.apply_substitution(&subst);
     Ok(())
 }

@@ -16,7 +16,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use lanes_ir::{Block, Function, Inst, InstData, Type, Value, ValueDef};
+use lanes_ir::{Block, Function, Inst, InstData, Type, Value, ValueDef, ValueSubstitution};
 
 use crate::cfg_edit::insert_phi;
 
@@ -110,14 +110,15 @@ fn phi_inst(func: &Function, phi: Value) -> lanes_ir::Inst {
 }
 
 /// Removes φs among `created` whose incoming values are one value besides the φ itself,
-/// replacing their uses, until none is left.
+/// replacing their uses, until none is left. Replacements are collected and the uses
+/// rewritten in one walk over the function at the end.
 pub(crate) fn remove_trivial_phis(func: &mut Function, created: &[Value]) {
+    let mut subst = ValueSubstitution::new();
     let mut changed = true;
-    let mut removed: Vec<Value> = Vec::new();
     while changed {
         changed = false;
         for &phi in created {
-            if removed.contains(&phi) {
+            if subst.contains(phi) {
                 continue;
             }
             let inst = phi_inst(func, phi);
@@ -127,6 +128,7 @@ pub(crate) fn remove_trivial_phis(func: &mut Function, created: &[Value]) {
             let mut same: Option<Value> = None;
             let mut trivial = true;
             for &(_, v) in incoming {
+                let v = subst.resolve(v);
                 if v == phi || Some(v) == same {
                     continue;
                 }
@@ -137,13 +139,13 @@ pub(crate) fn remove_trivial_phis(func: &mut Function, created: &[Value]) {
                 same = Some(v);
             }
             if let (true, Some(w)) = (trivial, same) {
-                func.dfg.replace_uses(phi, w);
+                subst.insert(phi, w);
                 func.layout.remove_inst(inst);
-                removed.push(phi);
                 changed = true;
             }
         }
     }
+    func.dfg.apply_substitution(&subst);
 }
 
 /// Restores SSA dominance after a CFG rewrite: every use whose definition no longer

@@ -39,7 +39,7 @@ mod lanes;
 mod memory;
 mod shapes;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use lanes_analysis::shapes::ArgShapes;
 use lanes_analysis::{CallGraph, ControlFlowGraph};
@@ -149,6 +149,12 @@ fn widen_with(
         uni,
         info,
         prepared,
+        guarded: prepared
+            .predication
+            .guarded
+            .iter()
+            .map(|&(i, _)| i)
+            .collect(),
         map: HashMap::new(),
         bcast: HashMap::new(),
         lane_ids: HashMap::new(),
@@ -200,6 +206,8 @@ pub(crate) struct Widener<'a> {
     uni: HashMap<Value, bool>,
     info: lanes_analysis::shapes::ShapeInfo,
     prepared: &'a Prepared,
+    /// The instructions `prepared.predication.guarded` lists, for constant-time lookup.
+    guarded: HashSet<Inst>,
     /// Old value → new value (scalar for uniform values, else vector).
     map: HashMap<Value, Value>,
     /// Broadcasts of uniform new values.
@@ -328,13 +336,7 @@ impl Widener<'_> {
     }
 
     fn guard_mask(&mut self, b: Block, inst: Inst) -> Option<Value> {
-        let guarded = self
-            .prepared
-            .predication
-            .guarded
-            .iter()
-            .any(|&(i, _)| i == inst);
-        if guarded {
+        if self.guarded.contains(&inst) {
             self.mask_of(b)
         } else {
             None
