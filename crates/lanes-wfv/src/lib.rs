@@ -51,7 +51,7 @@ pub mod vfabi;
 pub mod widen;
 
 use lanes_analysis::shapes::{ArgShapes, ShapeAnalysis, ShapeError, ShapeInfo};
-use lanes_ir::{Block, FuncId, Function, Module};
+use lanes_ir::{Block, FuncId, Function, Module, Value};
 
 pub use block_index::BlockIndex;
 pub use divergent_loops::{transform_divergent_loops, TransformedLoop};
@@ -89,6 +89,18 @@ pub struct Prepared {
     pub predication: Predication,
     pub stats: Stats,
     pub transformed: Vec<TransformedLoop>,
+    /// The `active: i1` parameter of a function made by [`with_entry_mask`]: widening then
+    /// runs nothing at all when no lane is active (one test at entry), so that accesses
+    /// under exactly that mask need no guard of their own.
+    pub entry_mask: Option<Value>,
+}
+
+impl Prepared {
+    /// Records that the function was made by [`with_entry_mask`]: its last parameter is
+    /// the entry mask ([`Prepared::entry_mask`]).
+    pub fn mark_entry_mask(&mut self) {
+        self.entry_mask = self.func.params.last().map(|param| param.value);
+    }
 }
 
 /// Shape analysis of `func`, a version of function `id` of `module` (calls are summarized
@@ -159,5 +171,6 @@ pub fn prepare(
         predication: lin.predication,
         stats: lin.stats,
         transformed,
+        entry_mask: None,
     })
 }

@@ -31,7 +31,10 @@ pub fn define_variant(
     } else {
         (id, shapes.to_vec())
     };
-    let p = prepare(module, src, &shapes, mode, &mut |_, _| {})?;
+    let mut p = prepare(module, src, &shapes, mode, &mut |_, _| {})?;
+    if masked {
+        p.mark_entry_mask();
+    }
     let wid = widen_into(module, src, &p, &shapes, width)?;
     let f = module
         .function_mut(wid)

@@ -147,7 +147,11 @@ fn differential(
     let shapes = &shapes[..];
     let mut check =
         |pass: &str, f: &lanes_ir::Function| common::verify(module, f, &format!("{what} {pass}"));
-    let p = prepare(module, id, shapes, mode, &mut check).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let mut p =
+        prepare(module, id, shapes, mode, &mut check).unwrap_or_else(|e| panic!("{what}: {e}"));
+    if mask.is_some() {
+        p.mark_entry_mask();
+    }
     let mut vm = module.clone();
     let wid = match widen_into(&mut vm, id, &p, shapes, w) {
         Ok(f) => f,

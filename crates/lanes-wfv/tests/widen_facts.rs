@@ -142,7 +142,8 @@ fn prepared(file: &str, func: &str, mode: Mode) -> lanes_wfv::Prepared {
 
 #[test]
 fn loops_with_uniform_exits_are_left_untouched() {
-    // Issue item 2: only divergent loops get the live mask in partial mode.
+    // PLDI'18 §5: only divergent loops need the live mask; in partial mode uniform ones
+    // keep their control flow.
     assert_eq!(
         prepared("wfv_loops.lir", "uniform_loop_uniform_break", Mode::Partial)
             .transformed
@@ -223,4 +224,61 @@ fn a_work_item_query_behind_a_cycle_of_helpers_is_an_error_not_a_stack_overflow(
     let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();
     lanes_wfv::widen_into(&mut module, id, &p, &[], 8).expect("widens");
     assert!(module.func_by_name("start.lane_item").is_some());
+}
+
+#[test]
+fn masked_variant_tests_its_entry_mask_once_not_per_uniform_load() {
+    // Three loads from uniform addresses under the entry mask only: the masked variant
+    // returns at once when no lane is active, then loads each address unguarded.
+    let text = "function @uniform_table(v0: i32 varying, v1: ptr.global uniform align 16) -> i32 {
+block0:
+    v2: i32 = load v1 align 4
+    v3: i64 = iconst 4
+    v4: ptr.global = ptradd v1, v3
+    v5: i32 = load v4 align 4
+    v6: i64 = iconst 8
+    v7: ptr.global = ptradd v1, v6
+    v8: i32 = load v7 align 4
+    v9: i32 = add v2, v5
+    v10: i32 = add v9, v8
+    v11: i32 = add v10, v0
+    ret v11
+}
+";
+    let mut module: Module = lanes_ir::parse_module(text).unwrap();
+    let id = module.func_by_name("uniform_table").unwrap();
+    let wid =
+        lanes_wfv::define_variant(&mut module, id, &[None, None], Mode::Partial, 8, true, "m")
+            .unwrap();
+    lanes_ir::verifier::verify_module(&module).unwrap();
+    let f = module.function(wid).unwrap();
+    let anys = count(f, |_, d, _| {
+        matches!(
+            d,
+            InstData::Intrinsic {
+                id: Intrinsic::Any,
+                ..
+            }
+        )
+    });
+    let scalar_loads = count(f, |_, d, t| {
+        matches!(d, InstData::Load { .. }) && t.is_some_and(|t| !t.is_vector())
+    });
+    assert_eq!(
+        (anys, scalar_loads),
+        (1, 3),
+        "{}",
+        lanes_ir::write::function_to_string(&module, f)
+    );
+    let entry = f.entry_block().unwrap();
+    assert!(
+        f.layout.block_insts(entry).iter().any(|&i| matches!(
+            f.dfg.inst(i),
+            InstData::Intrinsic {
+                id: Intrinsic::Any,
+                ..
+            }
+        )),
+        "the all-off test is in the entry block"
+    );
 }

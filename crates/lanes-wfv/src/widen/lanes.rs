@@ -6,16 +6,20 @@
 //!   for each lane, `brif extract(mask, k)` into a block that extracts the lane's operands,
 //!   performs the operation and inserts its result into the result vector;
 //! - [`Widener::once_if_any`]: an access to a uniform address under a varying mask runs
-//!   once, if `any(mask)`.
+//!   once, if `any(mask)`; in a masked variant, an access under exactly the entry mask
+//!   runs unguarded after one all-off test at the function's entry
+//!   ([`return_early_when_no_lane_is_active`]).
 
 use lanes_ir::{
     BinaryOp, Block, CastOp, FuncBuilder, FuncId, Function, InstData, IntFlags, Intrinsic, Module,
-    Param, Type, Value, WorkItemQuery,
+    Param, Type, UnaryOp, Value, ValueDef, WorkItemQuery,
 };
 
 use lanes_analysis::CallGraph;
 
 use super::{vec_of, Widener};
+use crate::cfg_edit::insert_block_before;
+use crate::WfvError;
 
 impl Widener<'_> {
     /// Does the callee (or a function it calls) query its work item? Run once per lane
@@ -99,12 +103,40 @@ impl Widener<'_> {
         )
     }
 
+    /// Is `mask` the entry mask of a masked variant (directly or through copies)?
+    fn is_entry_mask(&self, mut mask: Value) -> bool {
+        loop {
+            if Some(mask) == self.entry_active {
+                return true;
+            }
+            match self.new.dfg.value_def(mask) {
+                ValueDef::Result(i) => match self.new.dfg.inst(i) {
+                    InstData::Unary {
+                        op: UnaryOp::Copy,
+                        arg,
+                        ..
+                    } => mask = *arg,
+                    _ => return false,
+                },
+                ValueDef::Param(_) => return false,
+            }
+        }
+    }
+
     pub(super) fn once_if_any(&mut self, mask: Value, data: InstData, ty: Type) -> Value {
+        if self.is_entry_mask(mask) {
+            // Some lane is active, or the function returned at its entry.
+            return self.emit_v(data, ty);
+        }
         let a = self.any(mask);
         self.guarded(a, data, Some(ty)).expect("result")
     }
 
     pub(super) fn once_if_any_effect(&mut self, mask: Value, data: InstData) {
+        if self.is_entry_mask(mask) {
+            self.emit(data, None);
+            return;
+        }
         let a = self.any(mask);
         self.guarded(a, data, None);
     }
@@ -261,4 +293,45 @@ pub(super) fn with_item_params(callee: &Function) -> Function {
         };
     }
     f
+}
+
+/// Gives the widened masked variant `func` a new entry block that returns zero at once
+/// when no lane of `active` (its entry mask) is set. A masked variant does nothing for an
+/// inactive lane (`crate::entry_mask`), so with every lane off it does nothing at all;
+/// after this test an access under exactly the entry mask runs unguarded, where each one
+/// would otherwise need its own "any lane active" branch (the all-off case ISPC also
+/// tests once at a function's entry).
+pub(super) fn return_early_when_no_lane_is_active(
+    func: &mut Function,
+    active: Value,
+) -> Result<(), WfvError> {
+    let entry = func
+        .entry_block()
+        .ok_or_else(|| WfvError::Internal("the widened function has no entry".into()))?;
+    let start = func.dfg.make_block();
+    insert_block_before(func, start, entry);
+    let done = func.dfg.make_block();
+    func.layout.append_block(done);
+    let ret = func.ret;
+    let mut b = FuncBuilder::new(func);
+    b.switch_to_block(start);
+    let any = b.value(
+        InstData::Intrinsic {
+            id: Intrinsic::Any,
+            args: vec![active],
+        },
+        Type::I1,
+    );
+    b.brif(any, entry, done);
+    b.switch_to_block(done);
+    let zero = ret.map(|t| {
+        let data = if t.is_float() {
+            InstData::Fconst { bits: 0 }
+        } else {
+            InstData::Iconst { imm: 0 }
+        };
+        b.value(data, t)
+    });
+    b.ret(zero);
+    Ok(())
 }

@@ -149,6 +149,7 @@ fn widen_with(
         uni,
         info,
         prepared,
+        entry_active: None,
         guarded: prepared
             .predication
             .guarded
@@ -168,6 +169,7 @@ fn widen_with(
     for (p, q) in old.params.iter().zip(w.new.params.clone()) {
         w.map.insert(p.value, q.value);
     }
+    w.entry_active = prepared.entry_mask.and_then(|a| w.map.get(&a).copied());
     for b in old.layout.blocks() {
         let nb = w.new.append_new_block();
         w.block_map.insert(b, nb);
@@ -186,6 +188,9 @@ fn widen_with(
         if !cfg.is_reachable(b) {
             w.new.layout.remove_block(w.block_map[&b]);
         }
+    }
+    if let Some(active) = w.entry_active {
+        lanes::return_early_when_no_lane_is_active(&mut w.new, active)?;
     }
     Ok(w.new)
 }
@@ -206,6 +211,8 @@ pub(crate) struct Widener<'a> {
     uni: HashMap<Value, bool>,
     info: lanes_analysis::shapes::ShapeInfo,
     prepared: &'a Prepared,
+    /// The widened entry mask of a masked variant ([`Prepared::entry_mask`]).
+    entry_active: Option<Value>,
     /// The instructions `prepared.predication.guarded` lists, for constant-time lookup.
     guarded: HashSet<Inst>,
     /// Old value → new value (scalar for uniform values, else vector).
