@@ -18,7 +18,7 @@ use core::fmt;
 
 use lanes_ir::{ScalarType, Type};
 
-use crate::memory::decode_ptr;
+use crate::memory::pointer::decode_ptr;
 
 /// The mask selecting the low `bits` bits of a `u64`.
 pub fn width_mask(bits: u32) -> u64 {

@@ -3,9 +3,9 @@
 //! Each file is parsed, verified (a filetest must be valid IR: the interpreter's behaviour
 //! on malformed IR is not what these tests pin down), and every run line is executed with
 //! a fresh memory by [`lanes_interp::run_line`]; see `src/runline.rs` for the syntax. All
-//! failures are reported at once with `file:line`. The issue "Foundation" asks for at
-//! least 50 files with run lines; the test checks that floor so the suite cannot shrink
-//! silently.
+//! failures are reported at once with `file:line`. The test checks a floor of 50 files
+//! with run lines, so that the suite cannot shrink silently (a lost directory or a
+//! renamed extension would otherwise pass with nothing run).
 
 use std::path::Path;
 

@@ -1,7 +1,8 @@
 //! The interpreter never panics: not on verified programs with hostile inputs, and not on
 //! IR the verifier would reject.
 //!
-//! The issue "Foundation" (item 8) requires faults to be errors, never panics. Generated
+//! A fault in the program under test must be an error the caller can report, never a
+//! panic that takes the test driver (or a fuzzer, or the CLI) down with it. Generated
 //! programs (`lanes_ir::generator`) are mutated at random — an operand replaced by any
 //! value of the function (of any type), a constant replaced by an extreme value (divisors
 //! and shift amounts of 0, -1, MIN), a branch retargeted (possibly to a block that does

@@ -1,5 +1,5 @@
-//! Functions called with some lanes switched off (remainder lanes of an SPMD launcher,
-//! issue "Entry points": `F_spmd(…, n, …)` masks the lanes past `n`).
+//! Functions called with some lanes switched off (remainder lanes of an SPMD launcher:
+//! `F_spmd(…, n, …)` masks the lanes past `n`).
 //!
 //! Rather than threading a second kind of mask through every pass, the entry mask is made
 //! part of the program: [`with_entry_mask`] gives (a copy of) the scalar function a last parameter

@@ -46,7 +46,7 @@ use crate::dominators::DominatorTree;
 use crate::loops::{Loop, LoopForest};
 use crate::post_dominators::PostDominatorTree;
 
-use super::propagate::PropagationScratch;
+use super::scratch::PropagationScratch;
 
 /// Where uses of a value see it as varying.
 #[derive(Clone, Debug, PartialEq, Eq)]

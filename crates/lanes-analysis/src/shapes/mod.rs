@@ -43,6 +43,7 @@ pub mod lattice;
 pub mod no_wrap;
 pub mod propagate;
 pub mod report;
+pub mod scratch;
 pub mod summary;
 pub mod svg;
 pub mod transfer;
@@ -63,7 +64,8 @@ use crate::loops::{Loop, LoopForest};
 use crate::post_dominators::PostDominatorTree;
 use divergence::{def_block, DivergenceCtx};
 use no_wrap::ExtForm;
-use propagate::{PropagationScratch, DEFAULT_WALK_BUDGET};
+use propagate::DEFAULT_WALK_BUDGET;
+use scratch::PropagationScratch;
 use transfer::{transfer, Env};
 
 /// Why the analysis could not run.

@@ -2,8 +2,9 @@
 //!
 //! [`parse_module`] reads everything [`crate::write`] prints: globals, external
 //! declarations and function definitions, in any order, with `;` comments and blank lines
-//! anywhere between items and instructions. The round-trip property of issue
-//! "Foundation" (item 4) holds: for every module `m`, `print(parse(print(m))) ==
+//! anywhere between items and instructions. The text format is a faithful serialization
+//! (tests and filetests would otherwise check something else than what runs): for every
+//! module `m`, `print(parse(print(m))) ==
 //! print(m)`, value and block numbers included (`tests/roundtrip.rs` checks it over every
 //! instruction and over generated functions).
 //!

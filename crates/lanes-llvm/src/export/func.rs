@@ -17,7 +17,7 @@ use lanes_ir::{
     AtomicOp, Block, Function, Inst, InstData, Module, ScalarType, SyncScope, Type, UnaryOp, Value,
 };
 
-use super::arith::{int_pred, real_pred, rmw_op, set_flags};
+use super::opcode_map::{int_pred, real_pred, rmw_op, set_flags};
 use crate::error::ExportError;
 use crate::llvm::{cstr, noname, Types};
 

@@ -26,6 +26,7 @@ mod func;
 mod in_place;
 mod intrinsics;
 mod loops;
+mod opcode_map;
 mod veclib;
 
 pub use in_place::export_into;

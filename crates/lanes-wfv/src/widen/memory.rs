@@ -1,4 +1,4 @@
-//! Loads and stores of the widened function (CC'12 §3.3; issue "Widening" item).
+//! Loads and stores of the widened function (CC'12 §3.3, PLDI'18 §2.3 shapes).
 //!
 //! | address      | mask      | load                         | store                         |
 //! |--------------|-----------|------------------------------|-------------------------------|
