@@ -3,7 +3,7 @@
 //! compared and what counts).
 //!
 //! Run: `cargo bench -p lanes-cli --bench csmith -- [--seeds N] [--first S] [--jobs J]
-//! [--configs O0,O2,O3-native] [--keep DIR] [--lanes PATH]`. Prints the counts per configuration (compiled,
+//! [--configs O0,O2,O3-native] [--keep DIR] [--lanes PATH]`. Prints the counts per configuration (attempted, compiled, compared,
 //! same checksum, different, crashes, skipped seeds) and writes them to
 //! `bench/results/csmith.json`; the sources of failing seeds are copied to `--keep`
 //! (default `target/csmith-failures`) for reduction with cvise.
@@ -28,8 +28,14 @@ use serde::Serialize;
 #[derive(Default, Serialize)]
 struct Counts {
     seeds: u64,
-    counted: u64,
+    /// Seeds with a reference: compiled by lanes, or refused or crashed.
+    attempted: u64,
+    /// Of those, the ones lanes compiled.
     compiled: u64,
+    /// Compiled seeds whose output was compared with the reference's.
+    compared: u64,
+    /// Compiled seeds whose reference ran out of time (not compared).
+    uncompared: u64,
     same: u64,
     different: u64,
     crashes: u64,
@@ -108,7 +114,10 @@ fn main() {
                         Ok(src) => check(&lanes, src, config, Duration::from_secs(5)),
                         Err(e) => Outcome::Skipped(e.clone()),
                     };
-                    if !matches!(outcome, Outcome::Same | Outcome::Skipped(_)) {
+                    if !matches!(
+                        outcome,
+                        Outcome::Same | Outcome::Skipped(_) | Outcome::Uncompared
+                    ) {
                         let line = format!("seed {seed} {}: {outcome:?}", config.name);
                         if bar.is_hidden() {
                             eprintln!("{line}");
@@ -140,9 +149,19 @@ fn main() {
             .or_default();
         counts.seeds += 1;
         if !matches!(outcome, Outcome::Skipped(_)) {
-            counts.counted += 1;
+            counts.attempted += 1;
+        }
+        if matches!(
+            outcome,
+            Outcome::Same | Outcome::Different { .. } | Outcome::RunError(_)
+        ) {
+            counts.compared += 1;
         }
         match &outcome {
+            Outcome::Uncompared => {
+                counts.compiled += 1;
+                counts.uncompared += 1;
+            }
             Outcome::Same => {
                 counts.compiled += 1;
                 counts.same += 1;
@@ -159,35 +178,42 @@ fn main() {
             Outcome::Crash(_) => counts.crashes += 1,
             Outcome::Skipped(_) => counts.skipped += 1,
         }
-        if !matches!(outcome, Outcome::Same | Outcome::Skipped(_)) {
+        if !matches!(
+            outcome,
+            Outcome::Same | Outcome::Skipped(_) | Outcome::Uncompared
+        ) {
             counts
                 .failing_seeds
                 .push(format!("{seed}: {}", outcome.label()));
         }
     }
     println!(
-        "{:<10} {:>6} {:>7} {:>9} {:>6} {:>9} {:>7} {:>9} {:>7}",
+        "{:<10} {:>6} {:>9} {:>9} {:>8} {:>6} {:>9} {:>7} {:>9} {:>10} {:>7}",
         "config",
         "seeds",
-        "counted",
+        "attempted",
         "compiled",
+        "compared",
         "same",
         "different",
         "crashes",
         "run-error",
+        "uncompared",
         "skipped"
     );
     for (name, c) in &summary.configs {
         println!(
-            "{:<10} {:>6} {:>7} {:>8.2}% {:>6} {:>9} {:>7} {:>9} {:>7}",
+            "{:<10} {:>6} {:>9} {:>8.2}% {:>8} {:>6} {:>9} {:>7} {:>9} {:>10} {:>7}",
             name,
             c.seeds,
-            c.counted,
-            100.0 * c.compiled as f64 / c.counted.max(1) as f64,
+            c.attempted,
+            100.0 * c.compiled as f64 / c.attempted.max(1) as f64,
+            c.compared,
             c.same,
             c.different,
             c.crashes,
             c.run_errors,
+            c.uncompared,
             c.skipped
         );
     }

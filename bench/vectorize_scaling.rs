@@ -3,10 +3,20 @@
 //! from 2,500. A compiler must scale with the code it is given; each doubling should cost
 //! about twice the time, and lanes should stay within a small factor of clang.
 //!
-//! The function is an SPMD kernel body `big(long i, int *a, float *b, int u)` whose
-//! statements cycle through a divergent if/else on a varying value, integer mixing, a
-//! float select and a uniform branch, so that shape analysis, partial linearization and
-//! widening all have work proportional to N.
+//! The function is an SPMD kernel body `big(long i, int *a, float *b, const int *c, int u)`
+//! whose statements cycle through a divergent if/else on a varying value, integer mixing, a
+//! float select and a branch on a uniform table entry `c[k]`, so that shape analysis,
+//! partial linearization and widening all have work proportional to N.
+//!
+//! The statements are shaped like real code in one respect that matters for LLVM, whose
+//! passes lanes runs before and after its own: basic blocks stay short. The divergent
+//! branch's arms are too heavy for SimplifyCFG to flatten into selects, and the uniform
+//! branches test distinct values. An earlier version (cheap arms, every uniform branch on
+//! the same parameter `u`) made clang-19 -O2 itself grow ×3–4 per doubling: SimplifyCFG
+//! turned the whole function into one block of 30,000 selects, whose CMOV expansion in
+//! "Finalize ISel" and instruction selection are quadratic in the block, and
+//! InstCombine's known-bits queries walk every dominating condition on `u`. That measured
+//! LLVM's limits, not lanes'; lanes followed clang's curve within 1.1–1.4× there.
 //!
 //! The requirement: from 2.5k to 40k statements each doubling costs at most 2.3x, and
 //! lanes stays within 2x of clang at the largest size, for `vectorize` and `compile -O2`
@@ -38,19 +48,19 @@ fn arg(name: &str) -> Option<String> {
 /// The C source of a function of `n` statements.
 fn source(n: usize) -> String {
     let mut s = String::from(
-        "void big(long i, int *a, float *b, int u) {\n  int x = a[i]; float y = b[i];\n",
+        "void big(long i, int *a, float *b, const int *c, int u) {\n  int x = a[i]; float y = b[i];\n",
     );
     for k in 0..n {
         let line = match k % 4 {
             0 => format!(
-                "  if (x > {}) x = x * {} + u; else y = y * 0.5f + {};\n",
+                "  if (x > {}) x = (x * {} + u) ^ (x >> 3); else y = y * 0.5f + {};\n",
                 k % 97,
                 k % 7 + 1,
                 k % 13
             ),
             1 => format!("  x ^= (x >> {}) + {k};\n", k % 5 + 1),
             2 => format!("  y = y > {}.0f ? y - 1.0f : y + (float)x;\n", k % 11),
-            _ => format!("  if (u > {}) {{ x += {}; }}\n", k % 50, k % 3),
+            _ => format!("  if (c[{k}] > {}) {{ x += {}; }}\n", k % 50, k % 3),
         };
         s.push_str(&line);
     }
@@ -99,7 +109,7 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("lanes-vscale-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("work dir");
     println!("vectorize_scaling: {}", machine());
-    println!("settings: median of {runs} runs; lanes vectorize --shapes c,u,u,u -O2 (host target); lanes compile -O2 -c; clang-19 -O2 -c");
+    println!("settings: median of {runs} runs; lanes vectorize --shapes c,u,u,u,u -O2 (host target); lanes compile -O2 -c; clang-19 -O2 -c");
     println!(
         "{:>10} {:>12} {:>7} {:>12} {:>7} {:>10} {:>7} {:>10} {:>10}",
         "statements",
@@ -125,7 +135,7 @@ fn main() {
                     "--function",
                     "big",
                     "--shapes",
-                    "c,u,u,u",
+                    "c,u,u,u,u",
                 ])
                 .args(["-O2", "-o", s(&obj)]),
             runs,

@@ -4,9 +4,10 @@
 //! seed's program is built twice with the same flags — by `clang-19 $FLAGS` and by
 //! `lanes compile $FLAGS` (then linked by clang) — and both are run. The reference run
 //! decides whether a seed counts: a program whose clang build does not finish within the
-//! time limit is skipped (csmith programs may loop for very long), never blamed on lanes.
-//! For the others, lanes must compile (exit 0), must not crash (a clean error exits 1; a
-//! panic or a signal is a crash), and must print the same checksum.
+//! time limit is still compiled by lanes (which must succeed and not crash) but its output
+//! is not compared (csmith programs may loop for very long; that is never blamed on
+//! lanes). For the others, lanes must compile (exit 0), must not crash (a clean error
+//! exits 1; a panic or a signal is a crash), and must print the same checksum.
 //!
 //! Shared by the CI test (`crates/lanes-cli/tests/csmith.rs`, 50 seeds) and the benchmark
 //! `bench/csmith.rs` (any number of seeds, a JSON summary, failing programs kept).
@@ -45,7 +46,11 @@ pub const CONFIGS: [Config; 3] = [
 pub enum Outcome {
     /// Same checksum.
     Same,
-    /// The reference did not finish or failed: the seed does not count.
+    /// The reference did not finish within the limit; lanes compiled the program, whose
+    /// output is therefore not compared.
+    Uncompared,
+    /// No reference (clang-19 or csmith failed, the reference exited with an error): the
+    /// seed does not count.
     Skipped(String),
     /// `lanes compile` refused the program with a clean error.
     CompileError(String),
@@ -61,6 +66,7 @@ impl Outcome {
     pub fn label(&self) -> &'static str {
         match self {
             Outcome::Same => "same",
+            Outcome::Uncompared => "uncompared",
             Outcome::Skipped(_) => "skipped",
             Outcome::CompileError(_) => "compile-error",
             Outcome::Crash(_) => "crash",
@@ -150,10 +156,11 @@ pub fn check(lanes: &Path, src: &Path, config: &Config, run_limit: Duration) -> 
         Ok(o) => return Outcome::Skipped(format!("clang-19 failed: {}", text(&o.stderr))),
         Err(e) => return Outcome::Skipped(format!("cannot run clang-19: {e}")),
     }
+    // `None`: the reference ran out of time; lanes still has to compile the program.
     let expected = match run_with_limit(&mut Command::new(&reference), run_limit) {
-        Ok(Some(o)) if o.status.success() => text(&o.stdout),
+        Ok(Some(o)) if o.status.success() => Some(text(&o.stdout)),
         Ok(Some(o)) => return Outcome::Skipped(format!("reference exited with {}", o.status)),
-        Ok(None) => return Outcome::Skipped("reference timed out".into()),
+        Ok(None) => None,
         Err(e) => return Outcome::Skipped(format!("cannot run the reference: {e}")),
     };
     // lanes compile with the same flags, linked by clang.
@@ -171,6 +178,12 @@ pub fn check(lanes: &Path, src: &Path, config: &Config, run_limit: Duration) -> 
         Some(1) => return Outcome::CompileError(text(&out.stderr)),
         _ => return Outcome::Crash(format!("{}: {}", out.status, text(&out.stderr))),
     }
+    let Some(expected) = expected else {
+        for p in [&reference, &object] {
+            let _ = std::fs::remove_file(p);
+        }
+        return Outcome::Uncompared;
+    };
     let mut link = Command::new("clang-19");
     link.arg(&object).arg("-o").arg(&program);
     match link.output() {
