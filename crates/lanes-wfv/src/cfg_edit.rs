@@ -202,3 +202,35 @@ pub(crate) fn def_block(func: &Function, v: Value) -> Option<Block> {
         lanes_ir::ValueDef::Result(i) => func.layout.inst_block(i),
     }
 }
+
+/// Gives `func` a new entry block that goes on to the old entry when the condition `cond`
+/// computes there holds, and otherwise returns zero of the return type (nothing for a
+/// `void` function). False if `func` has no entry.
+pub(crate) fn return_zero_unless(
+    func: &mut Function,
+    cond: impl FnOnce(&mut FuncBuilder) -> Value,
+) -> bool {
+    let Some(entry) = func.entry_block() else {
+        return false;
+    };
+    let start = func.dfg.make_block();
+    insert_block_before(func, start, entry);
+    let done = func.dfg.make_block();
+    func.layout.append_block(done);
+    let ret = func.ret;
+    let mut b = FuncBuilder::new(func);
+    b.switch_to_block(start);
+    let c = cond(&mut b);
+    b.brif(c, entry, done);
+    b.switch_to_block(done);
+    let zero = ret.map(|t| {
+        let data = if t.is_float() {
+            InstData::Fconst { bits: 0 }
+        } else {
+            InstData::Iconst { imm: 0 }
+        };
+        b.value(data, t)
+    });
+    b.ret(zero);
+    true
+}

@@ -10,9 +10,9 @@
 //! access and returns zero. Blocks then only keep a uniform predicate where all lanes
 //! provably agree, which the divergence analysis decides as for any other branch.
 
-use lanes_ir::{FuncBuilder, FuncId, Function, InstData, Module, Param, ParamAttrs, Shape, Type};
+use lanes_ir::{FuncId, Function, Module, Param, ParamAttrs, Shape, Type};
 
-use crate::cfg_edit::insert_block_before;
+use crate::cfg_edit::return_zero_unless;
 use crate::WfvError;
 
 /// Defines in `module` a copy of function `id`, named `<name>.masked`, that takes a last
@@ -29,9 +29,9 @@ pub fn with_entry_mask(module: &mut Module, id: FuncId) -> Result<FuncId, WfvErr
 }
 
 fn add_active_param(f: &mut Function) -> Result<(), WfvError> {
-    let entry = f
-        .entry_block()
-        .ok_or_else(|| WfvError::NoBody(f.name.clone()))?;
+    if f.entry_block().is_none() {
+        return Err(WfvError::NoBody(f.name.clone()));
+    }
     let n = f.params.len();
     let active = f.dfg.make_param(n, Type::I1);
     f.params.push(Param {
@@ -44,23 +44,8 @@ fn add_active_param(f: &mut Function) -> Result<(), WfvError> {
     if !f.abi.params.is_empty() {
         f.abi.params.resize(n + 1, Default::default());
     }
-    let start = f.dfg.make_block();
-    insert_block_before(f, start, entry);
-    let done = f.dfg.make_block();
-    f.layout.append_block(done);
-    let ret = f.ret;
-    let mut b = FuncBuilder::new(f);
-    b.switch_to_block(start);
-    b.brif(active, entry, done);
-    b.switch_to_block(done);
-    let zero = ret.map(|t| {
-        let data = if t.is_float() {
-            InstData::Fconst { bits: 0 }
-        } else {
-            InstData::Iconst { imm: 0 }
-        };
-        b.value(data, t)
-    });
-    b.ret(zero);
+    if !return_zero_unless(f, |_| active) {
+        return Err(WfvError::NoBody(f.name.clone()));
+    }
     Ok(())
 }

@@ -18,7 +18,7 @@ use lanes_ir::{
 use lanes_analysis::CallGraph;
 
 use super::{vec_of, Widener};
-use crate::cfg_edit::insert_block_before;
+use crate::cfg_edit::return_zero_unless;
 use crate::WfvError;
 
 impl Widener<'_> {
@@ -305,33 +305,20 @@ pub(super) fn return_early_when_no_lane_is_active(
     func: &mut Function,
     active: Value,
 ) -> Result<(), WfvError> {
-    let entry = func
-        .entry_block()
-        .ok_or_else(|| WfvError::Internal("the widened function has no entry".into()))?;
-    let start = func.dfg.make_block();
-    insert_block_before(func, start, entry);
-    let done = func.dfg.make_block();
-    func.layout.append_block(done);
-    let ret = func.ret;
-    let mut b = FuncBuilder::new(func);
-    b.switch_to_block(start);
-    let any = b.value(
-        InstData::Intrinsic {
-            id: Intrinsic::Any,
-            args: vec![active],
-        },
-        Type::I1,
-    );
-    b.brif(any, entry, done);
-    b.switch_to_block(done);
-    let zero = ret.map(|t| {
-        let data = if t.is_float() {
-            InstData::Fconst { bits: 0 }
-        } else {
-            InstData::Iconst { imm: 0 }
-        };
-        b.value(data, t)
-    });
-    b.ret(zero);
-    Ok(())
+    let any = |b: &mut FuncBuilder| {
+        b.value(
+            InstData::Intrinsic {
+                id: Intrinsic::Any,
+                args: vec![active],
+            },
+            Type::I1,
+        )
+    };
+    if return_zero_unless(func, any) {
+        Ok(())
+    } else {
+        Err(WfvError::Internal(
+            "the widened function has no entry".into(),
+        ))
+    }
 }
