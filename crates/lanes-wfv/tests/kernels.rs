@@ -1,4 +1,5 @@
-//! The hand-written kernel corpus (`tests/kernels/*.lir`: the paper's examples — binary
+//! The hand-written kernel corpus (`kernels/*.lir` at the root and the vectorizer's own
+//! `tests/kernels/*.lir`: the paper's examples — binary
 //! tree search of PLDI'18 Fig. 1, Fig. 3, Mandelbrot of Fig. 9, the if-cascade of Fig. 12,
 //! XSBench's binary search — early returns, nested divergent loops, `any` guards, …)
 //! through the control-flow pipeline in both modes and under two shape assignments (the
@@ -8,8 +9,6 @@
 //! branch (PLDI'18 Table 1); full if-conversion must lose some over the corpus.
 
 mod common;
-
-use std::path::Path;
 
 use lanes_interp::{Memory, RtValue, WorkItemContext};
 use lanes_ir::{AddrSpace, FuncId, Module, ScalarType, Shape};
@@ -22,13 +21,7 @@ use rand::{Rng, SeedableRng};
 const BUF_ELEMS: usize = 1024;
 
 fn corpus() -> Vec<(String, Module)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("kernel directory")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "lir"))
-        .collect();
-    files.sort();
+    let files = common::kernel_files();
     files
         .into_iter()
         .map(|p| {

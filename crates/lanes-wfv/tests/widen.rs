@@ -9,7 +9,6 @@
 mod common;
 
 use std::collections::HashSet;
-use std::path::Path;
 
 use arbitrary::Unstructured;
 use lanes_analysis::shapes::ArgShapes;
@@ -352,12 +351,7 @@ fn width_dependent(f: &lanes_ir::Function) -> bool {
 
 #[test]
 fn kernels_widened_equal_lanes_run_one_by_one() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+    let files = common::kernel_files();
     let mut tally = Tally::default();
     for path in files {
         let name = path.file_name().unwrap().to_string_lossy().to_string();

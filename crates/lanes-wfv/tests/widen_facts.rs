@@ -10,15 +10,13 @@
 //!   Induction Variables");
 //! - varying arguments become vectors, uniform ones stay scalar.
 
-use std::path::Path;
+mod common;
 
 use lanes_ir::{Function, InstData, Intrinsic, Module, Type};
 use lanes_wfv::{prepare, widen, Mode};
 
 fn widened(file: &str, func: &str, mode: Mode) -> Function {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/kernels")
-        .join(file);
+    let path = common::kernel_path(file);
     let module: Module = lanes_ir::parse_module(&std::fs::read_to_string(path).unwrap()).unwrap();
     let id = module.func_by_name(func).unwrap();
     let p = prepare(&module, id, &[], mode, &mut |_, _| {}).unwrap();
@@ -132,9 +130,7 @@ fn counter_feeding_only_a_varying_exit_stays_scalar() {
 }
 
 fn prepared(file: &str, func: &str, mode: Mode) -> lanes_wfv::Prepared {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/kernels")
-        .join(file);
+    let path = common::kernel_path(file);
     let module: Module = lanes_ir::parse_module(&std::fs::read_to_string(path).unwrap()).unwrap();
     let id = module.func_by_name(func).unwrap();
     prepare(&module, id, &[], mode, &mut |_, _| {}).unwrap()
@@ -198,7 +194,7 @@ fn loops_with_uniform_exits_are_left_untouched() {
 /// stack overflowed); a query inside the cycle is reported as unsupported.
 #[test]
 fn a_work_item_query_behind_a_cycle_of_helpers_is_an_error_not_a_stack_overflow() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/helper_cycle.lir");
+    let path = common::kernel_path("helper_cycle.lir");
     let text = std::fs::read_to_string(path).unwrap();
     // `peng` also reads its work item.
     let text = text.replace(
@@ -215,10 +211,7 @@ fn a_work_item_query_behind_a_cycle_of_helpers_is_an_error_not_a_stack_overflow(
     // called once per lane with the lane's ids (`kernels_widened_equal_lanes_run_one_by_one`
     // compares the results).
     let mut module: Module = lanes_ir::parse_module(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/helper_cycle.lir"),
-        )
-        .unwrap(),
+        &std::fs::read_to_string(common::kernel_path("helper_cycle.lir")).unwrap(),
     )
     .unwrap();
     let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();

@@ -13,8 +13,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use lanes_interp::{ExecContext, Interpreter, Memory, RtValue, WorkItemContext};
 use lanes_ir::{FuncId, Function, InstData, Intrinsic, Module, ScalarType, Shape};
 use lanes_simt::{LaneInput, LaneOutcome, Simt};
@@ -183,13 +181,7 @@ fn differential(module: &Module, id: FuncId, mode: Mode, w: u16, seed: u64, what
 
 #[test]
 fn lane_dependent_kernels_widened_equal_simt_groups() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("kernel directory")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "lir"))
-        .collect();
-    files.sort();
+    let files = common::kernel_files();
     let (mut kernels, mut compared, mut cross) = (Vec::new(), 0, 0);
     for path in files {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -233,7 +225,7 @@ fn lane_dependent_kernels_widened_equal_simt_groups() {
 /// stored old values.
 #[test]
 fn observable_accesses_widened_equal_simt_groups() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/volatile_atomics.lir");
+    let path = common::kernel_path("volatile_atomics.lir");
     let module = lanes_ir::parse_module(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let id = module.func_by_name("volatile_atomics").expect("kernel");
     for mode in [Mode::Partial, Mode::Full] {

@@ -9,6 +9,38 @@ use lanes_wfv::{lower_guards, prepare, Mode, Prepared};
 
 pub const FUEL: u64 = 2_000_000;
 
+/// The kernels the vectorizer is tested on, sorted by file name: the project's corpus
+/// (`kernels/` at the root, shared with the divergence analysis and the CLI) and the
+/// vectorizer's own (`tests/kernels/`: what only widening needs, such as cross-lane
+/// operations, volatile and atomic accesses and helper cycles). Each kernel lives in one
+/// of the two.
+pub fn kernel_files() -> Vec<std::path::PathBuf> {
+    let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<std::path::PathBuf> = [
+        crate_dir.join("../../kernels"),
+        crate_dir.join("tests/kernels"),
+    ]
+    .iter()
+    .flat_map(|dir| {
+        std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.expect("directory entry").path())
+    })
+    .filter(|p| p.extension().is_some_and(|x| x == "lir"))
+    .collect();
+    files.sort_by_key(|p| p.file_name().map(|n| n.to_os_string()));
+    files
+}
+
+/// The path of kernel file `name`, in whichever of the two directories of
+/// [`kernel_files`] holds it.
+pub fn kernel_path(name: &str) -> std::path::PathBuf {
+    kernel_files()
+        .into_iter()
+        .find(|p| p.file_name().is_some_and(|n| n == name))
+        .unwrap_or_else(|| panic!("no kernel file {name}"))
+}
+
 /// 10 when `LANES_SOAK` is set (soak mode: ten times more programs).
 pub fn soak() -> u64 {
     if std::env::var_os("LANES_SOAK").is_some() {
