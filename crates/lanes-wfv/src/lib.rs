@@ -103,18 +103,13 @@ impl Prepared {
     }
 }
 
-/// Shape analysis of `func`, a version of function `id` of `module` (calls are summarized
-/// from the module's other functions; the module is not copied).
+/// Shape analysis of `func`, a version of one of `module`'s functions (calls are
+/// summarized from the module's other functions; the module is not copied).
 pub fn shapes_of(
     module: &Module,
-    id: FuncId,
     func: &Function,
     args: &ArgShapes,
 ) -> Result<ShapeInfo, WfvError> {
-    debug_assert!(
-        module.funcs.get(id).is_some(),
-        "function {id:?} of the module"
-    );
     Ok(ShapeAnalysis::new(module).analyze_body(func, args)?)
 }
 

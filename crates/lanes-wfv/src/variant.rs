@@ -35,7 +35,7 @@ pub fn define_variant(
     if masked {
         p.mark_entry_mask();
     }
-    let wid = widen_into(module, src, &p, &shapes, width)?;
+    let wid = widen_into(module, &p, &shapes, width)?;
     let f = module
         .function_mut(wid)
         .ok_or_else(|| WfvError::Internal("the widened function has no body".to_string()))?;

@@ -88,8 +88,7 @@ fn widened_functions_run_natively_as_in_the_interpreter() {
         let what = format!("seed {seed} {mode:?} W={w}");
         let p = prepare(&g.module, g.func, &shapes, mode, &mut |_, _| {}).unwrap();
         let mut m = g.module.clone();
-        let wid =
-            widen_into(&mut m, g.func, &p, &shapes, w).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let wid = widen_into(&mut m, &p, &shapes, w).unwrap_or_else(|e| panic!("{what}: {e}"));
         let wf = m.function(wid).unwrap().clone();
         let jit = Jit::new(&ctx, &m, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
         // Arguments: interpreter values and native bytes; buffers per lane or shared.

@@ -159,7 +159,7 @@ fn divergent_loops_leave_only_through_their_pure_latch() {
         let mut f = g.function().clone();
         normalize(&mut f, &|_, _| true).unwrap();
         let shapes: Vec<_> = g.params.iter().map(|_| Some((Shape::Varying, 0))).collect();
-        let info = shapes_of(&g.module, g.func, &f, &shapes).unwrap();
+        let info = shapes_of(&g.module, &f, &shapes).unwrap();
         let headers: Vec<_> = info
             .loops
             .loops()

@@ -152,7 +152,7 @@ fn differential(
         p.mark_entry_mask();
     }
     let mut vm = module.clone();
-    let wid = match widen_into(&mut vm, id, &p, shapes, w) {
+    let wid = match widen_into(&mut vm, &p, shapes, w) {
         Ok(f) => f,
         Err(WfvError::Unsupported(why)) => {
             tally.unsupported += 1;

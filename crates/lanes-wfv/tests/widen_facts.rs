@@ -20,7 +20,7 @@ fn widened(file: &str, func: &str, mode: Mode) -> Function {
     let module: Module = lanes_ir::parse_module(&std::fs::read_to_string(path).unwrap()).unwrap();
     let id = module.func_by_name(func).unwrap();
     let p = prepare(&module, id, &[], mode, &mut |_, _| {}).unwrap();
-    let f = widen(&module, id, &p, &[], 8).unwrap();
+    let f = widen(&module, &p, &[], 8).unwrap();
     lanes_ir::verifier::verify_function(&module, &f).unwrap();
     f
 }
@@ -205,7 +205,7 @@ fn a_work_item_query_behind_a_cycle_of_helpers_is_an_error_not_a_stack_overflow(
     lanes_ir::verifier::verify_module(&module).unwrap();
     let id = module.func_by_name("helper_cycle").unwrap();
     let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();
-    let err = lanes_wfv::widen_into(&mut module, id, &p, &[], 8).expect_err("unsupported");
+    let err = lanes_wfv::widen_into(&mut module, &p, &[], 8).expect_err("unsupported");
     assert!(err.to_string().contains("queries its work item"), "{err}");
     // Without it, the same cycle widens; `start` (which queries its item directly) is
     // called once per lane with the lane's ids (`kernels_widened_equal_lanes_run_one_by_one`
@@ -215,7 +215,7 @@ fn a_work_item_query_behind_a_cycle_of_helpers_is_an_error_not_a_stack_overflow(
     )
     .unwrap();
     let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();
-    lanes_wfv::widen_into(&mut module, id, &p, &[], 8).expect("widens");
+    lanes_wfv::widen_into(&mut module, &p, &[], 8).expect("widens");
     assert!(module.func_by_name("start.lane_item").is_some());
 }
 

@@ -52,7 +52,7 @@ const W: u16 = 8;
 fn widened(module: &Module, name: &str) -> Function {
     let id = module.func_by_name(name).expect("function");
     let p = prepare(module, id, &[], Mode::Partial, &mut |_, _| {}).expect("prepare");
-    let f = widen(module, id, &p, &[], W).expect("widen");
+    let f = widen(module, &p, &[], W).expect("widen");
     lanes_ir::verifier::verify_function(module, &f).expect("verifies");
     f
 }
@@ -207,7 +207,7 @@ fn exact_extensions_equal_the_lanes_run_one_by_one() {
     let mut rng = SmallRng::seed_from_u64(0x000e_7ac7);
     let mut compared = 0;
     for w in [4u16, 8, 16] {
-        let f = widen(&module, id, &p, &[], w).expect("widen");
+        let f = widen(&module, &p, &[], w).expect("widen");
         lanes_ir::verifier::verify_function(&module, &f).expect("verifies");
         let mut m = module.clone();
         let wid = m.define(f);

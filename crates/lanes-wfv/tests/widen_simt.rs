@@ -101,7 +101,7 @@ fn differential(module: &Module, id: FuncId, mode: Mode, w: u16, seed: u64, what
     let p =
         prepare(module, id, &shapes, mode, &mut check).unwrap_or_else(|e| panic!("{what}: {e}"));
     let mut vm = module.clone();
-    let wid = widen_into(&mut vm, id, &p, &shapes, w).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let wid = widen_into(&mut vm, &p, &shapes, w).unwrap_or_else(|e| panic!("{what}: {e}"));
     lanes_ir::verifier::verify_module(&vm).unwrap_or_else(|e| panic!("{what} widened: {e}"));
     let text = || lanes_ir::write::function_to_string(&vm, vm.function(wid).unwrap());
     let base = seed % 3 * 16;

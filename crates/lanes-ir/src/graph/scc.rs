@@ -18,24 +18,21 @@ pub fn strongly_connected_components(
     include: impl Fn(u32) -> bool,
 ) -> Vec<Vec<u32>> {
     let n = succs.len();
-    let mut index = vec![NONE; n];
-    let mut lowlink = vec![0u32; n];
-    let mut on_stack = vec![false; n];
-    let mut scc_stack: Vec<u32> = Vec::new();
+    let mut t = Tarjan {
+        index: vec![NONE; n],
+        lowlink: vec![0; n],
+        on_stack: vec![false; n],
+        scc_stack: Vec::new(),
+        call: Vec::new(),
+        next_index: 0,
+    };
     let mut components = Vec::new();
-    let mut next_index = 0u32;
-    let mut call: Vec<(u32, usize)> = Vec::new();
     for start in 0..n as u32 {
-        if !include(start) || index[start as usize] != NONE {
+        if !include(start) || t.index[start as usize] != NONE {
             continue;
         }
-        index[start as usize] = next_index;
-        lowlink[start as usize] = next_index;
-        next_index += 1;
-        scc_stack.push(start);
-        on_stack[start as usize] = true;
-        call.push((start, 0));
-        while let Some(top) = call.last_mut() {
+        t.enter(start);
+        while let Some(top) = t.call.last_mut() {
             let (v, next) = *top;
             let out = succs.get(v);
             if next < out.len() {
@@ -44,36 +41,55 @@ pub fn strongly_connected_components(
                 if !include(w) {
                     continue;
                 }
-                if index[w as usize] == NONE {
-                    index[w as usize] = next_index;
-                    lowlink[w as usize] = next_index;
-                    next_index += 1;
-                    scc_stack.push(w);
-                    on_stack[w as usize] = true;
-                    call.push((w, 0));
-                } else if on_stack[w as usize] {
-                    lowlink[v as usize] = lowlink[v as usize].min(index[w as usize]);
+                if t.index[w as usize] == NONE {
+                    t.enter(w);
+                } else if t.on_stack[w as usize] {
+                    t.lowlink[v as usize] = t.lowlink[v as usize].min(t.index[w as usize]);
                 }
                 continue;
             }
-            call.pop();
-            if let Some(&(parent, _)) = call.last() {
-                lowlink[parent as usize] = lowlink[parent as usize].min(lowlink[v as usize]);
+            t.call.pop();
+            if let Some(&(parent, _)) = t.call.last() {
+                t.lowlink[parent as usize] = t.lowlink[parent as usize].min(t.lowlink[v as usize]);
             }
-            if lowlink[v as usize] == index[v as usize] {
-                let pos = scc_stack
+            if t.lowlink[v as usize] == t.index[v as usize] {
+                let pos = t
+                    .scc_stack
                     .iter()
                     .rposition(|&x| x == v)
                     .expect("the root of a component is on the stack");
-                let component: Vec<u32> = scc_stack.drain(pos..).collect();
+                let component: Vec<u32> = t.scc_stack.drain(pos..).collect();
                 for &x in &component {
-                    on_stack[x as usize] = false;
+                    t.on_stack[x as usize] = false;
                 }
                 components.push(component);
             }
         }
     }
     components
+}
+
+/// The state of the search: DFS numbers, low links, the component stack and the explicit
+/// call stack of (node, next successor).
+struct Tarjan {
+    index: Vec<u32>,
+    lowlink: Vec<u32>,
+    on_stack: Vec<bool>,
+    scc_stack: Vec<u32>,
+    call: Vec<(u32, usize)>,
+    next_index: u32,
+}
+
+impl Tarjan {
+    /// Numbers `v`, pushes it on the component stack and starts visiting its successors.
+    fn enter(&mut self, v: u32) {
+        self.index[v as usize] = self.next_index;
+        self.lowlink[v as usize] = self.next_index;
+        self.next_index += 1;
+        self.scc_stack.push(v);
+        self.on_stack[v as usize] = true;
+        self.call.push((v, 0));
+    }
 }
 
 #[cfg(test)]

@@ -42,7 +42,7 @@ mod shapes;
 use std::collections::{HashMap, HashSet};
 
 use lanes_analysis::shapes::ArgShapes;
-use lanes_analysis::{CallGraph, ControlFlowGraph};
+use lanes_analysis::CallGraph;
 use lanes_ir::{
     BinaryOp, Block, CastOp, FuncId, Function, Inst, InstData, IntFlags, Intrinsic, IntrinsicClass,
     Module, Type, UnaryOp, Value, ValueDef, WorkItemQuery,
@@ -50,18 +50,17 @@ use lanes_ir::{
 
 use crate::{shapes_of, Prepared, WfvError};
 
-/// Widens the prepared (linearized) form of function `id` of `module` to `width` lanes.
+/// Widens `prepared`, the linearized form of one of `module`'s functions, to `width` lanes.
 /// Parameters whose shape is not uniform become vectors; the result is always a vector.
 /// Calls of functions that query their work item are not supported here; see
 /// [`widen_into`].
 pub fn widen(
     module: &Module,
-    id: FuncId,
     prepared: &Prepared,
     args: &ArgShapes,
     width: u16,
 ) -> Result<Function, WfvError> {
-    widen_with(module, id, prepared, args, width, &HashMap::new())
+    widen_with(module, prepared, args, width, &HashMap::new())
 }
 
 /// Like [`widen`], but defines the widened function in `module` (returning its id), and
@@ -70,7 +69,6 @@ pub fn widen(
 /// call sees its own work item.
 pub fn widen_into(
     module: &mut Module,
-    id: FuncId,
     prepared: &Prepared,
     args: &ArgShapes,
     width: u16,
@@ -101,13 +99,12 @@ pub fn widen_into(
         let cid = module.define(copy);
         special.insert(*func, cid);
     }
-    let f = widen_with(module, id, prepared, args, width, &special)?;
+    let f = widen_with(module, prepared, args, width, &special)?;
     Ok(module.define(f))
 }
 
 fn widen_with(
     module: &Module,
-    id: FuncId,
     prepared: &Prepared,
     args: &ArgShapes,
     width: u16,
@@ -119,7 +116,7 @@ fn widen_with(
             return Err(WfvError::Unsupported(format!("vector value {v}")));
         }
     }
-    let info = shapes_of(module, id, old, args)?;
+    let info = shapes_of(module, old, args)?;
     let calls = CallGraph::with_module(module);
     let pure = |f: FuncId| lanes::is_pure(module, &calls, f);
     let uni = shapes::uniform_values(old, &info, &pure);
@@ -138,7 +135,6 @@ fn widen_with(
     let ret = old.ret.map(|t| vec_of(t, width));
     let mut new = Function::new(format!("{}_w{width}", old.name), &param_tys, ret);
     new.attrs = old.attrs;
-    let cfg = ControlFlowGraph::with_function(old);
     let mut w = Widener {
         module,
         special,
@@ -174,7 +170,9 @@ fn widen_with(
         let nb = w.new.append_new_block();
         w.block_map.insert(b, nb);
     }
-    for &b in cfg.rpo() {
+    // The shape analysis' CFG is `old`'s: reuse its order rather than recompute it.
+    let rpo = w.info.cfg.rpo().to_vec();
+    for &b in &rpo {
         w.cur = w.block_map[&b];
         for &inst in old.layout.block_insts(b) {
             w.inst(b, inst)?;
@@ -185,7 +183,7 @@ fn widen_with(
     crate::ssa_repair::remove_dead_code(&mut w.new, &[]);
     // Blocks the entry cannot reach have no code; drop them.
     for b in old.layout.blocks() {
-        if !cfg.is_reachable(b) {
+        if !w.info.cfg.is_reachable(b) {
             w.new.layout.remove_block(w.block_map[&b]);
         }
     }
