@@ -11,12 +11,13 @@
 //!   the vocabulary;
 //! - [`dfg`], [`layout`], [`function`], [`module`]: containers;
 //! - [`graph`]: the one engine for depth-first orders, dominator trees and SCCs;
-//! - [`builder`]: appending instructions;
+//! - [`builder`]: appending instructions; [`cursor`]: editing a function in place;
 //! - [`write`] and [`parser`]: the `.lir` text format;
 //! - [`verifier`]: SSA dominance, types, φ/predecessor agreement, terminators;
 //! - [`generator`] (feature `fuzzing`): random well-formed functions for differential tests.
 
 pub mod builder;
+pub mod cursor;
 pub mod dfg;
 pub mod entities;
 pub mod filetest;
@@ -36,6 +37,7 @@ pub mod verifier;
 pub mod write;
 
 pub use builder::FuncBuilder;
+pub use cursor::{CursorPosition, FuncCursor};
 pub use dfg::{DataFlowGraph, ValueDef, ValueSubstitution};
 pub use entities::{Block, FuncId, GlobalId, Inst, Value};
 pub use flags::{FastMath, IntFlags};
