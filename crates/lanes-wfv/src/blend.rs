@@ -18,9 +18,10 @@
 use std::collections::HashMap;
 
 use lanes_analysis::{ControlFlowGraph, LoopForest};
-use lanes_ir::{Block, Function, InstData, Value, ValueSubstitution};
+use lanes_ir::cursor::phis;
+use lanes_ir::{Block, FuncCursor, Function, InstData, Value, ValueSubstitution};
 
-use crate::cfg_edit::{first_non_phi, phis};
+use crate::cfg_edit::phi_result;
 use crate::WfvError;
 
 /// Rewrites the φs of the `changed` blocks (whose predecessors differ in the linearized
@@ -81,13 +82,15 @@ pub fn fold_phis(
             }
             continue;
         }
-        let mut at = first_non_phi(func, b);
+        // The blends go after the φs, in order, where the block's other code starts.
+        let mut cur = FuncCursor::new(func);
+        let blends = cur.goto_first_non_phi(b).position();
         for phi in list {
-            let InstData::Phi { incoming } = func.dfg.inst(phi).clone() else {
+            let InstData::Phi { incoming } = cur.func.dfg.inst(phi).clone() else {
                 continue;
             };
-            let me = func.dfg.inst_result(phi).expect("φ result");
-            let ty = func.dfg.value_type(me);
+            let me = phi_result(cur.func, phi);
+            let ty = cur.func.dfg.value_type(me);
             // "Don't care" incomings (dead instances of a transformed loop) take no part.
             let incoming: Vec<(Block, Value)> = incoming
                 .into_iter()
@@ -114,16 +117,11 @@ pub fn fold_phis(
                     return Err(WfvError::Internal(format!("no predicate for {p}->{b}")));
                 };
                 let c = subst.resolve(c);
-                let inst = func
-                    .dfg
-                    .make_inst(InstData::Select { args: [c, v, acc] }, Some(ty));
-                func.layout.insert_inst_at(inst, b, at);
-                at += 1;
-                acc = func.dfg.inst_result(inst).expect("select result");
+                cur.set_position(blends);
+                acc = cur.insert_value(InstData::Select { args: [c, v, acc] }, ty);
             }
             subst.insert(me, acc);
-            func.layout.remove_inst(phi);
-            at -= 1;
+            cur.goto_inst(phi).remove_inst();
         }
     }
     func.dfg.apply_substitution(&subst);

@@ -28,9 +28,10 @@
 
 use std::collections::HashMap;
 
-use lanes_ir::{Block, FuncBuilder, Function, InstData, Intrinsic, Type, Value};
+use lanes_ir::cursor::{phis, preds};
+use lanes_ir::{Block, FuncBuilder, FuncCursor, Function, InstData, Intrinsic, Type, Value};
 
-use crate::cfg_edit::{bool_const, insert_phi, phis, preds_of, retarget, zero_value};
+use crate::cfg_edit::{bool_const, phi_result, zero_value};
 use crate::normalize::{lcssa, simplify_loops, Cfg};
 use crate::WfvError;
 
@@ -130,42 +131,43 @@ fn transform_one(
         }
     };
     // Rebind the exiting edges through fresh blocks `c`.
-    let pure = func.dfg.make_block();
-    func.layout.insert_block_after(pure, latch);
+    let pure = FuncCursor::new(func).create_block_after(latch);
     let mut rebound: Vec<(Block, Block, Block)> = Vec::new(); // (c, exiting block, exit)
     for &(e, x) in exiting {
-        let c = func.dfg.make_block();
-        func.layout.insert_block_after(c, e);
-        retarget(func, e, x, c);
-        let mut b = FuncBuilder::new(func);
-        b.switch_to_block(c);
-        b.jump(pure);
+        let mut cur = FuncCursor::new(func);
+        let c = cur.create_block_after(e);
+        cur.retarget(e, x, c);
+        cur.goto_bottom(c)
+            .insert_inst(InstData::Jump { dest: pure }, None);
         rebound.push((c, e, x));
     }
     // The back edge now goes through the pure latch.
-    retarget(func, latch, h, pure);
+    FuncCursor::new(func).retarget(latch, h, pure);
     let t = bool_const(func, true);
     let f = bool_const(func, false);
     let mut zeros = HashMap::new();
     // Header φs: live mask, exit masks, tracked live-outs (their P-incoming set below).
-    let live = insert_phi(func, h, Type::I1, vec![(pre, t)]);
+    let phi_in = |func: &mut Function, b: Block, ty: Type, inc: Vec<(Block, Value)>| {
+        FuncCursor::new(func)
+            .goto_first_non_phi(b)
+            .insert_phi(ty, inc)
+    };
+    let live = phi_in(func, h, Type::I1, vec![(pre, t)]);
     let exit_masks: Vec<Value> = exits
         .iter()
-        .map(|_| insert_phi(func, h, Type::I1, vec![(pre, f)]))
+        .map(|_| phi_in(func, h, Type::I1, vec![(pre, f)]))
         .collect();
     let mut tracks: Vec<Value> = Vec::new();
     for &(_, phi) in &exit_phis {
-        let ty = func
-            .dfg
-            .value_type(func.dfg.inst_result(phi).expect("φ result"));
+        let ty = func.dfg.value_type(phi_result(func, phi));
         let z = zero_value(func, ty, &mut zeros);
-        tracks.push(insert_phi(func, h, ty, vec![(pre, z)]));
+        tracks.push(phi_in(func, h, ty, vec![(pre, z)]));
     }
     // Pure latch φs: incoming from each `c`, then from the old latch last.
     let live_upd = {
         let mut inc: Vec<(Block, Value)> = rebound.iter().map(|&(c, _, _)| (c, f)).collect();
         inc.push((latch, live));
-        insert_phi(func, pure, Type::I1, inc)
+        phi_in(func, pure, Type::I1, inc)
     };
     let mut mask_upd = Vec::new();
     for (k, &x) in exits.iter().enumerate() {
@@ -174,7 +176,7 @@ fn transform_one(
             .map(|&(c, _, to)| (c, if to == x { t } else { exit_masks[k] }))
             .collect();
         inc.push((latch, exit_masks[k]));
-        mask_upd.push(insert_phi(func, pure, Type::I1, inc));
+        mask_upd.push(phi_in(func, pure, Type::I1, inc));
     }
     let mut track_upd = Vec::new();
     for (j, &(x, phi)) in exit_phis.iter().enumerate() {
@@ -189,7 +191,7 @@ fn transform_one(
             inc.push((c, v));
         }
         inc.push((latch, tracks[j]));
-        track_upd.push(insert_phi(func, pure, ty, inc));
+        track_upd.push(phi_in(func, pure, ty, inc));
     }
     // Header φs: the old back-edge incoming now comes from P; values of instances that
     // arrive at P from an exit are dead, so P merges the latch value with a "don't care"
@@ -199,9 +201,7 @@ fn transform_one(
         let InstData::Phi { incoming } = func.dfg.inst(phi).clone() else {
             continue;
         };
-        let ty = func
-            .dfg
-            .value_type(func.dfg.inst_result(phi).expect("φ result"));
+        let ty = func.dfg.value_type(phi_result(func, phi));
         let mut new_inc: Vec<(Block, Value)> = Vec::new();
         for (p, v) in incoming {
             if p == latch {
@@ -210,7 +210,7 @@ fn transform_one(
                 let mut inc: Vec<(Block, Value)> =
                     rebound.iter().map(|&(c, _, _)| (c, dc)).collect();
                 inc.push((latch, v));
-                new_inc.push((pure, insert_phi(func, pure, ty, inc)));
+                new_inc.push((pure, phi_in(func, pure, ty, inc)));
             } else {
                 new_inc.push((p, v));
             }
@@ -225,14 +225,16 @@ fn transform_one(
         set_back_incoming(func, tr, pure, track_upd[j]);
     }
     // P: continue while any instance is live.
-    let exit = func.dfg.make_block();
-    func.layout.insert_block_after(exit, pure);
+    let exit = FuncCursor::new(func).create_block_after(pure);
     let mut b = FuncBuilder::new(func);
     b.switch_to_block(pure);
-    let any = b.intrinsic(Intrinsic::Any, vec![live_upd], Some(Type::I1));
-    let any = func.dfg.inst_result(any).expect("any has a result");
-    let mut b = FuncBuilder::new(func);
-    b.switch_to_block(pure);
+    let any = b.value(
+        InstData::Intrinsic {
+            id: Intrinsic::Any,
+            args: vec![live_upd],
+        },
+        Type::I1,
+    );
     b.brif(any, h, exit);
     // Dispatch: E tests the exit masks in turn; the last exit takes the rest.
     let mut cur = exit;
@@ -244,8 +246,7 @@ fn transform_one(
             b.jump(x);
             dispatch_pred.insert(x, cur);
         } else {
-            let next = func.dfg.make_block();
-            func.layout.insert_block_after(next, cur);
+            let next = FuncCursor::new(func).create_block_after(cur);
             let mut b = FuncBuilder::new(func);
             b.switch_to_block(cur);
             b.brif(mask_upd[k], x, next);
@@ -259,7 +260,7 @@ fn transform_one(
             incoming: vec![(dispatch_pred[&x], track_upd[j])],
         };
     }
-    debug_assert!(preds_of(func, pure).len() == rebound.len() + 1);
+    debug_assert!(preds(func, pure).len() == rebound.len() + 1);
     TransformedLoop {
         header: h,
         preheader: pre,

@@ -29,9 +29,10 @@
 
 use std::collections::HashMap;
 
-use lanes_ir::{Block, FuncBuilder, Function, Inst, InstData, IntFlags, Value};
+use lanes_ir::cursor::phis;
+use lanes_ir::{Block, FuncBuilder, FuncCursor, Function, Inst, InstData, IntFlags, Value};
 
-use crate::cfg_edit::{first_non_phi, insert_phi, phis, zero_value};
+use crate::cfg_edit::zero_value;
 
 /// Masks of the linearized function; see the module documentation.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -42,7 +43,7 @@ pub struct Predication {
 
 /// Guards the effects of block `b`, whose predicate is `p`.
 pub(crate) fn guard_block(func: &mut Function, b: Block, p: Value, out: &mut Vec<(Inst, Value)>) {
-    let start = first_non_phi(func, b);
+    let start = phis(func, b).len();
     let insts: Vec<Inst> = func.layout.block_insts(b)[start..].to_vec();
     for inst in insts {
         let data = func.dfg.inst(inst).clone();
@@ -54,14 +55,10 @@ pub(crate) fn guard_block(func: &mut Function, b: Block, p: Value, out: &mut Vec
                 op, args: [x, d], ..
             } if op.can_trap() => {
                 let ty = func.dfg.value_type(d);
-                let one = func.dfg.make_inst(InstData::Iconst { imm: 1 }, Some(ty));
-                func.layout.insert_inst_before(one, inst);
-                let one = func.dfg.inst_result(one).expect("result");
-                let sel = func
-                    .dfg
-                    .make_inst(InstData::Select { args: [p, d, one] }, Some(ty));
-                func.layout.insert_inst_before(sel, inst);
-                let sel = func.dfg.inst_result(sel).expect("result");
+                let mut cur = FuncCursor::new(func);
+                cur.goto_inst(inst);
+                let one = cur.insert_value(InstData::Iconst { imm: 1 }, ty);
+                let sel = cur.insert_value(InstData::Select { args: [p, d, one] }, ty);
                 *func.dfg.inst_mut(inst) = InstData::Binary {
                     op,
                     args: [x, sel],
@@ -82,13 +79,11 @@ pub fn lower_guards(func: &mut Function, predication: &Predication) {
         let Some(b) = func.layout.inst_block(inst) else {
             continue;
         };
-        let insts = func.layout.block_insts(b).to_vec();
-        let at = insts.iter().position(|&i| i == inst).expect("placed");
-        let rest: Vec<Inst> = insts[at + 1..].to_vec();
-        let body = func.dfg.make_block();
-        func.layout.insert_block_after(body, b);
-        let join = func.dfg.make_block();
-        func.layout.insert_block_after(join, body);
+        let at = func.layout.inst_index(inst);
+        let rest: Vec<Inst> = func.layout.block_insts(b)[at + 1..].to_vec();
+        let mut cur = FuncCursor::new(func);
+        let body = cur.create_block_after(b);
+        let join = cur.create_block_after(body);
         // Successors of b now see join as predecessor.
         for s in func.successors(b) {
             for phi in phis(func, s) {
@@ -101,11 +96,11 @@ pub fn lower_guards(func: &mut Function, predication: &Predication) {
                 }
             }
         }
-        func.layout.remove_inst(inst);
-        func.layout.append_inst(inst, body);
+        let mut cur = FuncCursor::new(func);
+        cur.goto_bottom(body).move_inst(inst);
+        cur.goto_bottom(join);
         for &i in &rest {
-            func.layout.remove_inst(i);
-            func.layout.append_inst(i, join);
+            cur.move_inst(i);
         }
         let mut bld = FuncBuilder::new(func);
         bld.switch_to_block(b);
@@ -115,7 +110,9 @@ pub fn lower_guards(func: &mut Function, predication: &Predication) {
         if let Some(r) = func.dfg.inst_result(inst) {
             let ty = func.dfg.value_type(r);
             let z = zero_value(func, ty, &mut zeros);
-            let merged = insert_phi(func, join, ty, vec![(b, z), (body, r)]);
+            let merged = FuncCursor::new(func)
+                .goto_first_non_phi(join)
+                .insert_phi(ty, vec![(b, z), (body, r)]);
             func.dfg.replace_uses(r, merged);
             if let lanes_ir::ValueDef::Result(phi) = func.dfg.value_def(merged) {
                 *func.dfg.inst_mut(phi) = InstData::Phi {

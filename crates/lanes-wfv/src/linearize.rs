@@ -36,11 +36,10 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use lanes_ir::{Block, FuncBuilder, Function};
+use lanes_ir::{Block, FuncBuilder, FuncCursor, Function};
 
 use crate::blend::fold_phis;
 use crate::block_index::BlockIndex;
-use crate::cfg_edit::split_preds;
 use crate::divergent_loops::TransformedLoop;
 use crate::guards::{guard_block, Predication};
 use crate::loop_guard::insert_loop_guards;
@@ -96,7 +95,7 @@ fn split_uniform_critical_edges(func: &mut Function, a: &Cfg, divergent: &dyn Fn
         }
         for s in succs {
             if a.cfg.preds(s).len() > 1 && !a.loops.is_back_edge(b, s) {
-                split_preds(func, s, &[b]);
+                FuncCursor::new(func).split_preds(s, &[b]);
             }
         }
     }
@@ -270,7 +269,7 @@ pub fn linearize(
         };
         let new = &plan.targets[&b];
         if plan.folded[&b] {
-            func.layout.remove_inst(t);
+            FuncCursor::new(func).goto_inst(t).remove_inst();
             let mut bld = FuncBuilder::new(func);
             bld.switch_to_block(b);
             bld.jump(new[0]);

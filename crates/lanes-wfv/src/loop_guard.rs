@@ -14,10 +14,11 @@
 
 use std::collections::HashMap;
 
-use lanes_ir::{Block, FuncBuilder, Function, InstData, Intrinsic, Type, Value};
+use lanes_ir::cursor::phis;
+use lanes_ir::{Block, FuncBuilder, FuncCursor, Function, Inst, InstData, Intrinsic, Type, Value};
 
 use crate::block_index::BlockIndex;
-use crate::cfg_edit::{insert_before_terminator, phis, zero_value};
+use crate::cfg_edit::{phi_result, zero_value};
 use crate::divergent_loops::TransformedLoop;
 use crate::normalize::Cfg;
 use crate::predicates::Predicates;
@@ -32,7 +33,8 @@ pub(crate) fn insert_loop_guards(
     let index = BlockIndex::compute(&a.cfg, &a.loops);
     let div = |b: Block| divergent(b) && !transformed.iter().any(|t| t.pure_latch == b);
     let mut preds = Predicates::compute(&a.cfg, &a.loops, &index, &div, transformed);
-    let mut todo: Vec<(Block, Block, Block, Value)> = Vec::new();
+    // (header, preheader, its jump to the header, exit, predicate of the preheader)
+    let mut todo: Vec<(Block, Block, Inst, Block, Value)> = Vec::new();
     for l in a.loops.loops() {
         let h = a.loops.header(l);
         if transformed.iter().any(|t| t.header == h) || preds.is_uniform(h) {
@@ -49,42 +51,37 @@ pub(crate) fn insert_loop_guards(
         let Some(&x) = a.loops.exit_blocks(l).first() else {
             continue;
         };
-        let jumps_to_h = func
+        let Some(jump) = func
             .terminator(ph)
-            .is_some_and(|t| matches!(func.dfg.inst(t), InstData::Jump { dest } if *dest == h));
-        if !jumps_to_h {
+            .filter(|&t| matches!(func.dfg.inst(t), InstData::Jump { dest } if *dest == h))
+        else {
             continue;
-        }
+        };
+        // Predicates are placed before terminators, never in place of one: `jump` stays.
         if let Some(p) = preds.block_pred(func, ph) {
-            todo.push((h, ph, x, p));
+            todo.push((h, ph, jump, x, p));
         }
     }
     let mut guards = Vec::new();
     let mut zeros = HashMap::new();
-    for (h, ph, x, p) in todo {
-        let any = insert_before_terminator(
-            func,
-            ph,
+    for (h, ph, jump, x, p) in todo {
+        let mut cur = FuncCursor::new(func);
+        let any = cur.goto_before_terminator(ph).insert_value(
             InstData::Intrinsic {
                 id: Intrinsic::Any,
                 args: vec![p],
             },
-            Some(Type::I1),
+            Type::I1,
         );
-        let any = func.dfg.inst_result(any).expect("any has a result");
-        let skip = func.dfg.make_block();
-        func.layout.insert_block_after(skip, ph);
-        let t = func.terminator(ph).expect("preheader jump");
-        func.layout.remove_inst(t);
+        let skip = cur.create_block_after(ph);
+        cur.goto_inst(jump).remove_inst();
         let mut b = FuncBuilder::new(func);
         b.switch_to_block(ph);
         b.brif(any, h, skip);
         b.switch_to_block(skip);
         b.jump(x);
         for phi in phis(func, x) {
-            let ty = func
-                .dfg
-                .value_type(func.dfg.inst_result(phi).expect("φ result"));
+            let ty = func.dfg.value_type(phi_result(func, phi));
             let z = zero_value(func, ty, &mut zeros);
             if let InstData::Phi { incoming } = func.dfg.inst_mut(phi) {
                 incoming.push((skip, z));

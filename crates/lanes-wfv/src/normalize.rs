@@ -21,12 +21,10 @@
 use std::collections::HashMap;
 
 use lanes_analysis::{ControlFlowGraph, DominatorTree, LoopForest};
-use lanes_ir::{Block, FuncBuilder, Function, InstData, IntCC, Type, Value};
+use lanes_ir::cursor::{phis, preds};
+use lanes_ir::{Block, FuncBuilder, FuncCursor, Function, Inst, InstData, IntCC, Type, Value};
 
-use crate::cfg_edit::{
-    def_block, insert_block_before, insert_phi, phis, preds_of, remove_unreachable, split_preds,
-    zero_value,
-};
+use crate::cfg_edit::{def_block, phi_result, zero_value};
 use crate::ssa_repair::{remove_trivial_phis, SsaSearch};
 use crate::WfvError;
 
@@ -36,9 +34,9 @@ pub fn normalize(
     func: &mut Function,
     lower_switch: &dyn Fn(&Function, Block) -> bool,
 ) -> Result<(), WfvError> {
-    if func.entry_block().is_none() {
+    let Some(entry) = func.entry_block() else {
         return Err(WfvError::NoBody(func.name.clone()));
-    }
+    };
     let to_lower: Vec<Block> = func
         .layout
         .blocks()
@@ -48,8 +46,9 @@ pub fn normalize(
                 && lower_switch(func, b)
         })
         .collect();
-    remove_unreachable(func);
-    fresh_entry(func);
+    // The entry is reachable: it stays.
+    FuncCursor::new(func).remove_unreachable();
+    fresh_entry(func, entry);
     for b in to_lower {
         if func.layout.is_block_inserted(b) {
             lower_switch_at(func, b);
@@ -61,29 +60,37 @@ pub fn normalize(
     Ok(())
 }
 
-/// Gives the function an entry block without predecessors.
-fn fresh_entry(func: &mut Function) {
-    let entry = func.entry_block().expect("checked by the caller");
-    if preds_of(func, entry).is_empty() {
+/// Gives the function, whose entry block is `entry`, an entry block without predecessors.
+fn fresh_entry(func: &mut Function, entry: Block) {
+    if preds(func, entry).is_empty() {
         return;
     }
-    let new = func.dfg.make_block();
-    insert_block_before(func, new, entry);
+    let new = FuncCursor::new(func).create_entry_block();
     let mut zeros = HashMap::new();
     for phi in phis(func, entry) {
-        let v = func.dfg.inst_result(phi).expect("φ result");
-        let ty = func.dfg.value_type(v);
+        let ty = func.dfg.value_type(phi_result(func, phi));
         let z = zero_value(func, ty, &mut zeros);
         if let InstData::Phi { incoming } = func.dfg.inst_mut(phi) {
             incoming.push((new, z));
         }
     }
-    // The zeros were placed in the old entry; move them to the new one.
-    for (_, z) in zeros {
-        if let lanes_ir::ValueDef::Result(i) = func.dfg.value_def(z) {
-            func.layout.remove_inst(i);
-            func.layout.append_inst(i, new);
-        }
+    // The zeros were placed in the old entry (after its φs, in order); move them to the
+    // new one, keeping that order.
+    let placed: Vec<Inst> = func
+        .layout
+        .block_insts(entry)
+        .iter()
+        .copied()
+        .filter(|&i| {
+            func.dfg
+                .inst_result(i)
+                .is_some_and(|r| zeros.values().any(|&z| z == r))
+        })
+        .collect();
+    let mut cur = FuncCursor::new(func);
+    cur.goto_bottom(new);
+    for i in placed {
+        cur.move_inst(i);
     }
     let mut b = FuncBuilder::new(func);
     b.switch_to_block(new);
@@ -104,7 +111,7 @@ fn lower_switch_at(func: &mut Function, block: Block) {
         return;
     };
     let ty = func.dfg.value_type(arg);
-    func.layout.remove_inst(term);
+    FuncCursor::new(func).goto_inst(term).remove_inst();
     // New predecessor blocks of each target, to fix φs afterwards.
     let mut new_preds: HashMap<Block, Vec<Block>> = HashMap::new();
     let mut cur = block;
@@ -117,10 +124,7 @@ fn lower_switch_at(func: &mut Function, block: Block) {
         let next = if last {
             default
         } else {
-            let n = func.dfg.make_block();
-            let after = cur;
-            func.layout.insert_block_after(n, after);
-            n
+            FuncCursor::new(func).create_block_after(cur)
         };
         let mut b = FuncBuilder::new(func);
         b.switch_to_block(cur);
@@ -160,12 +164,16 @@ fn lower_switch_at(func: &mut Function, block: Block) {
 
 /// Makes all `ret` and `unreachable` blocks jump to one return block.
 fn single_exit(func: &mut Function) {
-    let mut rets: Vec<(Block, Option<Value>)> = Vec::new();
-    let mut traps: Vec<Block> = Vec::new();
+    // (block, its terminator, the value returned)
+    let mut rets: Vec<(Block, Inst, Option<Value>)> = Vec::new();
+    let mut traps: Vec<(Block, Inst)> = Vec::new();
     for b in func.layout.blocks() {
-        match func.terminator(b).map(|t| func.dfg.inst(t)) {
-            Some(InstData::Return { value }) => rets.push((b, *value)),
-            Some(InstData::Unreachable) => traps.push(b),
+        let Some(t) = func.terminator(b) else {
+            continue;
+        };
+        match func.dfg.inst(t) {
+            InstData::Return { value } => rets.push((b, t, *value)),
+            InstData::Unreachable => traps.push((b, t)),
             _ => {}
         }
     }
@@ -173,28 +181,34 @@ fn single_exit(func: &mut Function) {
         return;
     }
     let ret_ty: Option<Type> = func.ret;
-    let exit = func.dfg.make_block();
-    func.layout.append_block(exit);
+    let exit = func.append_new_block();
     let mut zeros = HashMap::new();
     let mut incoming = Vec::new();
-    for &b in &traps {
+    for &(b, _) in &traps {
         if let Some(ty) = ret_ty {
             incoming.push((b, zero_value(func, ty, &mut zeros)));
         }
     }
-    for &(b, v) in &rets {
+    for &(b, _, v) in &rets {
         if let Some(v) = v {
             incoming.push((b, v));
         }
     }
-    for &b in traps.iter().chain(rets.iter().map(|(b, _)| b)) {
-        let t = func.terminator(b).expect("has a terminator");
-        func.layout.remove_inst(t);
-        let mut bld = FuncBuilder::new(func);
-        bld.switch_to_block(b);
-        bld.jump(exit);
+    let ends = traps
+        .iter()
+        .copied()
+        .chain(rets.iter().map(|&(b, t, _)| (b, t)));
+    for (b, t) in ends {
+        let mut cur = FuncCursor::new(func);
+        cur.goto_inst(t).remove_inst();
+        cur.goto_bottom(b)
+            .insert_inst(InstData::Jump { dest: exit }, None);
     }
-    let value = ret_ty.map(|ty| insert_phi(func, exit, ty, incoming));
+    let value = ret_ty.map(|ty| {
+        FuncCursor::new(func)
+            .goto_bottom(exit)
+            .insert_phi(ty, incoming)
+    });
     let mut bld = FuncBuilder::new(func);
     bld.switch_to_block(exit);
     bld.ret(value);
@@ -245,13 +259,13 @@ pub(crate) fn simplify_loops(func: &mut Function) -> Result<(), WfvError> {
                     .terminator(outside[0])
                     .is_some_and(|t| matches!(func.dfg.inst(t), InstData::Jump { .. }));
             if !ok_pre {
-                split_preds(func, h, &outside);
+                FuncCursor::new(func).split_preds(h, &outside);
                 changed = true;
                 break;
             }
             let latches = a.loops.latches(l).to_vec();
             if latches.len() > 1 {
-                split_preds(func, h, &latches);
+                FuncCursor::new(func).split_preds(h, &latches);
                 changed = true;
                 break;
             }
@@ -262,7 +276,7 @@ pub(crate) fn simplify_loops(func: &mut Function) -> Result<(), WfvError> {
                     .iter()
                     .partition(|&&p| a.loops.contains(l, p));
                 if !out.is_empty() {
-                    split_preds(func, x, &inside);
+                    FuncCursor::new(func).split_preds(x, &inside);
                     changed = true;
                     break;
                 }
@@ -327,7 +341,10 @@ pub(crate) fn lcssa(func: &mut Function) {
             for &x in &exits {
                 if a.domtree.dominates(d, x) {
                     let incoming = a.cfg.preds(x).iter().map(|&p| (p, v)).collect();
-                    defs.insert(x, insert_phi(func, x, ty, incoming));
+                    let phi = FuncCursor::new(func)
+                        .goto_first_non_phi(x)
+                        .insert_phi(ty, incoming);
+                    defs.insert(x, phi);
                 }
             }
             let never = |_: Block| false;

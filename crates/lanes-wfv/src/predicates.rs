@@ -30,10 +30,11 @@ use std::collections::HashMap;
 
 use lanes_analysis::{ControlFlowGraph, LoopForest};
 use lanes_ir::graph::{Adjacency, DomTreeCore, NONE};
-use lanes_ir::{BinaryOp, Block, Function, InstData, IntCC, IntFlags, Type, UnaryOp, Value};
+use lanes_ir::{
+    BinaryOp, Block, FuncCursor, Function, Inst, InstData, IntCC, IntFlags, Type, UnaryOp, Value,
+};
 
 use crate::block_index::BlockIndex;
-use crate::cfg_edit::{first_non_phi, insert_before_terminator};
 use crate::divergent_loops::TransformedLoop;
 
 /// How a block's predicate is formed.
@@ -266,8 +267,7 @@ impl Predicates {
                 flags: IntFlags::NONE,
             },
         };
-        let i = insert_before_terminator(func, a, data, Some(Type::I1));
-        let v = func.dfg.inst_result(i).expect("i1 result");
+        let v = before_terminator(func, a, data, Type::I1);
         self.edge_value.insert((a, s), v);
         v
     }
@@ -277,26 +277,28 @@ impl Predicates {
 fn at_top(func: &mut Function, b: Block, data: InstData) -> Value {
     // Keep predicate code in creation order: after the φs and after other predicate
     // instructions already placed (which are all `and`/`or` on i1 at the top).
-    let insts = func.layout.block_insts(b);
-    let mut at = first_non_phi(func, b);
-    while at < insts.len() {
-        let i = insts[at];
-        let is_pred_code = matches!(
+    let is_pred_code = |func: &Function, i: Inst| {
+        matches!(
             func.dfg.inst(i),
             InstData::Binary {
                 op: BinaryOp::And | BinaryOp::Or,
                 ..
             }
-        ) && func.dfg.inst_result(i).map(|r| func.dfg.value_type(r))
-            == Some(Type::I1);
-        if !is_pred_code {
-            break;
-        }
-        at += 1;
+        ) && func.dfg.inst_result(i).map(|r| func.dfg.value_type(r)) == Some(Type::I1)
+    };
+    let mut cur = FuncCursor::new(func);
+    let mut at = cur.goto_first_non_phi(b).current_inst();
+    while at.is_some_and(|i| is_pred_code(cur.func, i)) {
+        at = cur.next_inst();
     }
-    let inst = func.dfg.make_inst(data, Some(Type::I1));
-    func.layout.insert_inst_at(inst, b, at);
-    func.dfg.inst_result(inst).expect("i1 result")
+    cur.insert_value(data, Type::I1)
+}
+
+/// Inserts `data` (with a result of type `ty`) before the terminator of `a`; its result.
+fn before_terminator(func: &mut Function, a: Block, data: InstData, ty: Type) -> Value {
+    FuncCursor::new(func)
+        .goto_before_terminator(a)
+        .insert_value(data, ty)
 }
 
 /// The condition under which `a`'s terminator goes to `s` (None: always), materialized
@@ -314,16 +316,11 @@ fn edge_condition(func: &mut Function, a: Block, s: Block) -> Option<Value> {
             } else if then_dest == s {
                 Some(cond)
             } else {
-                let i = insert_before_terminator(
-                    func,
-                    a,
-                    InstData::Unary {
-                        op: UnaryOp::Not,
-                        arg: cond,
-                    },
-                    Some(Type::I1),
-                );
-                func.dfg.inst_result(i)
+                let not = InstData::Unary {
+                    op: UnaryOp::Not,
+                    arg: cond,
+                };
+                Some(before_terminator(func, a, not, Type::I1))
             }
         }
         InstData::Switch {
@@ -332,9 +329,8 @@ fn edge_condition(func: &mut Function, a: Block, s: Block) -> Option<Value> {
             default,
         } => {
             let ty = func.dfg.value_type(arg);
-            let emit = |func: &mut Function, data: InstData, ty: Type| -> Value {
-                let i = insert_before_terminator(func, a, data, Some(ty));
-                func.dfg.inst_result(i).expect("result")
+            let emit = |func: &mut Function, data: InstData, ty: Type| {
+                before_terminator(func, a, data, ty)
             };
             let mut any_case: Option<Value> = None;
             let mut none_case: Option<Value> = None;

@@ -16,9 +16,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use lanes_ir::{Block, Function, Inst, InstData, Type, Value, ValueDef, ValueSubstitution};
-
-use crate::cfg_edit::insert_phi;
+use lanes_ir::{
+    Block, FuncCursor, Function, Inst, InstData, Type, Value, ValueDef, ValueSubstitution,
+};
 
 /// One search for the reaching definition of one variable.
 pub(crate) struct SsaSearch<'a> {
@@ -89,7 +89,9 @@ impl<'a> SsaSearch<'a> {
                 v
             }
             _ => {
-                let phi = insert_phi(func, b, self.ty, Vec::new());
+                let phi = FuncCursor::new(func)
+                    .goto_first_non_phi(b)
+                    .insert_phi(self.ty, Vec::new());
                 self.entry_memo.insert(b, phi);
                 self.created.push(phi);
                 let incoming: Vec<(Block, Value)> =
@@ -140,7 +142,7 @@ pub(crate) fn remove_trivial_phis(func: &mut Function, created: &[Value]) {
             }
             if let (true, Some(w)) = (trivial, same) {
                 subst.insert(phi, w);
-                func.layout.remove_inst(inst);
+                FuncCursor::new(func).goto_inst(inst).remove_inst();
                 changed = true;
             }
         }
@@ -290,7 +292,8 @@ pub(crate) fn remove_dead_code(func: &mut Function, roots: &[Value]) {
         return;
     }
     let blocks: Vec<Block> = func.layout.blocks().collect();
+    let mut cur = FuncCursor::new(func);
     for b in blocks {
-        func.layout.retain_insts(b, |i| !dead.contains(&i));
+        cur.retain_insts(b, |i| !dead.contains(&i));
     }
 }

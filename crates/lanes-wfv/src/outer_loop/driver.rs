@@ -18,8 +18,8 @@
 //! alone, so the element of the lane that ran iteration `T - 1` holds its values.
 
 use lanes_ir::{
-    BinaryOp, CastOp, FuncBuilder, FuncId, Function, InstData, IntCC, Intrinsic, LoopHint, LoopMd,
-    Type, Value,
+    BinaryOp, CastOp, FuncBuilder, FuncCursor, FuncId, Function, InstData, IntCC, Intrinsic,
+    LoopHint, LoopMd, Type, Value,
 };
 
 use super::outline::{int_to, Outlined, SlotKind};
@@ -125,13 +125,12 @@ pub fn build(
     let ity = outlined.index_type;
     let vty = Type::vector(width, ity.elem());
     let w = i64::from(width);
-    let [entry, head, body, one_check, one_body, rem, tail, done] =
-        [(); 8].map(|_| func.dfg.make_block());
+    let mut cur = FuncCursor::new(func);
     let mut at = pl.preheader;
-    for blk in [entry, head, body, one_check, one_body, rem, tail, done] {
-        func.layout.insert_block_after(blk, at);
-        at = blk;
-    }
+    let [entry, head, body, one_check, one_body, rem, tail, done] = [(); 8].map(|_| {
+        at = cur.create_block_after(at);
+        at
+    });
     if let Some(t) = func.terminator(pl.preheader) {
         func.dfg.inst_mut(t).for_each_target_mut(|d| {
             if *d == pl.header {
@@ -317,8 +316,9 @@ pub fn build(
             incoming.push((body, next));
         }
     }
+    let mut cur = FuncCursor::new(func);
     for &blk in &pl.blocks {
-        func.layout.remove_block(blk);
+        cur.remove_block(blk);
     }
     func.abi.loops.retain(|md| !pl.blocks.contains(&md.latch));
     func.abi.loops.push(LoopMd {

@@ -22,12 +22,11 @@ pub mod recognize;
 pub mod spmd_launcher;
 
 use lanes_analysis::{ControlFlowGraph, DominatorTree, Loop, LoopForest};
-use lanes_ir::{Block, FuncId, Module, Shape};
+use lanes_ir::{Block, FuncCursor, FuncId, Module, Shape};
 
 pub use recognize::{recognize, Declined, ParallelLoop};
 pub use spmd_launcher::launcher;
 
-use crate::cfg_edit::split_preds;
 use crate::{define_variant, Mode};
 
 /// The loop hint clang attaches to `#pragma omp simd` and `vectorize(assume_safety)`.
@@ -167,7 +166,7 @@ fn vectorize_loop(
         if outside.len() != 1 || cfg.succs(outside[0]).len() != 1 {
             // A dedicated preheader (LLVM's SimplifyCFG may have folded it away).
             let f = work.function_mut(id).ok_or(Declined::NoPreheader)?;
-            split_preds(f, header, &outside);
+            FuncCursor::new(f).split_preds(header, &outside);
         }
         header
     };

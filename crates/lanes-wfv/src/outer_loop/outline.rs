@@ -14,8 +14,8 @@
 use std::collections::{HashMap, HashSet};
 
 use lanes_ir::{
-    BinaryOp, Block, CastOp, FuncAbi, FuncAttrs, FuncBuilder, Function, InstData, Param,
-    ParamAttrs, Shape, Type, Value,
+    BinaryOp, Block, CastOp, FuncAbi, FuncAttrs, FuncBuilder, FuncCursor, Function, InstData,
+    Param, ParamAttrs, Shape, Type, Value,
 };
 
 use super::recognize::{def_inst, LiveOut, ParallelLoop};
@@ -150,8 +150,9 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     body.abi = FuncAbi::default();
     body.attrs = FuncAttrs::default();
     body.ret = None;
+    let mut cur = FuncCursor::new(&mut body);
     for b in func.layout.blocks().filter(|b| !in_loop.contains(b)) {
-        body.layout.remove_block(b);
+        cur.remove_block(b);
     }
     let mut defined: HashSet<Value> = HashSet::new();
     for &b in &pl.blocks {
@@ -236,19 +237,14 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     body.params = params;
 
     // Remove the header φs (their values are computed in the new entry).
+    let mut cur = FuncCursor::new(&mut body);
     for &i in func.layout.block_insts(pl.header) {
         if func.dfg.inst(i).is_phi() {
-            body.layout.remove_inst(i);
+            cur.goto_inst(i).remove_inst();
         }
     }
-    let entry = body.dfg.make_block();
-    body.layout.append_block(entry);
-    let order: Vec<Block> = std::iter::once(entry)
-        .chain(body.layout.blocks().filter(|&b| b != entry))
-        .collect();
-    body.layout.set_block_order(order);
-    let done = body.dfg.make_block();
-    body.layout.append_block(done);
+    let entry = cur.create_entry_block();
+    let done = body.append_new_block();
 
     let mut b = FuncBuilder::new(&mut body);
     b.switch_to_block(entry);
@@ -290,7 +286,7 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     }
     // The back edge and the exit become the end of the body.
     if let Some(t) = body.terminator(pl.latch) {
-        body.layout.remove_inst(t);
+        FuncCursor::new(&mut body).goto_inst(t).remove_inst();
     }
     let mut b = FuncBuilder::new(&mut body);
     b.switch_to_block(pl.latch);

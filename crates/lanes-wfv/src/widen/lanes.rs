@@ -11,13 +11,21 @@
 //!   ([`return_early_when_no_lane_is_active`]).
 
 use lanes_ir::{
-    BinaryOp, Block, CastOp, FuncBuilder, FuncId, Function, InstData, IntFlags, Intrinsic, Module,
-    Param, Type, UnaryOp, Value, ValueDef, WorkItemQuery,
+    BinaryOp, Block, CastOp, FuncBuilder, FuncCursor, FuncId, Function, InstData, IntFlags,
+    Intrinsic, Module, Param, Type, UnaryOp, Value, ValueDef, WorkItemQuery,
 };
 
 use lanes_analysis::CallGraph;
 
 use super::{vec_of, Widener};
+
+/// The blocks of code that runs only if a condition holds: `from` branches on it to `body`
+/// or around it to `join`, where `body` also goes.
+struct Guard {
+    from: Block,
+    body: Block,
+    join: Block,
+}
 use crate::cfg_edit::return_zero_unless;
 use crate::WfvError;
 
@@ -50,13 +58,20 @@ impl Widener<'_> {
 
     /// Starts a new block after the current one; returns it (not switched to).
     fn new_block(&mut self) -> Block {
-        let b = self.new.dfg.make_block();
-        self.new.layout.insert_block_after(b, self.cur);
-        b
+        FuncCursor::new(&mut self.new).create_block_after(self.cur)
     }
 
     /// `if cond { data }`, with the result (or zero) merged in a φ; continues after it.
     fn guarded(&mut self, cond: Value, data: InstData, ty: Option<Type>) -> Option<Value> {
+        let guard = self.enter_guard(cond);
+        let r = self.emit(data, ty);
+        self.leave_guard(&guard);
+        Some(self.result_or_zero(&guard, r?, ty?))
+    }
+
+    /// Ends the current block with `brif cond` into a new block, the guarded code, which
+    /// the cursor fills next; and makes the block after it.
+    fn enter_guard(&mut self, cond: Value) -> Guard {
         let from = self.cur;
         let body = self.new_block();
         self.cur = body;
@@ -65,32 +80,31 @@ impl Widener<'_> {
         b.switch_to_block(from);
         b.brif(cond, body, join);
         self.cur = body;
-        let r = self.emit(data, ty);
+        Guard { from, body, join }
+    }
+
+    /// Ends the guarded code; filling continues after it.
+    fn leave_guard(&mut self, guard: &Guard) {
         let mut b = FuncBuilder::new(&mut self.new);
-        b.switch_to_block(body);
-        b.jump(join);
-        self.cur = join;
-        let ty = ty?;
-        let z = {
-            // The zero lives in `from`, before its branch.
-            let t = self.new.terminator(from).expect("branch");
-            let d = if ty.is_float() {
-                InstData::Fconst { bits: 0 }
-            } else {
-                InstData::Iconst { imm: 0 }
-            };
-            let i = self.new.dfg.make_inst(d, Some(ty));
-            self.new.layout.insert_inst_before(i, t);
-            self.new.dfg.inst_result(i).expect("zero")
+        b.switch_to_block(guard.body);
+        b.jump(guard.join);
+        self.cur = guard.join;
+    }
+
+    /// `r` (of type `ty`) computed by the guarded code, or zero if it did not run.
+    fn result_or_zero(&mut self, guard: &Guard, r: Value, ty: Type) -> Value {
+        let mut cur = FuncCursor::new(&mut self.new);
+        // The zero lives in `from`, before its branch.
+        let zero = if ty.is_float() {
+            InstData::Fconst { bits: 0 }
+        } else {
+            InstData::Iconst { imm: 0 }
         };
-        let phi = self.new.dfg.make_inst(
-            InstData::Phi {
-                incoming: vec![(from, z), (body, r.expect("result"))],
-            },
-            Some(ty),
-        );
-        self.new.layout.append_inst(phi, join);
-        self.new.dfg.inst_result(phi)
+        let z = cur
+            .goto_before_terminator(guard.from)
+            .insert_value(zero, ty);
+        let incoming = vec![(guard.from, z), (guard.body, r)];
+        cur.goto_bottom(guard.join).insert_phi(ty, incoming)
     }
 
     fn any(&mut self, mask: Value) -> Value {
@@ -129,7 +143,10 @@ impl Widener<'_> {
             return self.emit_v(data, ty);
         }
         let a = self.any(mask);
-        self.guarded(a, data, Some(ty)).expect("result")
+        let guard = self.enter_guard(a);
+        let r = self.emit_v(data, ty);
+        self.leave_guard(&guard);
+        self.result_or_zero(&guard, r, ty)
     }
 
     pub(super) fn once_if_any_effect(&mut self, mask: Value, data: InstData) {

@@ -44,8 +44,8 @@ use std::collections::{HashMap, HashSet};
 use lanes_analysis::shapes::ArgShapes;
 use lanes_analysis::CallGraph;
 use lanes_ir::{
-    BinaryOp, Block, CastOp, FuncId, Function, Inst, InstData, IntFlags, Intrinsic, IntrinsicClass,
-    Module, Type, UnaryOp, Value, ValueDef, WorkItemQuery,
+    BinaryOp, Block, CastOp, FuncCursor, FuncId, Function, Inst, InstData, IntFlags, Intrinsic,
+    IntrinsicClass, Module, Type, UnaryOp, Value, ValueDef, WorkItemQuery,
 };
 
 use crate::{shapes_of, Prepared, WfvError};
@@ -135,6 +135,13 @@ fn widen_with(
     let ret = old.ret.map(|t| vec_of(t, width));
     let mut new = Function::new(format!("{}_w{width}", old.name), &param_tys, ret);
     new.attrs = old.attrs;
+    let mut block_map = HashMap::new();
+    for b in old.layout.blocks() {
+        block_map.insert(b, new.append_new_block());
+    }
+    let Some(entry) = new.entry_block() else {
+        return Err(WfvError::NoBody(old.name.clone()));
+    };
     let mut w = Widener {
         module,
         special,
@@ -157,19 +164,16 @@ fn widen_with(
         lane_ids: HashMap::new(),
         lane0_exact: HashMap::new(),
         lane0_here: HashMap::new(),
-        block_map: HashMap::new(),
+        block_map,
         exit_map: HashMap::new(),
-        cur: Block::from_u32(0),
+        entry,
+        cur: entry,
         phis: Vec::new(),
     };
     for (p, q) in old.params.iter().zip(w.new.params.clone()) {
         w.map.insert(p.value, q.value);
     }
     w.entry_active = prepared.entry_mask.and_then(|a| w.map.get(&a).copied());
-    for b in old.layout.blocks() {
-        let nb = w.new.append_new_block();
-        w.block_map.insert(b, nb);
-    }
     // The shape analysis' CFG is `old`'s: reuse its order rather than recompute it.
     let rpo = w.info.cfg.rpo().to_vec();
     for &b in &rpo {
@@ -182,9 +186,10 @@ fn widen_with(
     w.fill_phis();
     crate::ssa_repair::remove_dead_code(&mut w.new, &[]);
     // Blocks the entry cannot reach have no code; drop them.
+    let mut cur = FuncCursor::new(&mut w.new);
     for b in old.layout.blocks() {
         if !w.info.cfg.is_reachable(b) {
-            w.new.layout.remove_block(w.block_map[&b]);
+            cur.remove_block(w.block_map[&b]);
         }
     }
     if let Some(active) = w.entry_active {
@@ -225,6 +230,8 @@ pub(crate) struct Widener<'a> {
     block_map: HashMap<Block, Block>,
     /// The new block holding the end of each old block (blocks split by per-lane code).
     exit_map: HashMap<Block, Block>,
+    /// The entry block of the new function.
+    entry: Block,
     /// The block being filled.
     cur: Block,
     /// φs to fill once every block is done: (old φ, new φ instruction).
@@ -236,15 +243,22 @@ impl Widener<'_> {
         self.uni.get(&v).copied().unwrap_or(true)
     }
 
+    /// A cursor at the end of the block being filled.
+    fn at_end(&mut self) -> FuncCursor<'_> {
+        let mut cur = FuncCursor::new(&mut self.new);
+        cur.goto_bottom(self.cur);
+        cur
+    }
+
     /// Appends an instruction to the current block; its result.
     fn emit(&mut self, data: InstData, ty: Option<Type>) -> Option<Value> {
-        let inst = self.new.dfg.make_inst(data, ty);
-        self.new.layout.append_inst(inst, self.cur);
+        let inst = self.at_end().insert_inst(data, ty);
         self.new.dfg.inst_result(inst)
     }
 
+    /// Appends an instruction with a result of type `ty` to the current block; its result.
     fn emit_v(&mut self, data: InstData, ty: Type) -> Value {
-        self.emit(data, Some(ty)).expect("has a result")
+        self.at_end().insert_value(data, ty)
     }
 
     fn scalar(&self, v: Value) -> Value {
@@ -266,38 +280,35 @@ impl Widener<'_> {
             return b;
         }
         let ty = vec_of(self.new.dfg.value_type(nv), self.width);
-        let inst = self.new.dfg.make_inst(
-            InstData::Intrinsic {
-                id: Intrinsic::Broadcast,
-                args: vec![nv],
-            },
-            Some(ty),
-        );
-        self.place_after_def(nv, inst);
-        let b = self.new.dfg.inst_result(inst).expect("result");
+        let data = InstData::Intrinsic {
+            id: Intrinsic::Broadcast,
+            args: vec![nv],
+        };
+        let b = self.after_def(nv).insert_value(data, ty);
         self.bcast.insert(nv, b);
         b
     }
 
-    fn place_after_def(&mut self, nv: Value, inst: Inst) {
-        match self.new.dfg.value_def(nv) {
+    /// A cursor right after the definition of the new value `nv` (after the φs if a φ
+    /// defines it, at the top of the entry for a parameter).
+    fn after_def(&mut self, nv: Value) -> FuncCursor<'_> {
+        let entry = self.entry;
+        let mut cur = FuncCursor::new(&mut self.new);
+        match cur.func.dfg.value_def(nv) {
             ValueDef::Param(_) => {
-                let entry = self.new.entry_block().expect("entry");
-                self.new.layout.insert_inst_at(inst, entry, 0);
+                cur.goto_top(entry);
+            }
+            ValueDef::Result(d) if cur.func.dfg.inst(d).is_phi() => {
+                let b = cur.func.layout.inst_block(d).expect(
+                    "the widener places every instruction it makes and removes none until it is done",
+                );
+                cur.goto_first_non_phi(b);
             }
             ValueDef::Result(d) => {
-                let b = self.new.layout.inst_block(d).expect("placed");
-                let phis = self
-                    .new
-                    .layout
-                    .block_insts(b)
-                    .iter()
-                    .take_while(|&&i| self.new.dfg.inst(i).is_phi())
-                    .count();
-                let at = (self.new.layout.inst_index(d) + 1).max(phis);
-                self.new.layout.insert_inst_at(inst, b, at);
+                cur.goto_after_inst(d);
             }
         }
+        cur
     }
 
     /// `<0, 1, …, W-1>` of integer type `elem`, in the entry block.
@@ -306,16 +317,13 @@ impl Widener<'_> {
         if let Some(&v) = self.lane_ids.get(&vty) {
             return v;
         }
-        let inst = self.new.dfg.make_inst(
-            InstData::Intrinsic {
-                id: Intrinsic::LaneId,
-                args: vec![],
-            },
-            Some(vty),
-        );
-        let entry = self.new.entry_block().expect("entry");
-        self.new.layout.insert_inst_at(inst, entry, 0);
-        let v = self.new.dfg.inst_result(inst).expect("result");
+        let data = InstData::Intrinsic {
+            id: Intrinsic::LaneId,
+            args: vec![],
+        };
+        let v = FuncCursor::new(&mut self.new)
+            .goto_top(self.entry)
+            .insert_value(data, vty);
         self.lane_ids.insert(vty, v);
         v
     }
@@ -357,10 +365,8 @@ impl Widener<'_> {
         let new_v: Option<Value> = match &data {
             InstData::Phi { .. } => {
                 let i = self
-                    .new
-                    .dfg
-                    .make_inst(InstData::Phi { incoming: vec![] }, out_ty);
-                self.new.layout.append_inst(i, self.cur);
+                    .at_end()
+                    .insert_inst(InstData::Phi { incoming: vec![] }, out_ty);
                 self.phis.push((inst, i));
                 self.new.dfg.inst_result(i)
             }
