@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 
+use cranelift_entity::SecondaryMap;
 use lanes_analysis::{ControlFlowGraph, LoopForest};
 use lanes_ir::cursor::phis;
 use lanes_ir::{Block, FuncCursor, Function, InstData, Value, ValueSubstitution};
@@ -32,7 +33,7 @@ pub fn fold_phis(
     changed: &[Block],
     loops: &LoopForest,
     old_cfg: &ControlFlowGraph,
-    new_preds: &HashMap<Block, Vec<Block>>,
+    new_preds: &SecondaryMap<Block, Vec<Block>>,
     edge_preds: &HashMap<(Block, Block), Value>,
     dont_care: &[Value],
 ) -> Result<(), WfvError> {
@@ -55,15 +56,11 @@ pub fn fold_phis(
             let [pre] = fwd_old[..] else {
                 return Err(WfvError::Internal(format!("header {b} has no preheader")));
             };
-            let fwd_new: Vec<Block> = new_preds
-                .get(&b)
-                .map(|v| {
-                    v.iter()
-                        .copied()
-                        .filter(|&p| !loops.is_back_edge(p, b))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let fwd_new: Vec<Block> = new_preds[b]
+                .iter()
+                .copied()
+                .filter(|&p| !loops.is_back_edge(p, b))
+                .collect();
             for phi in list {
                 let InstData::Phi { incoming } = func.dfg.inst(phi).clone() else {
                     continue;

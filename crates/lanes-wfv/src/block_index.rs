@@ -20,6 +20,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
+use cranelift_entity::SecondaryMap;
 use lanes_analysis::{ControlFlowGraph, Loop, LoopForest};
 use lanes_ir::graph::{Adjacency, DomTreeCore, NONE};
 use lanes_ir::Block;
@@ -28,7 +29,8 @@ use lanes_ir::Block;
 #[derive(Clone, Debug, Default)]
 pub struct BlockIndex {
     order: Vec<Block>,
-    pos: HashMap<Block, usize>,
+    /// The position of each block in `order` (none for unreachable blocks).
+    pos: SecondaryMap<Block, Option<usize>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,7 +46,11 @@ impl BlockIndex {
         if let Some(entry) = cfg.entry() {
             order_level(cfg, loops, None, entry, &mut order);
         }
-        let pos = order.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        let pos = order
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| (b, Some(i)))
+            .collect();
         BlockIndex { order, pos }
     }
 
@@ -55,7 +61,7 @@ impl BlockIndex {
 
     /// The index of `b` (None if unreachable).
     pub fn pos(&self, b: Block) -> Option<usize> {
-        self.pos.get(&b).copied()
+        self.pos[b]
     }
 
     /// Successors of `b` without back edges, in branch order, deduplicated.
@@ -101,6 +107,8 @@ fn order_level(
         }
     };
     let mut nodes: Vec<Node> = Vec::new();
+    // The number of each node of this level: few of the function's blocks and loops, and
+    // one level per loop, so a map over all of them would cost more than the level.
     let mut idx: HashMap<Node, usize> = HashMap::new();
     for &b in &members {
         if let Some(n) = node_of(loops, level, b) {

@@ -20,11 +20,12 @@ pub(crate) fn phi_result(func: &Function, phi: Inst) -> Value {
     )
 }
 
-/// The entry block of a function the passes work on. Normalization fails with
-/// [`crate::WfvError::NoBody`] on a function without one, so every later pass has one.
-fn normalized_entry(func: &Function) -> Block {
+/// The entry block of `func`, to which the passes add constants. They do so only for
+/// functions that hold code (loops, φs, guarded instructions, uses to repair), and a
+/// function with code has an entry block.
+fn entry_of(func: &Function) -> Block {
     func.entry_block()
-        .expect("a normalized function has an entry block (normalize rejects one without)")
+        .expect("constants are only made for functions that hold code, so have an entry block")
 }
 
 /// A "don't care" value of type `ty` defined at the top of the entry block (zero, null,
@@ -34,7 +35,7 @@ pub(crate) fn zero_value(func: &mut Function, ty: Type, cache: &mut HashMap<Type
     if let Some(&v) = cache.get(&ty) {
         return v;
     }
-    let entry = normalized_entry(func);
+    let entry = entry_of(func);
     let data = if ty.is_float() {
         InstData::Fconst { bits: 0 }
     } else {
@@ -49,7 +50,7 @@ pub(crate) fn zero_value(func: &mut Function, ty: Type, cache: &mut HashMap<Type
 
 /// An `i1` constant at the top of the entry block.
 pub(crate) fn bool_const(func: &mut Function, value: bool) -> Value {
-    let entry = normalized_entry(func);
+    let entry = entry_of(func);
     let data = InstData::Iconst {
         imm: i64::from(value),
     };

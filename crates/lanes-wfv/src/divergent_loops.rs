@@ -117,10 +117,12 @@ fn transform_one(
             exits.push(x);
         }
     }
-    // LCSSA φs of the exits and their incoming value per exiting block.
-    let exit_phis: Vec<(Block, lanes_ir::Inst)> = exits
+    // LCSSA φs of the exits (with the exit's number) and their incoming value per exiting
+    // block.
+    let exit_phis: Vec<(usize, lanes_ir::Inst)> = exits
         .iter()
-        .flat_map(|&x| phis(func, x).into_iter().map(move |p| (x, p)))
+        .enumerate()
+        .flat_map(|(k, &x)| phis(func, x).into_iter().map(move |p| (k, p)))
         .collect();
     let incoming_of = |func: &Function, phi: lanes_ir::Inst, from: Block| -> Option<Value> {
         match func.dfg.inst(phi) {
@@ -179,11 +181,11 @@ fn transform_one(
         mask_upd.push(phi_in(func, pure, Type::I1, inc));
     }
     let mut track_upd = Vec::new();
-    for (j, &(x, phi)) in exit_phis.iter().enumerate() {
+    for (j, &(k, phi)) in exit_phis.iter().enumerate() {
         let ty = func.dfg.value_type(tracks[j]);
         let mut inc: Vec<(Block, Value)> = Vec::new();
         for &(c, e, to) in &rebound {
-            let v = if to == x {
+            let v = if to == exits[k] {
                 incoming_of(func, phi, e).unwrap_or(tracks[j])
             } else {
                 tracks[j]
@@ -238,26 +240,26 @@ fn transform_one(
     b.brif(any, h, exit);
     // Dispatch: E tests the exit masks in turn; the last exit takes the rest.
     let mut cur = exit;
-    let mut dispatch_pred: HashMap<Block, Block> = HashMap::new();
+    // The dispatch block branching to each exit, by the exit's number.
+    let mut dispatch_pred: Vec<Block> = Vec::with_capacity(exits.len());
     for (k, &x) in exits.iter().enumerate() {
         let mut b = FuncBuilder::new(func);
         b.switch_to_block(cur);
+        dispatch_pred.push(cur);
         if k + 1 == exits.len() {
             b.jump(x);
-            dispatch_pred.insert(x, cur);
         } else {
             let next = FuncCursor::new(func).create_block_after(cur);
             let mut b = FuncBuilder::new(func);
             b.switch_to_block(cur);
             b.brif(mask_upd[k], x, next);
-            dispatch_pred.insert(x, cur);
             cur = next;
         }
     }
     // Exit φs read the tracked values, from their dispatch block.
-    for (j, &(x, phi)) in exit_phis.iter().enumerate() {
+    for (j, &(k, phi)) in exit_phis.iter().enumerate() {
         *func.dfg.inst_mut(phi) = InstData::Phi {
-            incoming: vec![(dispatch_pred[&x], track_upd[j])],
+            incoming: vec![(dispatch_pred[k], track_upd[j])],
         };
     }
     debug_assert!(preds(func, pure).len() == rebound.len() + 1);

@@ -29,6 +29,8 @@
 
 use std::collections::HashMap;
 
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::SecondaryMap;
 use lanes_ir::cursor::phis;
 use lanes_ir::{Block, FuncBuilder, FuncCursor, Function, Inst, InstData, IntFlags, Value};
 
@@ -37,8 +39,21 @@ use crate::cfg_edit::zero_value;
 /// Masks of the linearized function; see the module documentation.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Predication {
-    pub block_mask: HashMap<Block, Value>,
+    /// The predicate of each block whose predicate is varying; none for the others.
+    pub block_mask: SecondaryMap<Block, PackedOption<Value>>,
     pub guarded: Vec<(Inst, Value)>,
+}
+
+impl Predication {
+    /// The mask of block `b`, or None if its predicate is uniform.
+    pub fn mask(&self, b: Block) -> Option<Value> {
+        self.block_mask[b].expand()
+    }
+
+    /// Every block mask (in block order).
+    pub fn masks(&self) -> impl Iterator<Item = Value> + '_ {
+        self.block_mask.values().filter_map(|m| m.expand())
+    }
 }
 
 /// Guards the effects of block `b`, whose predicate is `p`.

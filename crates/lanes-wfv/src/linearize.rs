@@ -36,6 +36,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use cranelift_entity::SecondaryMap;
 use lanes_ir::{Block, FuncBuilder, FuncCursor, Function};
 
 use crate::blend::fold_phis;
@@ -69,10 +70,10 @@ pub struct Linearized {
 /// The new branch targets chosen by Fig. 5.
 #[derive(Clone, Debug, Default)]
 struct Plan {
-    /// Per block: `Some(targets in branch order)` for kept branches, or the single
-    /// target of a folded branch.
-    targets: HashMap<Block, Vec<Block>>,
-    folded: HashMap<Block, bool>,
+    /// Per block: the targets in branch order for kept branches, or the single target of
+    /// a folded branch.
+    targets: SecondaryMap<Block, Vec<Block>>,
+    folded: SecondaryMap<Block, bool>,
 }
 
 fn distinct(v: &[Block]) -> usize {
@@ -140,8 +141,8 @@ pub fn linearize(
                 Mode::Full => true,
             }
     };
-    let div_map: HashMap<Block, bool> = index.order().iter().map(|&b| (b, div(b))).collect();
-    let div = |b: Block| div_map.get(&b).copied().unwrap_or(false);
+    let div_map: SecondaryMap<Block, bool> = index.order().iter().map(|&b| (b, div(b))).collect();
+    let div = |b: Block| div_map[b];
     for l in a.loops.loops() {
         for &latch in a.loops.latches(l) {
             if div(latch) {
@@ -151,17 +152,18 @@ pub fn linearize(
     }
     // Fig. 5.
     let mut plan = Plan::default();
-    let mut deferred: HashMap<Block, BTreeSet<usize>> = HashMap::new();
+    // Deferral sets by block, as positions in the index.
+    let mut deferred: SecondaryMap<Block, BTreeSet<usize>> = SecondaryMap::new();
     let order = index.order().to_vec();
     let pos = |b: Block| index.pos(b).unwrap_or(usize::MAX);
     for &b in &order {
-        let t_set = deferred.remove(&b).unwrap_or_default();
+        let t_set = std::mem::take(&mut deferred[b]);
         let targets = func.successors(b);
         let is_back = |s: Block| a.loops.is_back_edge(b, s);
         let mut defer = |next: usize, set: &BTreeSet<usize>| {
             for &t in set {
                 if t != next {
-                    deferred.entry(order[next]).or_default().insert(t);
+                    deferred[order[next]].insert(t);
                 }
             }
         };
@@ -174,7 +176,8 @@ pub fn linearize(
                 }
                 let mut set = t_set.clone();
                 set.insert(pos(s));
-                let next = *set.iter().next().expect("non-empty");
+                // The least of the deferred blocks and `s`.
+                let next = t_set.first().map_or(pos(s), |&t| t.min(pos(s)));
                 defer(next, &set);
                 new.push(order[next]);
             }
@@ -187,17 +190,21 @@ pub fn linearize(
                     "{b}: deferred blocks reach a block without successors"
                 )));
             }
-            plan.targets.insert(b, new);
-            plan.folded.insert(b, false);
+            plan.targets[b] = new;
+            plan.folded[b] = false;
         } else {
             let mut set = t_set.clone();
             for &s in &targets {
                 set.insert(pos(s));
             }
-            let next = *set.iter().next().expect("non-empty");
+            let Some(&next) = set.first() else {
+                return Err(WfvError::Internal(format!(
+                    "{b} ends in a divergent branch without targets"
+                )));
+            };
             defer(next, &set);
-            plan.targets.insert(b, vec![order[next]]);
-            plan.folded.insert(b, true);
+            plan.targets[b] = vec![order[next]];
+            plan.folded[b] = true;
         }
     }
     // Statistics (PLDI'18 Table 1).
@@ -214,17 +221,17 @@ pub fn linearize(
             stats.divergent += 1;
         } else {
             stats.uniform += 1;
-            if distinct(&plan.targets[&b]) < 2 {
+            if distinct(&plan.targets[b]) < 2 {
                 stats.lost += 1;
                 stats.lost_blocks.push(b);
             }
         }
     }
     // Predecessors before and after.
-    let mut new_preds: HashMap<Block, Vec<Block>> = HashMap::new();
+    let mut new_preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
     for &b in &order {
-        for &s in &plan.targets[&b] {
-            let e = new_preds.entry(s).or_default();
+        for &s in &plan.targets[b] {
+            let e = &mut new_preds[s];
             if !e.contains(&b) {
                 e.push(b);
             }
@@ -235,7 +242,7 @@ pub fn linearize(
         .copied()
         .filter(|&b| {
             let mut old: Vec<Block> = a.cfg.preds(b).to_vec();
-            let mut new = new_preds.get(&b).cloned().unwrap_or_default();
+            let mut new = new_preds[b].clone();
             old.sort();
             new.sort();
             old != new
@@ -246,7 +253,7 @@ pub fn linearize(
     let mut predication = Predication::default();
     for &b in &order {
         if let Some(p) = preds.block_pred(func, b) {
-            predication.block_mask.insert(b, p);
+            predication.block_mask[b] = p.into();
         }
     }
     let mut edge_preds: HashMap<(Block, Block), lanes_ir::Value> = HashMap::new();
@@ -258,7 +265,7 @@ pub fn linearize(
         }
     }
     for &b in &order {
-        if let Some(&p) = predication.block_mask.get(&b) {
+        if let Some(p) = predication.mask(b) {
             guard_block(func, b, p, &mut predication.guarded);
         }
     }
@@ -267,8 +274,8 @@ pub fn linearize(
         let Some(t) = func.terminator(b) else {
             continue;
         };
-        let new = &plan.targets[&b];
-        if plan.folded[&b] {
+        let new = &plan.targets[b];
+        if plan.folded[b] {
             FuncCursor::new(func).goto_inst(t).remove_inst();
             let mut bld = FuncBuilder::new(func);
             bld.switch_to_block(b);
@@ -296,9 +303,7 @@ pub fn linearize(
     )?;
     repair_ssa(func, &index);
     let roots: Vec<lanes_ir::Value> = predication
-        .block_mask
-        .values()
-        .copied()
+        .masks()
         .chain(predication.guarded.iter().map(|&(_, m)| m))
         .collect();
     remove_dead_code(func, &roots);

@@ -20,6 +20,7 @@
 
 use std::collections::HashMap;
 
+use cranelift_entity::SecondaryMap;
 use lanes_analysis::{ControlFlowGraph, DominatorTree, LoopForest};
 use lanes_ir::cursor::{phis, preds};
 use lanes_ir::{Block, FuncBuilder, FuncCursor, Function, Inst, InstData, IntCC, Type, Value};
@@ -112,8 +113,18 @@ fn lower_switch_at(func: &mut Function, block: Block) {
     };
     let ty = func.dfg.value_type(arg);
     FuncCursor::new(func).goto_inst(term).remove_inst();
-    // New predecessor blocks of each target, to fix φs afterwards.
-    let mut new_preds: HashMap<Block, Vec<Block>> = HashMap::new();
+    // New predecessor blocks of each target (few), to fix φs afterwards.
+    let mut new_preds: Vec<(Block, Vec<Block>)> = Vec::new();
+    fn preds_of(new_preds: &mut Vec<(Block, Vec<Block>)>, t: Block) -> &mut Vec<Block> {
+        let at = match new_preds.iter().position(|(x, _)| *x == t) {
+            Some(at) => at,
+            None => {
+                new_preds.push((t, Vec::new()));
+                new_preds.len() - 1
+            }
+        };
+        &mut new_preds[at].1
+    }
     let mut cur = block;
     for (i, &(k, target)) in cases.iter().enumerate() {
         let last = i + 1 == cases.len();
@@ -130,7 +141,7 @@ fn lower_switch_at(func: &mut Function, block: Block) {
         b.switch_to_block(cur);
         b.brif(c, target, next);
         let mut add = |t: Block| {
-            let e = new_preds.entry(t).or_default();
+            let e = preds_of(&mut new_preds, t);
             if !e.contains(&cur) {
                 e.push(cur);
             }
@@ -145,7 +156,7 @@ fn lower_switch_at(func: &mut Function, block: Block) {
         let mut b = FuncBuilder::new(func);
         b.switch_to_block(block);
         b.jump(default);
-        new_preds.entry(default).or_default().push(block);
+        preds_of(&mut new_preds, default).push(block);
     }
     for (t, ps) in new_preds {
         for phi in phis(func, t) {
@@ -212,6 +223,14 @@ fn single_exit(func: &mut Function) {
     let mut bld = FuncBuilder::new(func);
     bld.switch_to_block(exit);
     bld.ret(value);
+}
+
+/// A value defined in a loop (in block `def`) and used outside it: the using instructions,
+/// their blocks, and for φ uses the incoming block.
+#[derive(Clone)]
+struct LiveOut {
+    def: Block,
+    uses: Vec<(Inst, Block, Option<Block>)>,
 }
 
 /// Analyses of the current CFG.
@@ -305,63 +324,71 @@ pub(crate) fn lcssa(func: &mut Function) {
         let exits = a.loops.exit_blocks(l).to_vec();
         let inside = |b: Block| blocks.contains(&b);
         // Values defined in the loop with a use outside it.
-        let mut uses: HashMap<Value, Vec<(lanes_ir::Inst, Option<Block>)>> = HashMap::new();
+        let mut live_outs: SecondaryMap<Value, Option<LiveOut>> = SecondaryMap::new();
         for b in func.layout.blocks() {
             if inside(b) {
                 continue;
             }
             for &inst in func.layout.block_insts(b) {
+                let mut add = |v: Value, pred: Option<Block>| {
+                    if let Some(def) = def_block(func, v).filter(|&d| inside(d)) {
+                        live_outs[v]
+                            .get_or_insert_with(|| LiveOut {
+                                def,
+                                uses: Vec::new(),
+                            })
+                            .uses
+                            .push((inst, b, pred));
+                    }
+                };
                 match func.dfg.inst(inst) {
                     InstData::Phi { incoming } => {
                         for &(p, v) in incoming {
-                            if !inside(p) && def_block(func, v).is_some_and(inside) {
-                                uses.entry(v).or_default().push((inst, Some(p)));
+                            if !inside(p) {
+                                add(v, Some(p));
                             }
                         }
                     }
-                    data => data.for_each_arg(|v| {
-                        if def_block(func, v).is_some_and(inside) {
-                            uses.entry(v).or_default().push((inst, None));
-                        }
-                    }),
+                    data => data.for_each_arg(|v| add(v, None)),
                 }
             }
         }
-        let mut values: Vec<Value> = uses.keys().copied().collect();
-        values.sort();
-        let preds: HashMap<Block, Vec<Block>> = func
+        // In the order of the values.
+        let live_outs: Vec<(Value, LiveOut)> = live_outs
+            .iter_mut()
+            .filter_map(|(v, out)| Some((v, out.take()?)))
+            .collect();
+        let preds: SecondaryMap<Block, Vec<Block>> = func
             .layout
             .blocks()
             .map(|b| (b, a.cfg.preds(b).to_vec()))
             .collect();
-        for v in values {
-            let d = def_block(func, v).expect("defined in the loop");
+        for (v, LiveOut { def: d, uses }) in live_outs {
             let ty = func.dfg.value_type(v);
-            let mut defs = HashMap::new();
+            // The exit φs, by exit block.
+            let mut defs: Vec<(Block, Value)> = Vec::new();
             for &x in &exits {
                 if a.domtree.dominates(d, x) {
                     let incoming = a.cfg.preds(x).iter().map(|&p| (p, v)).collect();
                     let phi = FuncCursor::new(func)
                         .goto_first_non_phi(x)
                         .insert_phi(ty, incoming);
-                    defs.insert(x, phi);
+                    defs.push((x, phi));
                 }
             }
             let never = |_: Block| false;
             let mut zeros = HashMap::new();
             let default = zero_value(func, ty, &mut zeros);
-            let mut search = SsaSearch::new(&preds, HashMap::new(), &never, default, ty);
             // Exit φs are available at the *top* of the exit block: seed them as entry
             // values by treating the exit as defining block of its own φ.
-            for (&x, &phi) in &defs {
-                search.defs.insert(x, phi);
-            }
-            for (inst, pred) in uses.remove(&v).unwrap_or_default() {
-                let at = func.layout.inst_block(inst).expect("placed");
-                let new = match pred {
-                    Some(p) => search.at_end(func, p),
-                    None if defs.contains_key(&at) => defs[&at],
-                    None => search.at_entry(func, at),
+            let mut search = SsaSearch::new(&preds, defs.clone(), &never, default, ty);
+            // LCSSA inserts φs and moves nothing: each use is still where it was found.
+            for (inst, at, pred) in uses {
+                let exit_phi = defs.iter().find(|&&(x, _)| x == at).map(|&(_, phi)| phi);
+                let new = match (pred, exit_phi) {
+                    (Some(p), _) => search.at_end(func, p),
+                    (None, Some(phi)) => phi,
+                    (None, None) => search.at_entry(func, at),
                 };
                 let data = func.dfg.inst_mut(inst);
                 match (data, pred) {

@@ -28,6 +28,7 @@
 
 use std::collections::HashMap;
 
+use cranelift_entity::SecondaryMap;
 use lanes_analysis::{ControlFlowGraph, LoopForest};
 use lanes_ir::graph::{Adjacency, DomTreeCore, NONE};
 use lanes_ir::{
@@ -38,9 +39,10 @@ use crate::block_index::BlockIndex;
 use crate::divergent_loops::TransformedLoop;
 
 /// How a block's predicate is formed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 enum Kind {
     /// No control dependence: always true when reached.
+    #[default]
     True,
     /// The predicate of this loop header.
     SameAs(Block),
@@ -56,14 +58,30 @@ enum Kind {
 }
 
 /// Block and edge predicates of one function.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Predicates {
-    kind: HashMap<Block, Kind>,
-    uniform: HashMap<Block, bool>,
-    divergent: HashMap<Block, bool>,
-    cdep: HashMap<Block, Vec<(Block, Block)>>,
-    block_value: HashMap<Block, Option<Value>>,
+    kind: SecondaryMap<Block, Kind>,
+    /// `uni(b)`; true for blocks outside the index, which no predicate is asked of.
+    uniform: SecondaryMap<Block, bool>,
+    /// Does the block end in a divergent branch?
+    divergent: SecondaryMap<Block, bool>,
+    cdep: SecondaryMap<Block, Vec<(Block, Block)>>,
+    /// The materialized predicate of each block asked for so far (`Some(None)`: uniform).
+    block_value: SecondaryMap<Block, Option<Option<Value>>>,
     edge_value: HashMap<(Block, Block), Value>,
+}
+
+impl Default for Predicates {
+    fn default() -> Self {
+        Predicates {
+            kind: SecondaryMap::new(),
+            uniform: SecondaryMap::with_default(true),
+            divergent: SecondaryMap::new(),
+            cdep: SecondaryMap::new(),
+            block_value: SecondaryMap::new(),
+            edge_value: HashMap::new(),
+        }
+    }
 }
 
 impl Predicates {
@@ -109,7 +127,7 @@ impl Predicates {
         let pdt = DomTreeCore::compute(n as u32, &backwards, &flow);
         let mut p = Predicates::default();
         for (ia, &a) in order.iter().enumerate() {
-            p.divergent.insert(a, divergent(a));
+            p.divergent[a] = divergent(a);
             for s in BlockIndex::dag_succs(cfg, loops, a) {
                 let is = pos(s);
                 if is >= n {
@@ -120,14 +138,14 @@ impl Predicates {
                 // first post-dominator of `a` (Ferrante, Ottenstein and Warren).
                 let mut k = is as u32;
                 while k != NONE && !pdt.dominates(k, ia as u32) {
-                    p.cdep.entry(order[k as usize]).or_default().push((a, s));
+                    p.cdep[order[k as usize]].push((a, s));
                     k = pdt.idom(k);
                 }
             }
         }
         for &b in order {
-            let cdep = p.cdep.get(&b).cloned().unwrap_or_default();
-            let edges_uniform = cdep.iter().all(|&(a, _)| p.uniform[&a] && !p.divergent[&a]);
+            let cdep = p.cdep[b].clone();
+            let edges_uniform = cdep.iter().all(|&(a, _)| p.uniform[a] && !p.divergent[a]);
             // The loop whose iterations evaluate `b`'s predicate: the innermost loop around
             // `b`, or for a loop header the enclosing one (a header is part of its
             // parent's body, where its predicate is the parent header's).
@@ -154,38 +172,38 @@ impl Predicates {
                         .iter()
                         .any(|&(a, _)| !l.is_some_and(|l| loops.contains(l, a)))
             }) {
-                (Kind::SameAs(h), p.uniform[&h])
+                (Kind::SameAs(h), p.uniform[h])
             } else if cdep.is_empty() {
                 (Kind::True, true)
             } else {
                 (Kind::Or(cdep), edges_uniform)
             };
-            p.kind.insert(b, kind);
-            p.uniform.insert(b, uni);
+            p.kind[b] = kind;
+            p.uniform[b] = uni;
         }
         p
     }
 
     /// `uni(b)`: is the predicate of `b` uniform (so `b` needs no mask)?
     pub fn is_uniform(&self, b: Block) -> bool {
-        self.uniform.get(&b).copied().unwrap_or(true)
+        self.uniform[b]
     }
 
     /// `cdep(b)` on the acyclic CFG.
     pub fn cdep(&self, b: Block) -> &[(Block, Block)] {
-        self.cdep.get(&b).map_or(&[], Vec::as_slice)
+        &self.cdep[b]
     }
 
     /// The materialized predicate of `b`, or None if it is uniform (Theorem 4.1: the
     /// block runs exactly when its predicate holds).
     pub fn block_pred(&mut self, func: &mut Function, b: Block) -> Option<Value> {
-        if let Some(&v) = self.block_value.get(&b) {
+        if let Some(v) = self.block_value[b] {
             return v;
         }
         let v = if self.is_uniform(b) {
             None
         } else {
-            match self.kind.get(&b).cloned().unwrap_or(Kind::True) {
+            match self.kind[b].clone() {
                 Kind::True => None,
                 Kind::SameAs(h) => self.block_pred(func, h),
                 Kind::Or(edges) => Some(self.or_at_top(func, b, &edges)),
@@ -219,7 +237,7 @@ impl Predicates {
                 }
             }
         };
-        self.block_value.insert(b, v);
+        self.block_value[b] = Some(v);
         v
     }
 

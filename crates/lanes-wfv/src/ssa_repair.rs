@@ -14,8 +14,9 @@
 //! instead of carrying a value of the previous iteration around the back edge. This is
 //! what makes an edge predicate of a skipped block read as `false`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
+use cranelift_entity::{EntitySet, SecondaryMap};
 use lanes_ir::{
     Block, FuncCursor, Function, Inst, InstData, Type, Value, ValueDef, ValueSubstitution,
 };
@@ -23,13 +24,16 @@ use lanes_ir::{
 /// One search for the reaching definition of one variable.
 pub(crate) struct SsaSearch<'a> {
     /// Predecessors of each block in the CFG being repaired.
-    pub preds: &'a HashMap<Block, Vec<Block>>,
-    /// The value available at the end of these blocks.
-    pub defs: HashMap<Block, Value>,
+    pub preds: &'a SecondaryMap<Block, Vec<Block>>,
+    /// The value available at the end of these few blocks (the definition's, or the
+    /// exits' of a loop).
+    pub defs: Vec<(Block, Value)>,
     /// Blocks at whose end the variable has the default value.
     pub cutoff: &'a dyn Fn(Block) -> bool,
     pub default: Value,
     pub ty: Type,
+    /// The value at the top of the blocks searched so far: few of the function's, and one
+    /// search per repaired value, so a map over all blocks would cost more than the search.
     entry_memo: HashMap<Block, Value>,
     in_progress: Vec<Block>,
     /// The φs this search created, for [`remove_trivial_phis`].
@@ -38,8 +42,8 @@ pub(crate) struct SsaSearch<'a> {
 
 impl<'a> SsaSearch<'a> {
     pub fn new(
-        preds: &'a HashMap<Block, Vec<Block>>,
-        defs: HashMap<Block, Value>,
+        preds: &'a SecondaryMap<Block, Vec<Block>>,
+        defs: Vec<(Block, Value)>,
         cutoff: &'a dyn Fn(Block) -> bool,
         default: Value,
         ty: Type,
@@ -58,7 +62,7 @@ impl<'a> SsaSearch<'a> {
 
     /// The value at the end of `b`.
     pub fn at_end(&mut self, func: &mut Function, b: Block) -> Value {
-        if let Some(&v) = self.defs.get(&b) {
+        if let Some(&(_, v)) = self.defs.iter().find(|&&(d, _)| d == b) {
             return v;
         }
         if (self.cutoff)(b) {
@@ -72,7 +76,7 @@ impl<'a> SsaSearch<'a> {
         if let Some(&v) = self.entry_memo.get(&b) {
             return v;
         }
-        let preds = self.preds.get(&b).cloned().unwrap_or_default();
+        let preds = self.preds[b].clone();
         match preds.len() {
             0 => self.default,
             1 => {
@@ -157,13 +161,12 @@ pub(crate) fn repair_ssa(func: &mut Function, index: &crate::block_index::BlockI
     use lanes_analysis::{ControlFlowGraph, DominatorTree};
     let cfg = ControlFlowGraph::with_function(func);
     let domtree = DominatorTree::with_function(func, &cfg);
-    let preds: HashMap<Block, Vec<Block>> = func
+    let preds: SecondaryMap<Block, Vec<Block>> = func
         .layout
         .blocks()
         .map(|b| (b, cfg.preds(b).to_vec()))
         .collect();
-    // Broken uses: (value, inst, Some(pred) for φ uses).
-    let mut broken: Vec<(Value, lanes_ir::Inst, Option<Block>)> = Vec::new();
+    let mut broken: Vec<BrokenUse> = Vec::new();
     for b in func.layout.blocks() {
         for &inst in func.layout.block_insts(b) {
             match func.dfg.inst(inst) {
@@ -171,7 +174,13 @@ pub(crate) fn repair_ssa(func: &mut Function, index: &crate::block_index::BlockI
                     for &(p, v) in incoming {
                         if let Some(d) = crate::cfg_edit::def_block(func, v) {
                             if !domtree.dominates(d, p) {
-                                broken.push((v, inst, Some(p)));
+                                broken.push(BrokenUse {
+                                    value: v,
+                                    def: d,
+                                    inst,
+                                    block: b,
+                                    pred: Some(p),
+                                });
                             }
                         }
                     }
@@ -179,35 +188,38 @@ pub(crate) fn repair_ssa(func: &mut Function, index: &crate::block_index::BlockI
                 data => data.for_each_arg(|v| {
                     if let Some(d) = crate::cfg_edit::def_block(func, v) {
                         if d != b && !domtree.dominates(d, b) {
-                            broken.push((v, inst, None));
+                            broken.push(BrokenUse {
+                                value: v,
+                                def: d,
+                                inst,
+                                block: b,
+                                pred: None,
+                            });
                         }
                     }
                 }),
             }
         }
     }
-    broken.sort_by_key(|&(v, _, _)| v);
+    broken.sort_by_key(|u| u.value);
     let mut zeros = HashMap::new();
     let mut all_created = Vec::new();
     let mut i = 0;
     while i < broken.len() {
-        let v = broken[i].0;
-        let d = crate::cfg_edit::def_block(func, v).expect("instruction result");
+        let (v, d) = (broken[i].value, broken[i].def);
         let dpos = index.pos(d).unwrap_or(0);
         let cutoff = move |blk: Block| index.pos(blk).is_none_or(|p| p < dpos);
         let ty = func.dfg.value_type(v);
         let default = crate::cfg_edit::zero_value(func, ty, &mut zeros);
-        let mut defs = HashMap::new();
-        defs.insert(d, v);
-        let mut search = SsaSearch::new(&preds, defs, &cutoff, default, ty);
-        while i < broken.len() && broken[i].0 == v {
-            let (_, inst, pred) = broken[i];
+        let mut search = SsaSearch::new(&preds, vec![(d, v)], &cutoff, default, ty);
+        // Repair inserts φs and moves nothing: each use is still where it was found.
+        while i < broken.len() && broken[i].value == v {
+            let BrokenUse {
+                inst, block, pred, ..
+            } = broken[i];
             let new = match pred {
                 Some(p) => search.at_end(func, p),
-                None => {
-                    let at = func.layout.inst_block(inst).expect("placed");
-                    search.at_entry(func, at)
-                }
+                None => search.at_entry(func, block),
             };
             match (func.dfg.inst_mut(inst), pred) {
                 (InstData::Phi { incoming }, Some(p)) => {
@@ -230,6 +242,17 @@ pub(crate) fn repair_ssa(func: &mut Function, index: &crate::block_index::BlockI
     remove_trivial_phis(func, &all_created);
 }
 
+/// A use of `value` (defined in block `def`) by `inst` in `block` that `def` no longer
+/// dominates; `pred` is the incoming block of a φ use.
+#[derive(Clone, Copy)]
+struct BrokenUse {
+    value: Value,
+    def: Block,
+    inst: Inst,
+    block: Block,
+    pred: Option<Block>,
+}
+
 /// Removes instructions whose result is unused and that have no effect (not memory
 /// reads either, so that access traces stay comparable), until none is left. Cleans up
 /// predicates materialized twice, constants of repairs that found their value, and
@@ -239,15 +262,13 @@ pub(crate) fn repair_ssa(func: &mut Function, index: &crate::block_index::BlockI
 /// whose definitions join the worklist when their last use goes (a chain of dead values
 /// does not cost one pass over the function per link); each block is then compacted once.
 pub(crate) fn remove_dead_code(func: &mut Function, roots: &[Value]) {
-    let mut uses: HashMap<Value, usize> = HashMap::new();
+    let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
     for &r in roots {
-        *uses.entry(r).or_default() += 1;
+        uses[r] += 1;
     }
     for b in func.layout.blocks() {
         for &i in func.layout.block_insts(b) {
-            func.dfg
-                .inst(i)
-                .for_each_arg(|v| *uses.entry(v).or_default() += 1);
+            func.dfg.inst(i).for_each_arg(|v| uses[v] += 1);
         }
     }
     let removable = |func: &Function, i: Inst| {
@@ -258,31 +279,30 @@ pub(crate) fn remove_dead_code(func: &mut Function, roots: &[Value]) {
     let mut work: Vec<Inst> = Vec::new();
     for b in func.layout.blocks() {
         for &i in func.layout.block_insts(b) {
-            let unused = func
-                .dfg
-                .inst_result(i)
-                .is_some_and(|r| uses.get(&r).copied().unwrap_or(0) == 0);
+            let unused = func.dfg.inst_result(i).is_some_and(|r| uses[r] == 0);
             if unused && removable(func, i) {
                 work.push(i);
             }
         }
     }
-    let mut dead: HashSet<Inst> = HashSet::new();
+    let mut dead: EntitySet<Inst> = EntitySet::new();
     while let Some(i) = work.pop() {
         if !dead.insert(i) {
             continue;
         }
         let mut freed = Vec::new();
         func.dfg.inst(i).for_each_arg(|v| {
-            let n = uses.get_mut(&v).expect("counted");
-            *n -= 1;
+            let n = &mut uses[v];
+            *n = n
+                .checked_sub(1)
+                .expect("a placed instruction's operands were counted, and it dies once");
             if *n == 0 {
                 freed.push(v);
             }
         });
         for v in freed {
             if let ValueDef::Result(d) = func.dfg.value_def(v) {
-                if removable(func, d) && !dead.contains(&d) {
+                if removable(func, d) && !dead.contains(d) {
                     work.push(d);
                 }
             }
@@ -294,6 +314,6 @@ pub(crate) fn remove_dead_code(func: &mut Function, roots: &[Value]) {
     let blocks: Vec<Block> = func.layout.blocks().collect();
     let mut cur = FuncCursor::new(func);
     for b in blocks {
-        cur.retain_insts(b, |i| !dead.contains(&i));
+        cur.retain_insts(b, |i| !dead.contains(i));
     }
 }

@@ -11,8 +11,8 @@
 //! result per lane and the last iteration's values can be picked from the lane that ran
 //! it. Slots are read when the body starts (reduction partials) and written when it ends.
 
-use std::collections::{HashMap, HashSet};
-
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{EntitySet, SecondaryMap};
 use lanes_ir::{
     BinaryOp, Block, CastOp, FuncAbi, FuncAttrs, FuncBuilder, FuncCursor, Function, InstData,
     Param, ParamAttrs, Shape, Type, Value,
@@ -63,7 +63,7 @@ pub(crate) fn slot_type(ty: Type) -> Type {
 /// constant offsets count too, wherever they were computed: clang hoists them out of the
 /// loop (the fields of a per-iteration array `int t[5]` once its filling loop is unrolled),
 /// and passing them would make every lane share one array.
-fn is_rematerializable(func: &Function, v: Value, in_loop: &HashSet<Block>) -> bool {
+fn is_rematerializable(func: &Function, v: Value, in_loop: &EntitySet<Block>) -> bool {
     match def_inst(func, v).map(|i| func.dfg.inst(i)) {
         Some(InstData::Iconst { .. } | InstData::Fconst { .. } | InstData::GlobalAddr { .. }) => {
             true
@@ -84,10 +84,10 @@ fn is_rematerializable(func: &Function, v: Value, in_loop: &HashSet<Block>) -> b
 
 /// Outside the loop, is `v` only the base of constant-offset address computations, whose
 /// results are (recursively) used the same way?
-fn only_addressed_outside(func: &Function, v: Value, in_loop: &HashSet<Block>) -> bool {
+fn only_addressed_outside(func: &Function, v: Value, in_loop: &EntitySet<Block>) -> bool {
     func.layout
         .blocks()
-        .filter(|b| !in_loop.contains(b))
+        .filter(|&b| !in_loop.contains(b))
         .flat_map(|b| func.layout.block_insts(b).iter().copied())
         .filter(|&i| func.dfg.inst(i).args().contains(&v))
         .all(|i| match func.dfg.inst(i) {
@@ -110,10 +110,13 @@ fn constant_of(func: &Function, v: Value) -> Option<i64> {
     }
 }
 
+/// Old value → the body's value standing for it (a parameter or a copy).
+type ValueMap = SecondaryMap<Value, PackedOption<Value>>;
+
 /// Recreates rematerializable `v` (and what it is computed from) at the builder's
 /// position, once; `map` takes the old value to its copy.
-fn rematerialize(b: &mut FuncBuilder, func: &Function, v: Value, map: &mut HashMap<Value, Value>) {
-    if map.contains_key(&v) {
+fn rematerialize(b: &mut FuncBuilder, func: &Function, v: Value, map: &mut ValueMap) {
+    if map[v].is_some() {
         return;
     }
     // Rematerializable values are instruction results (`is_rematerializable`).
@@ -125,12 +128,12 @@ fn rematerialize(b: &mut FuncBuilder, func: &Function, v: Value, map: &mut HashM
         rematerialize(b, func, arg, map);
     }
     data.for_each_arg_mut(|a| {
-        if let Some(&c) = map.get(a) {
+        if let Some(c) = map[*a].expand() {
             *a = c;
         }
     });
     let copy = b.value(data, func.value_type(v));
-    map.insert(v, copy);
+    map[v] = copy.into();
 }
 
 /// Casts integer `v` to `to` (zero-extending: `k` is a count).
@@ -144,17 +147,18 @@ pub(crate) fn int_to(b: &mut FuncBuilder, v: Value, from: Type, to: Type) -> Val
 
 /// Builds the body function of `pl` (a loop of `func`), named `name`.
 pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
-    let in_loop: HashSet<Block> = pl.blocks.iter().copied().collect();
+    let mut in_loop: EntitySet<Block> = EntitySet::new();
+    in_loop.extend(pl.blocks.iter().copied());
     let mut body = func.clone();
     body.name = name.to_string();
     body.abi = FuncAbi::default();
     body.attrs = FuncAttrs::default();
     body.ret = None;
     let mut cur = FuncCursor::new(&mut body);
-    for b in func.layout.blocks().filter(|b| !in_loop.contains(b)) {
+    for b in func.layout.blocks().filter(|&b| !in_loop.contains(b)) {
         cur.remove_block(b);
     }
-    let mut defined: HashSet<Value> = HashSet::new();
+    let mut defined: EntitySet<Value> = EntitySet::new();
     for &b in &pl.blocks {
         for &i in func.layout.block_insts(b) {
             defined.extend(func.dfg.inst_result(i));
@@ -162,24 +166,21 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     }
     // Operands from outside the loop, in order of first use; the header φs' operands
     // from the preheader do not count (the φs go away).
-    let carried: HashSet<Value> = pl
-        .inductions
-        .iter()
-        .map(|d| d.phi)
-        .chain(pl.reductions.iter().map(|r| r.phi))
-        .collect();
+    let mut carried: EntitySet<Value> = EntitySet::new();
+    carried.extend(
+        pl.inductions
+            .iter()
+            .map(|d| d.phi)
+            .chain(pl.reductions.iter().map(|r| r.phi)),
+    );
     let mut outside: Vec<Value> = Vec::new();
     for &b in &pl.blocks {
         for &i in func.layout.block_insts(b) {
-            if func
-                .dfg
-                .inst_result(i)
-                .is_some_and(|r| carried.contains(&r))
-            {
+            if func.dfg.inst_result(i).is_some_and(|r| carried.contains(r)) {
                 continue;
             }
             for v in func.dfg.inst(i).args() {
-                if !defined.contains(&v) && !outside.contains(&v) {
+                if !defined.contains(v) && !outside.contains(&v) {
                     outside.push(v);
                 }
             }
@@ -225,10 +226,10 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
         v
     };
     let k = param(&mut body, index_type, Shape::Contiguous);
-    let mut map: HashMap<Value, Value> = HashMap::new();
+    let mut map: ValueMap = SecondaryMap::new();
     for &v in &live_ins {
         let p = param(&mut body, func.value_type(v), Shape::Uniform);
-        map.insert(v, p);
+        map[v] = p.into();
     }
     let slot_params: Vec<Value> = slots
         .iter()
@@ -251,10 +252,16 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     for &c in &consts {
         rematerialize(&mut b, func, c, &mut map);
     }
-    let mut replace: Vec<(Value, Value)> = map.iter().map(|(&a, &b)| (a, b)).collect();
+    let mut replace: Vec<(Value, Value)> = map
+        .iter()
+        .filter_map(|(old, new)| Some((old, new.expand()?)))
+        .collect();
     for d in &pl.inductions {
         let ty = func.value_type(d.phi);
-        let start = map[&d.start];
+        let start = map[d.start].expand().expect(
+            "an induction's start is read from outside the loop: a live-in parameter or a \
+             rematerialized constant",
+        );
         let v = if ty.is_ptr() {
             let k64 = int_to(&mut b, k, index_type, Type::I64);
             let step = b.iconst(Type::I64, d.step);

@@ -17,9 +17,10 @@
 //! Values of the loop used after it become the final induction value, the combined
 //! reduction, or the value of the last iteration ([`LiveOut`]).
 
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{EntitySet, SecondaryMap};
 use lanes_analysis::{ControlFlowGraph, Loop, LoopForest};
 use lanes_ir::{
     BinaryOp, Block, Function, Inst, InstData, IntCC, Intrinsic, Type, Value, ValueDef,
@@ -139,17 +140,25 @@ pub(crate) fn int_const(func: &Function, v: Value) -> Option<i64> {
     }
 }
 
-/// The blocks of the function defining each placed instruction's result.
-fn def_blocks(func: &Function) -> HashMap<Value, Block> {
-    let mut out = HashMap::new();
+/// The block defining each placed instruction's result (none for parameters and the
+/// results of unplaced instructions).
+type DefBlocks = SecondaryMap<Value, PackedOption<Block>>;
+
+fn def_blocks(func: &Function) -> DefBlocks {
+    let mut out = SecondaryMap::new();
     for b in func.layout.blocks() {
         for &i in func.layout.block_insts(b) {
             if let Some(v) = func.dfg.inst_result(i) {
-                out.insert(v, b);
+                out[v] = b.into();
             }
         }
     }
     out
+}
+
+/// Is `v` defined in a block of `in_loop`?
+fn defined_in(defs: &DefBlocks, in_loop: &EntitySet<Block>, v: Value) -> bool {
+    defs[v].expand().is_some_and(|b| in_loop.contains(b))
 }
 
 /// Recognizes loop `l` of `func`.
@@ -161,7 +170,8 @@ pub fn recognize(
 ) -> Result<ParallelLoop, Declined> {
     let header = loops.header(l);
     let blocks: Vec<Block> = loops.blocks(l).to_vec();
-    let in_loop: HashSet<Block> = blocks.iter().copied().collect();
+    let mut in_loop: EntitySet<Block> = EntitySet::new();
+    in_loop.extend(blocks.iter().copied());
     let [latch] = loops.latches(l)[..] else {
         return Err(Declined::SeveralLatches);
     };
@@ -169,7 +179,7 @@ pub fn recognize(
         .preds(header)
         .iter()
         .copied()
-        .filter(|p| !in_loop.contains(p))
+        .filter(|&p| !in_loop.contains(p))
         .collect();
     let [preheader] = outside[..] else {
         return Err(Declined::NoPreheader);
@@ -181,12 +191,12 @@ pub fn recognize(
         return Err(Declined::SeveralExits);
     }
     let exit = match cfg.succs(latch) {
-        [a, b] if *a == header && !in_loop.contains(b) => *b,
-        [a, b] if *b == header && !in_loop.contains(a) => *a,
+        [a, b] if *a == header && !in_loop.contains(*b) => *b,
+        [a, b] if *b == header && !in_loop.contains(*a) => *a,
         _ => return Err(Declined::SeveralExits),
     };
     let defs = def_blocks(func);
-    let defined_inside = |v: Value| defs.get(&v).is_some_and(|b| in_loop.contains(b));
+    let defined_inside = |v: Value| defined_in(&defs, &in_loop, v);
 
     // Header φs: inductions and reductions.
     let mut inductions = Vec::new();
@@ -226,7 +236,7 @@ pub fn recognize(
 
     // Values used after the loop.
     let mut live_outs: Vec<(Value, LiveOut)> = Vec::new();
-    for b in func.layout.blocks().filter(|b| !in_loop.contains(b)) {
+    for b in func.layout.blocks().filter(|&b| !in_loop.contains(b)) {
         for &i in func.layout.block_insts(b) {
             for v in func.dfg.inst(i).args() {
                 if !defined_inside(v) || live_outs.iter().any(|(w, _)| *w == v) {
@@ -307,8 +317,8 @@ fn induction_step(func: &Function, phi: Value, next: Value) -> Option<i64> {
 /// may read a partial result.
 fn reduction_chain(
     func: &Function,
-    in_loop: &HashSet<Block>,
-    defs: &HashMap<Value, Block>,
+    in_loop: &EntitySet<Block>,
+    defs: &DefBlocks,
     phi: Value,
     next: Value,
 ) -> Option<BinaryOp> {
@@ -361,17 +371,18 @@ fn reduction_chain(
 /// is read otherwise.
 fn chain_values(
     func: &Function,
-    in_loop: &HashSet<Block>,
-    defs: &HashMap<Value, Block>,
+    in_loop: &EntitySet<Block>,
+    defs: &DefBlocks,
     phi: Value,
 ) -> Option<Vec<Value>> {
     let mut chain = vec![phi];
-    let mut seen: HashSet<Value> = HashSet::from([phi]);
+    let mut seen: EntitySet<Value> = EntitySet::new();
+    seen.insert(phi);
     let mut at = 0;
     while at < chain.len() {
         let v = chain[at];
         at += 1;
-        for b in in_loop.iter().copied() {
+        for b in in_loop.iter() {
             for &i in func.layout.block_insts(b) {
                 let data = func.dfg.inst(i);
                 let args = data.args();
@@ -392,7 +403,7 @@ fn chain_values(
                     return None;
                 }
                 let r = func.dfg.inst_result(i)?;
-                if defs.get(&r).is_some_and(|b| in_loop.contains(b)) && seen.insert(r) {
+                if defined_in(defs, in_loop, r) && seen.insert(r) {
                     chain.push(r);
                 }
             }
@@ -410,8 +421,8 @@ fn chain_addend(chain: &[Value], args: &[Value]) -> bool {
 fn is_chain_value(
     func: &Function,
     reductions: &[Reduction],
-    in_loop: &HashSet<Block>,
-    defs: &HashMap<Value, Block>,
+    in_loop: &EntitySet<Block>,
+    defs: &DefBlocks,
     v: Value,
 ) -> bool {
     reductions

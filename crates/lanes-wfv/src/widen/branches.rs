@@ -20,7 +20,7 @@ impl Widener<'_> {
         if self.is_uniform(cond) {
             return self.scalar(cond);
         }
-        let vec = self.map[&cond];
+        let vec = self.mapped(cond);
         let ty = self.old.dfg.value_type(cond);
         let idx = self.first_active_lane(b);
         self.emit_v(

@@ -33,10 +33,10 @@ impl Widener<'_> {
         let one = if self.is_uniform(x) {
             self.scalar(x)
         } else {
-            let xs = self.map[&x];
+            let xs = self.mapped(x);
             match (id, args.get(1)) {
                 (Intrinsic::LaneExtract, Some(&lane)) if !self.is_uniform(lane) => {
-                    let all = self.shuffle(xs, self.map[&lane], ty);
+                    let all = self.shuffle(xs, self.mapped(lane), ty);
                     return if uniform {
                         self.element(all, None, ty)
                     } else {

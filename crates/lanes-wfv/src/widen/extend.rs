@@ -45,7 +45,7 @@ impl Widener<'_> {
             .flatten();
         let ty = self.old.dfg.value_type(res);
         if let Some((v, base)) = form.and_then(|f| self.exact_extension(&f, ty)) {
-            self.lane0_exact.insert(res, base);
+            self.lane0_exact[res] = base.into();
             return Some(v);
         }
         self.lanewise(data, false, out_ty)

@@ -42,7 +42,7 @@ impl Widener<'_> {
         if self.is_uniform(v) {
             return self.scalar(v);
         }
-        if let Some(&s) = self.lane0_exact.get(&v) {
+        if let Some(s) = self.lane0_exact[v].expand() {
             return s;
         }
         let key: (Block, Value) = (self.cur, v);
@@ -95,7 +95,7 @@ impl Widener<'_> {
                     ty,
                 )
             }
-            _ => self.extract0(self.map[&v], ty),
+            _ => self.extract0(self.mapped(v), ty),
         };
         self.lane0_here.insert(key, s);
         s

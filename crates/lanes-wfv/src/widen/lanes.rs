@@ -174,7 +174,7 @@ impl Widener<'_> {
                 let v = if self.is_uniform(a) {
                     self.scalar(a)
                 } else {
-                    let vec = self.map[&a];
+                    let vec = self.mapped(a);
                     let t = self.old.dfg.value_type(a);
                     self.emit_v(
                         InstData::Intrinsic {

@@ -39,7 +39,10 @@ mod lanes;
 mod memory;
 mod shapes;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{EntitySet, SecondaryMap};
 
 use lanes_analysis::shapes::ArgShapes;
 use lanes_analysis::CallGraph;
@@ -125,7 +128,7 @@ fn widen_with(
         .iter()
         .map(|p| {
             let t = old.dfg.value_type(p.value);
-            if uni[&p.value] {
+            if uni[p.value] {
                 t
             } else {
                 vec_of(t, width)
@@ -135,9 +138,9 @@ fn widen_with(
     let ret = old.ret.map(|t| vec_of(t, width));
     let mut new = Function::new(format!("{}_w{width}", old.name), &param_tys, ret);
     new.attrs = old.attrs;
-    let mut block_map = HashMap::new();
+    let mut block_map = SecondaryMap::new();
     for b in old.layout.blocks() {
-        block_map.insert(b, new.append_new_block());
+        block_map[b] = new.append_new_block().into();
     }
     let Some(entry) = new.entry_block() else {
         return Err(WfvError::NoBody(old.name.clone()));
@@ -153,43 +156,40 @@ fn widen_with(
         info,
         prepared,
         entry_active: None,
-        guarded: prepared
-            .predication
-            .guarded
-            .iter()
-            .map(|&(i, _)| i)
-            .collect(),
-        map: HashMap::new(),
-        bcast: HashMap::new(),
+        guarded: EntitySet::new(),
+        map: SecondaryMap::new(),
+        bcast: SecondaryMap::new(),
         lane_ids: HashMap::new(),
-        lane0_exact: HashMap::new(),
+        lane0_exact: SecondaryMap::new(),
         lane0_here: HashMap::new(),
         block_map,
-        exit_map: HashMap::new(),
+        exit_map: SecondaryMap::new(),
         entry,
         cur: entry,
         phis: Vec::new(),
     };
+    w.guarded
+        .extend(prepared.predication.guarded.iter().map(|&(i, _)| i));
     for (p, q) in old.params.iter().zip(w.new.params.clone()) {
-        w.map.insert(p.value, q.value);
+        w.map[p.value] = q.value.into();
     }
-    w.entry_active = prepared.entry_mask.and_then(|a| w.map.get(&a).copied());
+    w.entry_active = prepared.entry_mask.and_then(|a| w.map[a].expand());
     // The shape analysis' CFG is `old`'s: reuse its order rather than recompute it.
     let rpo = w.info.cfg.rpo().to_vec();
     for &b in &rpo {
-        w.cur = w.block_map[&b];
+        w.cur = w.new_block_of(b);
         for &inst in old.layout.block_insts(b) {
             w.inst(b, inst)?;
         }
-        w.exit_map.insert(b, w.cur);
+        w.exit_map[b] = w.cur.into();
     }
     w.fill_phis();
     crate::ssa_repair::remove_dead_code(&mut w.new, &[]);
     // Blocks the entry cannot reach have no code; drop them.
-    let mut cur = FuncCursor::new(&mut w.new);
     for b in old.layout.blocks() {
         if !w.info.cfg.is_reachable(b) {
-            cur.remove_block(w.block_map[&b]);
+            let nb = w.new_block_of(b);
+            FuncCursor::new(&mut w.new).remove_block(nb);
         }
     }
     if let Some(active) = w.entry_active {
@@ -211,25 +211,28 @@ pub(crate) struct Widener<'a> {
     old: &'a Function,
     new: Function,
     width: u16,
-    uni: HashMap<Value, bool>,
+    /// Old values that stay scalar ([`shapes::uniform_values`]).
+    uni: SecondaryMap<Value, bool>,
     info: lanes_analysis::shapes::ShapeInfo,
     prepared: &'a Prepared,
     /// The widened entry mask of a masked variant ([`Prepared::entry_mask`]).
     entry_active: Option<Value>,
     /// The instructions `prepared.predication.guarded` lists, for constant-time lookup.
-    guarded: HashSet<Inst>,
+    guarded: EntitySet<Inst>,
     /// Old value → new value (scalar for uniform values, else vector).
-    map: HashMap<Value, Value>,
+    map: SecondaryMap<Value, PackedOption<Value>>,
     /// Broadcasts of uniform new values.
-    bcast: HashMap<Value, Value>,
+    bcast: SecondaryMap<Value, PackedOption<Value>>,
     lane_ids: HashMap<Type, Value>,
     /// Old extensions widened from their leaves → their scalar lane 0 (module `extend`).
-    lane0_exact: HashMap<Value, Value>,
+    lane0_exact: SecondaryMap<Value, PackedOption<Value>>,
     /// (new block, old value) → its scalar lane 0 computed there (module `lane0`).
     lane0_here: HashMap<(Block, Value), Value>,
-    block_map: HashMap<Block, Block>,
-    /// The new block holding the end of each old block (blocks split by per-lane code).
-    exit_map: HashMap<Block, Block>,
+    /// Old block → the new block where its code starts.
+    block_map: SecondaryMap<Block, PackedOption<Block>>,
+    /// The new block holding the end of each old block (blocks split by per-lane code);
+    /// none for the blocks the entry cannot reach.
+    exit_map: SecondaryMap<Block, PackedOption<Block>>,
     /// The entry block of the new function.
     entry: Block,
     /// The block being filled.
@@ -240,7 +243,7 @@ pub(crate) struct Widener<'a> {
 
 impl Widener<'_> {
     fn is_uniform(&self, v: Value) -> bool {
-        self.uni.get(&v).copied().unwrap_or(true)
+        self.uni[v]
     }
 
     /// A cursor at the end of the block being filled.
@@ -261,13 +264,29 @@ impl Widener<'_> {
         self.at_end().insert_value(data, ty)
     }
 
+    /// The new value of old value `v` (scalar for uniform values, else vector). Values
+    /// are widened before their uses: parameters first, then the blocks in reverse
+    /// postorder (definitions dominate their uses), φ operands last.
+    fn mapped(&self, v: Value) -> Value {
+        self.map[v]
+            .expand()
+            .expect("widening maps every old value before its uses")
+    }
+
+    /// The new block where the code of old block `b` starts.
+    fn new_block_of(&self, b: Block) -> Block {
+        self.block_map[b]
+            .expand()
+            .expect("every block of the old layout, which branches target, has a new block")
+    }
+
     fn scalar(&self, v: Value) -> Value {
-        self.map[&v]
+        self.mapped(v)
     }
 
     /// `v` as a vector (broadcast if uniform).
     fn vector(&mut self, v: Value) -> Value {
-        let nv = self.map[&v];
+        let nv = self.mapped(v);
         if !self.is_uniform(v) {
             return nv;
         }
@@ -276,7 +295,7 @@ impl Widener<'_> {
 
     /// Broadcast of the new scalar `nv`, placed right after its definition.
     fn broadcast(&mut self, nv: Value) -> Value {
-        if let Some(&b) = self.bcast.get(&nv) {
+        if let Some(b) = self.bcast[nv].expand() {
             return b;
         }
         let ty = vec_of(self.new.dfg.value_type(nv), self.width);
@@ -285,7 +304,7 @@ impl Widener<'_> {
             args: vec![nv],
         };
         let b = self.after_def(nv).insert_value(data, ty);
-        self.bcast.insert(nv, b);
+        self.bcast[nv] = b.into();
         b
     }
 
@@ -330,7 +349,7 @@ impl Widener<'_> {
 
     /// The `<W x i1>` mask of old block `b`, or None when all lanes are active.
     fn mask_of(&mut self, b: Block) -> Option<Value> {
-        let p = *self.prepared.predication.block_mask.get(&b)?;
+        let p = self.prepared.predication.mask(b)?;
         Some(self.vector(p))
     }
 
@@ -349,7 +368,7 @@ impl Widener<'_> {
     }
 
     fn guard_mask(&mut self, b: Block, inst: Inst) -> Option<Value> {
-        if self.guarded.contains(&inst) {
+        if self.guarded.contains(inst) {
             self.mask_of(b)
         } else {
             None
@@ -362,6 +381,13 @@ impl Widener<'_> {
         let res_ty = res.map(|r| self.old.dfg.value_type(r));
         let uniform = res.is_none_or(|r| self.is_uniform(r));
         let out_ty = res_ty.map(|t| if uniform { t } else { vec_of(t, self.width) });
+        // The type of a value the instruction produces: the verifier gives every instruction
+        // that produces one a result, so a missing one is reported rather than widened.
+        let typed = |t: Option<Type>| {
+            t.ok_or_else(|| {
+                WfvError::Internal(format!("{inst} produces a value but has no result"))
+            })
+        };
         let new_v: Option<Value> = match &data {
             InstData::Phi { .. } => {
                 let i = self
@@ -371,14 +397,14 @@ impl Widener<'_> {
                 self.new.dfg.inst_result(i)
             }
             InstData::Jump { dest } => {
-                let d = self.block_map[dest];
+                let d = self.new_block_of(*dest);
                 self.emit(InstData::Jump { dest: d }, None)
             }
             d @ (InstData::Brif { .. } | InstData::Switch { .. })
                 if d.branch_targets().windows(2).all(|t| t[0] == t[1]) =>
             {
                 // All edges go to one block: no decision to make.
-                let dest = self.block_map[&d.branch_targets()[0]];
+                let dest = self.new_block_of(d.branch_targets()[0]);
                 self.emit(InstData::Jump { dest }, None)
             }
             InstData::Brif {
@@ -389,8 +415,8 @@ impl Widener<'_> {
                 let c = self.kept_condition(b, *cond);
                 let d = InstData::Brif {
                     cond: c,
-                    then_dest: self.block_map[then_dest],
-                    else_dest: self.block_map[else_dest],
+                    then_dest: self.new_block_of(*then_dest),
+                    else_dest: self.new_block_of(*else_dest),
                 };
                 self.emit(d, None)
             }
@@ -404,9 +430,9 @@ impl Widener<'_> {
                     arg: a,
                     cases: cases
                         .iter()
-                        .map(|&(k, t)| (k, self.block_map[&t]))
+                        .map(|&(k, t)| (k, self.new_block_of(t)))
                         .collect(),
-                    default: self.block_map[default],
+                    default: self.new_block_of(*default),
                 };
                 self.emit(d, None)
             }
@@ -425,7 +451,7 @@ impl Widener<'_> {
                         size: total,
                         align: *align,
                     },
-                    res_ty.expect("alloca result"),
+                    typed(res_ty)?,
                 );
                 let lanes = self.lane_id(Type::I64);
                 let sz = self.emit_v(
@@ -448,7 +474,7 @@ impl Widener<'_> {
                         args: [bb, off],
                         flags: IntFlags::NONE,
                     },
-                    out_ty.unwrap(),
+                    typed(out_ty)?,
                 ))
             }
             InstData::WorkItem { query, dim }
@@ -456,7 +482,7 @@ impl Widener<'_> {
                     && *dim == 0
                     && matches!(query, WorkItemQuery::GlobalId | WorkItemQuery::LocalId) =>
             {
-                let ty = res_ty.expect("result");
+                let ty = typed(res_ty)?;
                 let s = self.emit_v(data.clone(), ty);
                 let sv = self.broadcast(s);
                 let l = self.lane_id(ty);
@@ -466,18 +492,18 @@ impl Widener<'_> {
                         args: [sv, l],
                         flags: IntFlags::NONE,
                     },
-                    out_ty.unwrap(),
+                    typed(out_ty)?,
                 ))
             }
             InstData::Intrinsic { id, args } => match id.class() {
                 IntrinsicClass::LaneQuery if *id == Intrinsic::LaneId => {
-                    Some(self.lane_id(res_ty.expect("result")))
+                    Some(self.lane_id(typed(res_ty)?))
                 }
                 IntrinsicClass::LaneQuery => Some(self.emit_v(
                     InstData::Iconst {
                         imm: i64::from(self.width),
                     },
-                    res_ty.expect("result"),
+                    typed(res_ty)?,
                 )),
                 IntrinsicClass::MaskQuery => {
                     let m = self.vector(args[0]);
@@ -516,7 +542,7 @@ impl Widener<'_> {
                             id: *id,
                             args: vec![m],
                         },
-                        res_ty.expect("result"),
+                        typed(res_ty)?,
                     ))
                 }
                 IntrinsicClass::CrossLane(_) => Some(self.cross_lane(b, *id, args, uniform)),
@@ -535,7 +561,7 @@ impl Widener<'_> {
             }
             InstData::Load { ptr, align, .. } => {
                 let mask = self.guard_mask(b, inst);
-                Some(self.load(*ptr, *align, res_ty.expect("load result"), uniform, mask))
+                Some(self.load(*ptr, *align, typed(res_ty)?, uniform, mask))
             }
             InstData::Store {
                 value, ptr, align, ..
@@ -547,8 +573,8 @@ impl Widener<'_> {
             InstData::Call { .. } if uniform && res.is_some() => {
                 // A pure call with uniform arguments: once for all lanes.
                 let mut d = data.clone();
-                d.for_each_arg_mut(|v| *v = self.map[v]);
-                let ty = res_ty.expect("result");
+                d.for_each_arg_mut(|v| *v = self.mapped(*v));
+                let ty = typed(res_ty)?;
                 Some(match self.guard_mask(b, inst) {
                     None => self.emit_v(d, ty),
                     Some(m) => self.once_if_any(m, d, ty),
@@ -595,7 +621,7 @@ impl Widener<'_> {
             _ => self.lanewise(&data, uniform, out_ty),
         };
         if let (Some(r), Some(n)) = (res, new_v) {
-            self.map.insert(r, n);
+            self.map[r] = n.into();
         }
         Ok(())
     }
@@ -628,7 +654,7 @@ impl Widener<'_> {
             ));
         }
         if uniform {
-            d.for_each_arg_mut(|v| *v = self.map[v]);
+            d.for_each_arg_mut(|v| *v = self.mapped(*v));
         } else {
             let args = d.args();
             let vecs: Vec<Value> = args.iter().map(|&v| self.vector(v)).collect();
@@ -646,14 +672,18 @@ impl Widener<'_> {
             let InstData::Phi { incoming } = self.old.dfg.inst(old).clone() else {
                 continue;
             };
-            let r = self.old.dfg.inst_result(old).expect("φ result");
-            let uniform = self.is_uniform(r);
+            // As for the φ itself (`inst`): without a result it is uniform.
+            let uniform = self
+                .old
+                .dfg
+                .inst_result(old)
+                .is_none_or(|r| self.is_uniform(r));
             let inc: Vec<(Block, Value)> = incoming
                 .iter()
                 .filter_map(|&(p, v)| {
-                    let nb = *self.exit_map.get(&p)?;
+                    let nb = self.exit_map[p].expand()?;
                     let nv = if uniform {
-                        self.map[&v]
+                        self.mapped(v)
                     } else {
                         self.vector(v)
                     };

@@ -11,21 +11,20 @@
 //!   pure function with uniform arguments and a uniform result, which runs once;
 //! - `alloca` is private per lane: varying (one slice of a `W`-times larger allocation).
 
-use std::collections::HashMap;
-
+use cranelift_entity::SecondaryMap;
 use lanes_analysis::shapes::ShapeInfo;
 use lanes_ir::{FuncId, Function, InstData, Intrinsic, IntrinsicClass, Value};
 
-/// `true` for values that stay scalar.
+/// `true` for values that stay scalar (and for values the function does not use).
 pub(crate) fn uniform_values(
     func: &Function,
     info: &ShapeInfo,
     pure: &dyn Fn(FuncId) -> bool,
-) -> HashMap<Value, bool> {
+) -> SecondaryMap<Value, bool> {
     let forced = |data: &InstData| forced(data, info, pure);
-    let mut uni: HashMap<Value, bool> = HashMap::new();
+    let mut uni: SecondaryMap<Value, bool> = SecondaryMap::with_default(true);
     for p in &func.params {
-        uni.insert(p.value, info.shape(p.value).is_uniform());
+        uni[p.value] = info.shape(p.value).is_uniform();
     }
     let mut insts = Vec::new();
     for b in func.layout.blocks() {
@@ -33,7 +32,7 @@ pub(crate) fn uniform_values(
             insts.push(i);
             if let Some(r) = func.dfg.inst_result(i) {
                 let forced = forced(func.dfg.inst(i));
-                uni.insert(r, forced.unwrap_or_else(|| info.shape(r).is_uniform()));
+                uni[r] = forced.unwrap_or_else(|| info.shape(r).is_uniform());
             }
         }
     }
@@ -47,15 +46,13 @@ pub(crate) fn uniform_values(
                 continue;
             };
             let data = func.dfg.inst(i);
-            if !uni[&r] || forced(data).is_some() {
+            if !uni[r] || forced(data).is_some() {
                 continue;
             }
             let mut demoted = false;
-            data.for_each_arg(|v| {
-                demoted |= !uni.get(&v).copied().unwrap_or(true) && info.shape(v).is_uniform()
-            });
+            data.for_each_arg(|v| demoted |= !uni[v] && info.shape(v).is_uniform());
             if demoted {
-                uni.insert(r, false);
+                uni[r] = false;
                 changed = true;
             }
         }
