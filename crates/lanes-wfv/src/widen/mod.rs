@@ -5,9 +5,9 @@
 //! uniform, so the CFG is kept as is and each instruction is mapped on its own:
 //!
 //! - values that stay uniform (module `shapes`) stay scalar and are broadcast (once, right
-//!   after their definition) where a vector needs them; no instruction keeps integer
-//!   flags, and extensions strided by no-wrap facts are built from their leaves (module
-//!   `extend`);
+//!   after their definition; module `values`) where a vector needs them; no instruction
+//!   keeps integer flags, and extensions strided by no-wrap facts are built from their
+//!   leaves (module `extend`);
 //! - other values become `<W x T>`; lane-wise operations (arithmetic, compares, casts,
 //!   selects, φs, math intrinsics, `ptradd`) are the same instruction on vectors, and
 //!   blends (`select` on an `i1` predicate) become lane-wise selects on the `<W x i1>`
@@ -38,6 +38,7 @@ mod lane0;
 mod lanes;
 mod memory;
 mod shapes;
+mod values;
 
 use std::collections::HashMap;
 
@@ -48,7 +49,7 @@ use lanes_analysis::shapes::ArgShapes;
 use lanes_analysis::CallGraph;
 use lanes_ir::{
     BinaryOp, Block, CastOp, FuncCursor, FuncId, Function, Inst, InstData, IntFlags, Intrinsic,
-    IntrinsicClass, Module, Type, UnaryOp, Value, ValueDef, WorkItemQuery,
+    IntrinsicClass, Module, Type, UnaryOp, Value, WorkItemQuery,
 };
 
 use crate::{shapes_of, Prepared, WfvError};
@@ -242,139 +243,6 @@ pub(crate) struct Widener<'a> {
 }
 
 impl Widener<'_> {
-    fn is_uniform(&self, v: Value) -> bool {
-        self.uni[v]
-    }
-
-    /// A cursor at the end of the block being filled.
-    fn at_end(&mut self) -> FuncCursor<'_> {
-        let mut cur = FuncCursor::new(&mut self.new);
-        cur.goto_bottom(self.cur);
-        cur
-    }
-
-    /// Appends an instruction to the current block; its result.
-    fn emit(&mut self, data: InstData, ty: Option<Type>) -> Option<Value> {
-        let inst = self.at_end().insert_inst(data, ty);
-        self.new.dfg.inst_result(inst)
-    }
-
-    /// Appends an instruction with a result of type `ty` to the current block; its result.
-    fn emit_v(&mut self, data: InstData, ty: Type) -> Value {
-        self.at_end().insert_value(data, ty)
-    }
-
-    /// The new value of old value `v` (scalar for uniform values, else vector). Values
-    /// are widened before their uses: parameters first, then the blocks in reverse
-    /// postorder (definitions dominate their uses), φ operands last.
-    fn mapped(&self, v: Value) -> Value {
-        self.map[v]
-            .expand()
-            .expect("widening maps every old value before its uses")
-    }
-
-    /// The new block where the code of old block `b` starts.
-    fn new_block_of(&self, b: Block) -> Block {
-        self.block_map[b]
-            .expand()
-            .expect("every block of the old layout, which branches target, has a new block")
-    }
-
-    fn scalar(&self, v: Value) -> Value {
-        self.mapped(v)
-    }
-
-    /// `v` as a vector (broadcast if uniform).
-    fn vector(&mut self, v: Value) -> Value {
-        let nv = self.mapped(v);
-        if !self.is_uniform(v) {
-            return nv;
-        }
-        self.broadcast(nv)
-    }
-
-    /// Broadcast of the new scalar `nv`, placed right after its definition.
-    fn broadcast(&mut self, nv: Value) -> Value {
-        if let Some(b) = self.bcast[nv].expand() {
-            return b;
-        }
-        let ty = vec_of(self.new.dfg.value_type(nv), self.width);
-        let data = InstData::Intrinsic {
-            id: Intrinsic::Broadcast,
-            args: vec![nv],
-        };
-        let b = self.after_def(nv).insert_value(data, ty);
-        self.bcast[nv] = b.into();
-        b
-    }
-
-    /// A cursor right after the definition of the new value `nv` (after the φs if a φ
-    /// defines it, at the top of the entry for a parameter).
-    fn after_def(&mut self, nv: Value) -> FuncCursor<'_> {
-        let entry = self.entry;
-        let mut cur = FuncCursor::new(&mut self.new);
-        match cur.func.dfg.value_def(nv) {
-            ValueDef::Param(_) => {
-                cur.goto_top(entry);
-            }
-            ValueDef::Result(d) if cur.func.dfg.inst(d).is_phi() => {
-                let b = cur.func.layout.inst_block(d).expect(
-                    "the widener places every instruction it makes and removes none until it is done",
-                );
-                cur.goto_first_non_phi(b);
-            }
-            ValueDef::Result(d) => {
-                cur.goto_after_inst(d);
-            }
-        }
-        cur
-    }
-
-    /// `<0, 1, …, W-1>` of integer type `elem`, in the entry block.
-    fn lane_id(&mut self, ty: Type) -> Value {
-        let vty = vec_of(ty, self.width);
-        if let Some(&v) = self.lane_ids.get(&vty) {
-            return v;
-        }
-        let data = InstData::Intrinsic {
-            id: Intrinsic::LaneId,
-            args: vec![],
-        };
-        let v = FuncCursor::new(&mut self.new)
-            .goto_top(self.entry)
-            .insert_value(data, vty);
-        self.lane_ids.insert(vty, v);
-        v
-    }
-
-    /// The `<W x i1>` mask of old block `b`, or None when all lanes are active.
-    fn mask_of(&mut self, b: Block) -> Option<Value> {
-        let p = self.prepared.predication.mask(b)?;
-        Some(self.vector(p))
-    }
-
-    fn all_true(&mut self) -> Value {
-        self.emit_v(InstData::Iconst { imm: 1 }, Type::mask(self.width))
-    }
-
-    fn zero_vec(&mut self, ty: Type) -> Value {
-        let vt = vec_of(ty, self.width);
-        let data = if ty.is_float() {
-            InstData::Fconst { bits: 0 }
-        } else {
-            InstData::Iconst { imm: 0 }
-        };
-        self.emit_v(data, vt)
-    }
-
-    fn guard_mask(&mut self, b: Block, inst: Inst) -> Option<Value> {
-        if self.guarded.contains(inst) {
-            self.mask_of(b)
-        } else {
-            None
-        }
-    }
-
     fn inst(&mut self, b: Block, inst: Inst) -> Result<(), WfvError> {
         let data = self.old.dfg.inst(inst).clone();
         let res = self.old.dfg.inst_result(inst);
