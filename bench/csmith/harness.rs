@@ -9,7 +9,7 @@
 //! lanes). For the others, lanes must compile (exit 0), must not crash (a clean error
 //! exits 1; a panic or a signal is a crash), and must print the same checksum.
 //!
-//! Shared by the CI test (`crates/lanes-cli/tests/csmith.rs`, 50 seeds) and the benchmark
+//! Shared by the CI test (`crates/lanes-cli/tests/it/csmith.rs`, 50 seeds) and the benchmark
 //! `bench/csmith.rs` (any number of seeds, a JSON summary, failing programs kept).
 
 use std::path::{Path, PathBuf};

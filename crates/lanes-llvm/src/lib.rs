@@ -12,9 +12,9 @@
 //!
 //! Everything below this crate (IR, analyses, interpreter, vectorizers) builds and tests
 //! without LLVM. The tests prove the bridge against the interpreter: export + JIT on
-//! generated programs (`tests/jit_vs_interp.rs`), export → import round trips
-//! (`tests/export_import.rs`), and the C corpus `corpus/c` checked three ways — clang-19
-//! native, `lanes compile` objects, interpreter (`tests/corpus.rs`).
+//! generated programs (`tests/it/jit_vs_interp.rs`), export → import round trips
+//! (`tests/it/export_import.rs`), and the C corpus `corpus/c` checked three ways — clang-19
+//! native, `lanes compile` objects, interpreter (`tests/it/corpus.rs`).
 
 mod atomics;
 pub mod c_params;

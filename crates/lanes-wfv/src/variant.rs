@@ -25,7 +25,13 @@ pub fn define_variant(
 ) -> Result<FuncId, WfvError> {
     let (src, shapes) = if masked {
         let mid = with_entry_mask(module, id)?;
-        let mut s = shapes.to_vec();
+        // No shapes means "each from its parameter's attribute": say so per parameter, so
+        // that the mask's shape lands on the mask, not on the first parameter.
+        let mut s = if shapes.is_empty() {
+            vec![None; module.funcs[id].signature().params.len()]
+        } else {
+            shapes.to_vec()
+        };
         s.push(Some((Shape::Varying, 0)));
         (mid, s)
     } else {

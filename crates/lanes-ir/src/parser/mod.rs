@@ -5,7 +5,7 @@
 //! anywhere between items and instructions. The text format is a faithful serialization
 //! (tests and filetests would otherwise check something else than what runs): for every
 //! module `m`, `print(parse(print(m))) ==
-//! print(m)`, value and block numbers included (`tests/roundtrip.rs` checks it over every
+//! print(m)`, value and block numbers included (`tests/it/roundtrip.rs` checks it over every
 //! instruction and over generated functions).
 //!
 //! The parser is split by concept:

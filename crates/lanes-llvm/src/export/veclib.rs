@@ -39,7 +39,7 @@
 //! the call-site attributes above for the loops LLVM's loop vectorizer takes.
 //!
 //! **Precision.** libmvec is not correctly rounded: glibc documents its vector functions as
-//! accurate to 4 ulp (`tests/veclib.rs` measures at most 3 ulp against scalar libm on its
+//! accurate to 4 ulp (`crates/lanes-cli/tests/it/veclib.rs` measures at most 3 ulp against scalar libm on its
 //! inputs), where scalar libm is within 1 ulp for these functions; special values (NaN, ±∞, ±0) follow C's Annex F. Results can therefore
 //! differ in the last bits from the scalar loop — the same contract as clang's
 //! `-fveclib=libmvec`. Neither libmvec nor lanes sets `errno`: the import already reads

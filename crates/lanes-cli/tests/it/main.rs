@@ -1,0 +1,20 @@
+//! The integration tests of `lanes-cli`, one test binary (modules below, one per concern):
+//! the `lanes` command line: every subcommand run as a user would, on C, OpenCL C, LLVM IR and lanes IR, linked and run natively where it makes code.
+//!
+//! One binary per crate links once per change instead of once per file; run one module
+//! with `cargo test -p lanes-cli --test it <module>::`.
+
+mod common;
+
+mod analyze;
+mod c_shapes;
+mod cli;
+mod csmith;
+mod declare_simd;
+mod driver_conventions;
+mod fp_contract;
+mod llvm_commands;
+mod omp_simd;
+mod target;
+mod veclib;
+mod vectorize;

@@ -1,0 +1,160 @@
+//! The target as clang takes it: `-march=`, `-m<feature>`, `--target-cpu`. A kernel
+//! vectorized for Haswell gets Haswell's width and vector-function-ABI letter, contains no
+//! AVX-512 instruction (read from the disassembly, whatever the host), and runs correctly
+//! here; unknown CPUs and features are errors naming them (exit 1), never an LLVM abort.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{clang, cpu_has, data, run, s, scratch_dir, symbols};
+
+/// AVX-512 shows in AT&T disassembly as zmm registers or opmask registers `%k1`…`%k7`.
+fn avx512_lines(disassembly: &str) -> Vec<&str> {
+    disassembly
+        .lines()
+        .filter(|l| l.contains("%zmm") || (1..8).any(|k| l.contains(&format!("%k{k}"))))
+        .collect()
+}
+
+fn lanes() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lanes"))
+}
+
+#[test]
+fn haswell_kernels_use_no_avx512_and_run() {
+    let d = scratch_dir("target-haswell");
+    let src = data("vectorize_kernels.c");
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../include");
+    let kernels = [
+        ("saxpy", "c,u,u,u", "vuuu"),
+        ("branchy", "c,u,u", "vuu"),
+        ("mandel", "c,u,u,u,u,u,u", "vuuuuuu"),
+        ("guarded", "c,u,u", "vuu"),
+    ];
+    let mut objects = Vec::new();
+    for (f, shapes, letters) in kernels {
+        let obj = d.join(format!("{f}.o"));
+        run(lanes()
+            .args(["vectorize", s(&src), "--function", f, "--shapes", shapes])
+            .args(["-march=haswell", "-o", s(&obj)]));
+        // Haswell: AVX2, 8 lanes of 32 bits, ISA letter `d`.
+        let want = vec![format!("_ZGVdN8{letters}_{f}"), format!("{f}_spmd")];
+        assert_eq!(symbols(&obj, &["-g", "--defined-only"]), want, "{f}");
+        let dis = run(Command::new("llvm-objdump-19").args(["-d", s(&obj)]));
+        let text = String::from_utf8_lossy(&dis.stdout);
+        assert!(text.contains("%ymm"), "{f}: no AVX2 code:\n{text}");
+        let bad = avx512_lines(&text);
+        assert!(
+            bad.is_empty(),
+            "{f}: AVX-512 in Haswell code:\n{}",
+            bad.join("\n")
+        );
+        objects.push(obj);
+    }
+    if !cpu_has("avx2") {
+        eprintln!("note: the host has no AVX2; the Haswell kernels are not run");
+        return;
+    }
+    let reference = d.join("ref.o");
+    let mut cc = clang();
+    cc.args(["-O1", "-ffp-contract=off", "-c", "-o", s(&reference)])
+        .arg(format!("-I{}", s(&include)));
+    for (f, _, _) in kernels {
+        cc.arg(format!("-D{f}=ref_{f}"));
+    }
+    run(cc.arg(&src));
+    let exe = d.join("driver");
+    run(clang()
+        .args(["-O1", "-o", s(&exe)])
+        .arg(data("vectorize_driver.c"))
+        .arg(&reference)
+        .args(&objects));
+    for n in [37, 0, 100] {
+        let out = run(Command::new(&exe).arg(n.to_string()));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("ok {n}\n"));
+    }
+}
+
+#[test]
+fn feature_flags_narrow_the_width() {
+    let d = scratch_dir("target-flags");
+    let src = data("vectorize_kernels.c");
+    let obj = d.join("saxpy.o");
+    run(lanes()
+        .args([
+            "vectorize",
+            s(&src),
+            "--function",
+            "saxpy",
+            "--shapes",
+            "c,u,u,u",
+        ])
+        .args(["-march=skylake-avx512", "-mno-avx512f", "-o", s(&obj)]));
+    assert_eq!(
+        symbols(&obj, &["-g", "--defined-only"]),
+        ["_ZGVdN8vuuu_saxpy", "saxpy_spmd"]
+    );
+    run(lanes()
+        .args([
+            "vectorize",
+            s(&src),
+            "--function",
+            "saxpy",
+            "--shapes",
+            "c,u,u,u",
+        ])
+        .args([
+            "-march=skylake-avx512",
+            "-mprefer-vector-width=128",
+            "-o",
+            s(&obj),
+        ]));
+    assert_eq!(
+        symbols(&obj, &["-g", "--defined-only"]),
+        ["_ZGVbN4vuuu_saxpy", "saxpy_spmd"]
+    );
+}
+
+#[test]
+fn unknown_cpus_and_features_are_errors() {
+    let src = data("vectorize_kernels.c");
+    let d = scratch_dir("target-errors");
+    let obj = d.join("x.o");
+    for args in [
+        vec![
+            "vectorize",
+            s(&src),
+            "--function",
+            "saxpy",
+            "-march=nosuchcpu",
+            "-o",
+            s(&obj),
+        ],
+        vec![
+            "compile",
+            "--target-cpu",
+            "nosuchcpu",
+            "-c",
+            s(&src),
+            "-o",
+            s(&obj),
+        ],
+        vec![
+            "compile",
+            "--target-features",
+            "+nosuchfeature",
+            "-c",
+            s(&src),
+            "-o",
+            s(&obj),
+        ],
+    ] {
+        let out = lanes().args(&args).output().expect("lanes runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("nosuch"), "{args:?}: {err}");
+        assert!(err.starts_with("lanes: error: "), "{err}");
+    }
+}

@@ -1,0 +1,172 @@
+//! End-to-end test of `-fveclib=libmvec` (calls become vector variants,
+//! math part): the `#pragma omp simd` loops of `tests/data/veclib_kernels.c` call `sinf`,
+//! `cosf`, `expf`, `logf`, `tanf`, `powf`, `atan2f`, `sin`, `cos`, `exp`, `log` and `pow`.
+//! `lanes compile -fopenmp-simd -fveclib=libmvec -fno-math-errno -march=native` must call
+//! glibc's libmvec variants for the host's ISA — `nm -u` lists exactly the expected
+//! `_ZGV<isa>N<lanes>v…` names and no scalar libm function — at 4, 8 and the default
+//! lanes; without the flag no `_ZGV` symbol appears. The objects, linked with `-lmvec -lm`
+//! into `tests/data/veclib_driver.c` (clang-19), must agree with scalar libm within 4 ulp
+//! (9 ulp for a product of two calls) on random and special inputs and trip counts 0…67
+//! and 65536. `lanes vectorize -fveclib=libmvec` calls libmvec too.
+
+use crate::common;
+
+use std::process::Command;
+
+use common::{clang, cpu_has, run, s, scratch_dir, symbols};
+
+/// The libm functions the kernels call, with their element width in bits and arity.
+const FUNCS: [(&str, u32, usize); 12] = [
+    ("sinf", 32, 1),
+    ("cosf", 32, 1),
+    ("expf", 32, 1),
+    ("logf", 32, 1),
+    ("tanf", 32, 1),
+    ("powf", 32, 2),
+    ("atan2f", 32, 2),
+    ("sin", 64, 1),
+    ("cos", 64, 1),
+    ("exp", 64, 1),
+    ("log", 64, 1),
+    ("pow", 64, 2),
+];
+
+/// The host's widest vector register in bits.
+fn max_bits() -> u32 {
+    if cpu_has("avx512f") {
+        512
+    } else if cpu_has("avx") {
+        256
+    } else {
+        128
+    }
+}
+
+/// The libmvec name the x86 vector-function ABI gives `f` on `lanes` lanes of `elem_bits`
+/// bits: pieces as wide as the host's registers allow.
+fn expected_name(f: &str, elem_bits: u32, arity: usize, lanes: u32) -> String {
+    let bits = lanes * elem_bits;
+    let piece = [512, 256, 128]
+        .into_iter()
+        .find(|&p| p <= max_bits() && p <= bits && bits.is_multiple_of(p))
+        .expect("a piece width");
+    let isa = match piece {
+        128 => 'b',
+        256 if cpu_has("avx2") => 'd',
+        256 => 'c',
+        _ => 'e',
+    };
+    format!("_ZGV{isa}N{}{}_{f}", piece / elem_bits, "v".repeat(arity))
+}
+
+fn compile(src: &std::path::Path, obj: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args(["compile", "-fopenmp-simd", "-O2", "-march=native"])
+        .args(extra)
+        .args(["-c", s(src), "-o", s(obj)]));
+    symbols(obj, &["-u"])
+}
+
+#[test]
+fn omp_simd_math_calls_libmvec_within_4_ulp() {
+    let d = scratch_dir("veclib");
+    let src = common::data("veclib_kernels.c");
+    let default = if cpu_has("avx512f") {
+        16
+    } else if cpu_has("avx2") {
+        8
+    } else {
+        4
+    };
+    for width in [default, 4, 8] {
+        let obj = d.join(format!("veclib-{width}.o"));
+        let simd_width = format!("--simd-width={width}");
+        let undefined = compile(
+            &src,
+            &obj,
+            &["-fveclib=libmvec", "-fno-math-errno", &simd_width],
+        );
+        let mut expected: Vec<String> = FUNCS
+            .iter()
+            .map(|&(f, bits, arity)| expected_name(f, bits, arity, width))
+            .collect();
+        expected.sort();
+        let vector: Vec<String> = undefined
+            .iter()
+            .filter(|n| n.starts_with("_ZGV"))
+            .cloned()
+            .collect();
+        assert_eq!(vector, expected, "W={width}: {undefined:?}");
+        for (f, _, _) in FUNCS {
+            assert!(!undefined.iter().any(|n| n == f), "W={width}: calls {f}");
+        }
+
+        let exe = d.join(format!("veclib-{width}"));
+        run(clang()
+            .args(["-O2", "-march=native", "-fno-vectorize"])
+            .arg(s(&common::data("veclib_driver.c")))
+            .arg(s(&obj))
+            .args(["-lmvec", "-lm", "-o", s(&exe)]));
+        let out = run(&mut Command::new(&exe));
+        let text = String::from_utf8_lossy(&out.stdout);
+        println!("W={width}:\n{text}");
+        assert!(
+            text.contains("veclib: 0 mismatches (tolerance 4 ulp, 9 for products)"),
+            "W={width}: {text}"
+        );
+    }
+    // Without the flag, vector math stays LLVM intrinsics (scalarized into libm calls).
+    let undefined = compile(&src, &d.join("plain.o"), &["-fno-math-errno"]);
+    assert!(
+        !undefined.iter().any(|n| n.starts_with("_ZGV")),
+        "{undefined:?}"
+    );
+    assert!(undefined.iter().any(|n| n == "sinf"), "{undefined:?}");
+}
+
+#[test]
+fn llvm_loop_vectorizer_uses_libmvec_on_unmarked_loops() {
+    // A loop without `omp simd` is LLVM's to vectorize; lanes announces libmvec's variants
+    // of its math calls (`vector-function-abi-variant`), as clang's -fveclib does.
+    let d = scratch_dir("veclib-llvm-lv");
+    let src = d.join("plain.c");
+    std::fs::write(
+        &src,
+        "#include <math.h>\n\
+         void plain(int n, const float *restrict x, float *restrict y) {\n\
+           for (int i = 0; i < n; i++) y[i] = expf(-x[i] * x[i]) * sinf(x[i]) + tanf(x[i]);\n\
+         }\n",
+    )
+    .expect("write source");
+    let obj = d.join("plain.o");
+    let undefined = compile(&src, &obj, &["-fveclib=libmvec", "-fno-math-errno"]);
+    for f in ["expf", "sinf", "tanf"] {
+        assert!(
+            undefined
+                .iter()
+                .any(|n| n.starts_with("_ZGV") && n.ends_with(&format!("v_{f}"))),
+            "{f}: {undefined:?}"
+        );
+    }
+}
+
+#[test]
+fn lanes_vectorize_takes_fveclib() {
+    let d = scratch_dir("veclib-vectorize");
+    let src = d.join("wave.c");
+    std::fs::write(
+        &src,
+        "#include <math.h>\n\
+         void wave(int i, const float *x, float *y) { y[i] = expf(-x[i] * x[i]) * sinf(x[i]); }\n",
+    )
+    .expect("write source");
+    let obj = d.join("wave.o");
+    run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args(["vectorize", "-fveclib=libmvec", s(&src)])
+        .args(["--shapes", "c,u,u", "--width", "8", "-o", s(&obj)]));
+    let undefined = symbols(&obj, &["-u"]);
+    for f in ["expf", "sinf"] {
+        let name = expected_name(f, 32, 1, 8);
+        assert!(undefined.contains(&name), "{name}: {undefined:?}");
+    }
+}

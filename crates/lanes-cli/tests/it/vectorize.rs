@@ -1,0 +1,236 @@
+//! End-to-end tests of `lanes vectorize` and of
+//! `include/lanes.h` (point 6): four SPMD kernels of one C file (`tests/data/
+//! vectorize_kernels.c`: saxpy, a divergent if/else, Mandelbrot's divergent escape loop,
+//! a `lanes_any` guard) are vectorized at W = 4, 8 and 16 into one object each; every
+//! object defines exactly the vector-ABI variant and the `F_spmd` launcher; the four
+//! objects of one width link together with a clang-19 driver that compares each
+//! `F_spmd(n, …)` with the scalar kernel (compiled by clang-19 from the same source,
+//! renamed `ref_F`) run for `i` in `0..n`, over whole arrays (so writes past `n` count),
+//! for n = 37, 0, 1, 64 and 100 — none a multiple of 16 but 0 and 64.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{clang, cpu_has, data, run, s, scratch_dir, symbols};
+
+const KERNELS: [(&str, &str, &str); 4] = [
+    ("saxpy", "c,u,u,u", "vuuu"),
+    ("branchy", "c,u,u", "vuu"),
+    ("mandel", "c,u,u,u,u,u,u", "vuuuuuu"),
+    ("guarded", "c,u,u", "vuu"),
+];
+
+fn include_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../include")
+}
+
+#[test]
+fn spmd_launchers_equal_the_scalar_kernels_at_every_width() {
+    let d = scratch_dir("vectorize");
+    let src = data("vectorize_kernels.c");
+    let reference = d.join("ref.o");
+    let mut cc = clang();
+    cc.args(["-O1", "-ffp-contract=off", "-c", "-o", s(&reference)])
+        .arg(format!("-I{}", s(&include_dir())));
+    for (f, _, _) in KERNELS {
+        cc.arg(format!("-D{f}=ref_{f}"));
+    }
+    run(cc.arg(&src));
+    let mut widths = vec![4u16, 8];
+    if cpu_has("avx512f") {
+        widths.push(16);
+    } else {
+        eprintln!("note: the host has no AVX-512; W = 16 is not run");
+    }
+    for w in widths {
+        let isa = match w {
+            4 => 'b',
+            8 => 'd',
+            _ => 'e',
+        };
+        let mut objects = Vec::new();
+        for (f, shapes, letters) in KERNELS {
+            let obj = d.join(format!("{f}{w}.o"));
+            // Without contraction, as the reference: lanes keeps clang's `llvm.fmuladd`,
+            // which the host fuses (tests/it/fp_contract.rs compares with contraction on).
+            let out = Command::new(env!("CARGO_BIN_EXE_lanes"))
+                .args(["vectorize", s(&src), "--function", f, "--shapes", shapes])
+                .args(["--width", &w.to_string(), "--clang-arg=-ffp-contract=off"])
+                .args(["-o", s(&obj)])
+                .output()
+                .expect("lanes runs");
+            assert!(
+                out.status.success(),
+                "{f} W={w}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let want = vec![format!("_ZGV{isa}N{w}{letters}_{f}"), format!("{f}_spmd")];
+            assert_eq!(symbols(&obj, &["-g", "--defined-only"]), want, "{f} W={w}");
+            objects.push(obj);
+        }
+        // Four objects from four functions of one source file, one program.
+        let exe = d.join(format!("driver{w}"));
+        run(clang()
+            .args(["-O1", "-o", s(&exe)])
+            .arg(data("vectorize_driver.c"))
+            .arg(&reference)
+            .args(&objects));
+        for n in [37, 0, 1, 64, 100] {
+            let out = run(Command::new(&exe).arg(n.to_string()));
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("ok {n}\n"),
+                "W={w}"
+            );
+        }
+    }
+}
+
+#[test]
+fn full_linearization_and_lir_output() {
+    let d = scratch_dir("vectorize");
+    let src = data("vectorize_kernels.c");
+    let out = d.join("mandel_full.lir");
+    let r = Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args(["vectorize", s(&src), "--function", "mandel"])
+        .args(["--shapes", "c,u,u,u,u,u,u", "--width", "8"])
+        .args(["--linearize", "full", "-o", s(&out)])
+        .output()
+        .expect("lanes runs");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let text = std::fs::read_to_string(&out).expect("lir");
+    assert!(text.contains("@_ZGVdN8vuuuuuu_mandel("), "{text}");
+    assert!(text.contains("@mandel_spmd("), "{text}");
+    let v = Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args(["verify", s(&out)])
+        .output()
+        .expect("lanes runs");
+    assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
+}
+
+#[test]
+fn bad_shapes_are_an_error_not_a_panic() {
+    let r = Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args(["vectorize", s(&data("vectorize_kernels.c"))])
+        .args(["--function", "saxpy", "--shapes", "c,u", "-o"])
+        .arg(scratch_dir("vectorize").join("bad.o"))
+        .output()
+        .expect("lanes runs");
+    assert_eq!(r.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("4 parameters"), "{err}");
+}
+
+/// `lanes_extract` with a varying lane index and `lanes_broadcast`:
+/// `rotate` (tests/data/vectorize_cross_lane.c) reads the next lane's and the first lane's
+/// input; its launcher, linked with a clang-19 driver, is checked lane by lane at
+/// W = 4, 8 (and 16 with AVX-512) for n = 37, 5, 64 and 0, where the last group is partial.
+#[test]
+fn cross_lane_intrinsics_read_the_other_lanes() {
+    let d = scratch_dir("vectorize");
+    let mut widths = vec![4u16, 8];
+    if cpu_has("avx512f") {
+        widths.push(16);
+    }
+    for w in widths {
+        let obj = d.join(format!("rotate{w}.o"));
+        let out = Command::new(env!("CARGO_BIN_EXE_lanes"))
+            .args(["vectorize", s(&data("vectorize_cross_lane.c"))])
+            .args(["--function", "rotate", "--shapes", "c,u,u"])
+            .args(["--width", &w.to_string(), "-o", s(&obj)])
+            .output()
+            .expect("lanes runs");
+        assert!(
+            out.status.success(),
+            "W={w}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let exe = d.join(format!("rotate_driver{w}"));
+        run(clang()
+            .args(["-O1", "-o", s(&exe)])
+            .arg(data("vectorize_cross_lane_driver.c"))
+            .arg(&obj));
+        for n in [37, 5, 64, 0] {
+            let out = run(Command::new(&exe).args([w.to_string(), n.to_string()]));
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("ok {n}\n"),
+                "W={w}"
+            );
+        }
+    }
+}
+
+/// Without lanes, `lanes.h` gives every intrinsic its width-1 meaning.
+#[test]
+fn lanes_h_without_lanes_means_width_one() {
+    let d = scratch_dir("vectorize");
+    let src = d.join("width1.c");
+    std::fs::write(
+        &src,
+        "#include <lanes.h>\n#include <stdio.h>\n\
+         int main(void) {\n\
+           int ok = lanes_any(3) == 1 && lanes_any(0) == 0 && lanes_all(-1) == 1\n\
+             && lanes_all(0) == 0 && lanes_popcount(7) == 1 && lanes_popcount(0) == 0\n\
+             && lanes_ballot(1) == 1u && lanes_ballot(0) == 0u && lanes_lane_id() == 0u\n\
+             && lanes_num_lanes() == 1u && lanes_extract(42, 0) == 42 && lanes_broadcast(-5) == -5;\n\
+           printf(\"%s\\n\", ok ? \"width 1\" : \"wrong\"); return !ok; }\n",
+    )
+    .expect("write");
+    let exe = d.join("width1");
+    run(clang()
+        .args(["-O0", "-Wall", "-Werror", "-o", s(&exe)])
+        .arg(format!("-I{}", s(&include_dir())))
+        .arg(&src));
+    let out = run(&mut Command::new(&exe));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "width 1\n");
+}
+
+/// An `int` instance index keeps `out[i]` contiguous (PLDI'18 §2.3; shapes through
+/// `sext` of a declared contiguous `i32`, `lanes_analysis::shapes::no_wrap`): the bundled
+/// Mandelbrot kernel (the demo's command) and the `int`-indexed saxpy store with vector
+/// stores — plain in the unmasked variant, `llvm.masked.store` in the launcher's masked
+/// one — and saxpy loads with vector loads: never a gather or scatter.
+#[test]
+fn int_indexed_stores_are_vector_stores_not_scatters() {
+    let d = scratch_dir("vectorize");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let cases = [
+        (root.join("examples/mandelbrot.c"), "mandel", "u,c,u,u,u", 0),
+        (data("vectorize_kernels.c"), "saxpy", "c,u,u,u", 2),
+    ];
+    for (src, f, shapes, loads) in cases {
+        let ll = d.join(format!("{f}_int_index.ll"));
+        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+            .args(["vectorize", s(&src), "--function", f, "--shapes", shapes])
+            .args([
+                "--width",
+                "8",
+                "--clang-arg=-ffp-contract=off",
+                "-o",
+                s(&ll),
+            ]));
+        let text = std::fs::read_to_string(&ll).expect("ll");
+        assert!(
+            !text.contains("llvm.masked.scatter"),
+            "{f}: a scatter\n{text}"
+        );
+        assert!(
+            !text.contains("llvm.masked.gather"),
+            "{f}: a gather\n{text}"
+        );
+        assert!(
+            text.contains("store <8 x i32>") || text.contains("store <8 x float>"),
+            "{f}: no vector store\n{text}"
+        );
+        assert!(
+            text.contains("call void @llvm.masked.store.v8"),
+            "{f}: no masked store\n{text}"
+        );
+        let vloads = text.matches("load <8 x float>").count()
+            + text.matches("@llvm.masked.load.v8f32").count();
+        assert!(vloads >= loads, "{f}: {vloads} vector loads\n{text}");
+    }
+}

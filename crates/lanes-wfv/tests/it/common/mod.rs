@@ -1,0 +1,124 @@
+//! Shared harness: run a function and its control-flow-vectorized form (guards lowered to
+//! their width-1 meaning) on the same inputs and compare result, memory and access trace.
+#![allow(dead_code)]
+
+use lanes_interp::{Access, Interpreter, Memory, RtValue, WorkItemContext};
+use lanes_ir::verifier::verify_function;
+use lanes_ir::{FuncId, Function, Module};
+use lanes_wfv::{lower_guards, prepare, Mode, Prepared};
+
+pub const FUEL: u64 = 2_000_000;
+
+/// The kernels the vectorizer is tested on, sorted by file name: the project's corpus
+/// (`kernels/` at the root, shared with the divergence analysis and the CLI) and the
+/// vectorizer's own (`tests/kernels/`: what only widening needs, such as cross-lane
+/// operations, volatile and atomic accesses and helper cycles). Each kernel lives in one
+/// of the two.
+pub fn kernel_files() -> Vec<std::path::PathBuf> {
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels");
+    lanes_test_support::lir_files(&[lanes_test_support::kernels_dir(), own])
+}
+
+/// The path of kernel file `name`, in whichever of the two directories of
+/// [`kernel_files`] holds it.
+pub fn kernel_path(name: &str) -> std::path::PathBuf {
+    kernel_files()
+        .into_iter()
+        .find(|p| p.file_name().is_some_and(|n| n == name))
+        .unwrap_or_else(|| panic!("no kernel file {name}"))
+}
+
+pub use lanes_test_support::soak;
+
+/// Result (or error text), final memory contents, access trace.
+pub type Outcome = (Result<Option<RtValue>, String>, Vec<Vec<u8>>, Vec<Access>);
+
+/// Runs `id` of `module` on `args` (buffers built by `alloc`); result, memory, trace.
+pub fn run(
+    module: &Module,
+    id: FuncId,
+    alloc: &dyn Fn(&mut Memory) -> Vec<RtValue>,
+    item: &WorkItemContext,
+) -> Outcome {
+    let mut mem = Memory::new();
+    let args = alloc(&mut mem);
+    mem.enable_trace();
+    let interp = Interpreter::new(module).fuel(FUEL).work_item(item.clone());
+    let r = interp.call(id, &args, &mut mem).map_err(|e| e.to_string());
+    let trace = mem.take_trace();
+    let bytes = mem.allocations().map(|a| a.bytes().to_vec()).collect();
+    (r, bytes, trace)
+}
+
+/// Verifies `func` in `module`, panicking with a readable message.
+pub fn verify(module: &Module, func: &Function, what: &str) {
+    if let Err(e) = verify_function(module, func) {
+        panic!(
+            "{what}: verifier: {e}\n{}",
+            lanes_ir::write::function_to_string(module, func)
+        );
+    }
+}
+
+/// Prepares `id` (verifying after every pass) and returns the prepared form and a module
+/// whose function `id` is the executable width-1 form.
+pub fn prepared_module(
+    module: &Module,
+    id: FuncId,
+    args: &lanes_analysis::shapes::ArgShapes,
+    mode: Mode,
+    what: &str,
+) -> (Prepared, Module) {
+    let mut check = |pass: &str, f: &Function| verify(module, f, &format!("{what} after {pass}"));
+    let p = match prepare(module, id, args, mode, &mut check) {
+        Ok(p) => p,
+        Err(e) => panic!("{what}: {e}\n{}", lanes_ir::write::module_to_string(module)),
+    };
+    let mut exec = p.func.clone();
+    lower_guards(&mut exec, &p.predication);
+    verify(module, &exec, &format!("{what} after lower_guards"));
+    let mut m = module.clone();
+    *m.function_mut(id).expect("defined") = exec;
+    (p, m)
+}
+
+/// Compares the original and transformed runs; returns false if the original faulted
+/// (nothing to compare).
+pub fn compare(
+    original: &Module,
+    transformed: &Module,
+    id: FuncId,
+    alloc: &dyn Fn(&mut Memory) -> Vec<RtValue>,
+    item: &WorkItemContext,
+    what: &str,
+) -> bool {
+    let (ra, ma, ta) = run(original, id, alloc, item);
+    let Ok(va) = ra else {
+        return false;
+    };
+    let (rb, mb, tb) = run(transformed, id, alloc, item);
+    let vb = rb.unwrap_or_else(|e| {
+        panic!(
+            "{what}: transformed run failed: {e}\n{}",
+            lanes_ir::write::module_to_string(transformed)
+        )
+    });
+    let same = match (&va, &vb) {
+        (Some(a), Some(b)) => a.same_as(b),
+        (None, None) => true,
+        _ => false,
+    };
+    assert!(
+        same,
+        "{what}: result {va:?} != {vb:?}\n{}",
+        lanes_ir::write::module_to_string(transformed)
+    );
+    assert_eq!(ma, mb, "{what}: memory differs");
+    assert_eq!(
+        ta,
+        tb,
+        "{what}: access trace differs\n{}",
+        lanes_ir::write::module_to_string(transformed)
+    );
+    true
+}

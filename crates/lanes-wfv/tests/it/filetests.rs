@@ -1,0 +1,112 @@
+//! Golden filetests of the vectorizer (`filetests/*.lir`): each file holds a scalar SPMD
+//! function, one or more directives
+//!
+//! ```text
+//! ; vectorize: @f width=4 [mode=full] [masked]
+//! ```
+//!
+//! and, after `; expect:`, the vector function the whole pipeline makes of it
+//! ([`lanes_wfv::define_variant`]: normalization, the divergent loop transform,
+//! partial or full linearization, widening). The output is the lanes IR text of the
+//! widened function, verified, so a change in what the vectorizer emits is a reviewed
+//! diff: `LANES_BLESS=1 cargo test -p lanes-wfv --test it filetests` rewrites the
+//! expected sections. These tests need neither clang nor LLVM; whether the vector code
+//! computes what the scalar code does is the differential tests' job (`widen`,
+//! `generated`, `native`).
+
+use std::path::Path;
+
+use lanes_ir::filetest::{run_golden, FileTest};
+use lanes_ir::write::function_to_string;
+use lanes_wfv::{define_variant, Mode};
+
+/// One `; vectorize:` directive.
+#[derive(Debug)]
+struct Request {
+    func: String,
+    width: u16,
+    mode: Mode,
+    masked: bool,
+}
+
+impl Request {
+    fn parse(text: &str) -> Result<Request, String> {
+        let mut words = text.split_whitespace();
+        let func = words
+            .next()
+            .and_then(|w| w.strip_prefix('@'))
+            .ok_or("the directive starts with the function, `@name`")?
+            .to_string();
+        let mut req = Request {
+            func,
+            width: 4,
+            mode: Mode::Partial,
+            masked: false,
+        };
+        for word in words {
+            match word.split_once('=') {
+                Some(("width", w)) => {
+                    req.width = w.parse().map_err(|_| format!("bad width `{w}`"))?;
+                }
+                Some(("mode", "partial")) => req.mode = Mode::Partial,
+                Some(("mode", "full")) => req.mode = Mode::Full,
+                None if word == "masked" => req.masked = true,
+                _ => {
+                    return Err(format!(
+                        "unknown option `{word}` (width=N, mode=partial|full, masked)"
+                    ))
+                }
+            }
+        }
+        Ok(req)
+    }
+}
+
+fn vectorize(test: &FileTest) -> Result<String, String> {
+    let directives = test.directives("vectorize");
+    if directives.is_empty() {
+        return Err("no `; vectorize: @f width=N` directive".to_string());
+    }
+    let mut out = Vec::new();
+    for (line, text) in directives {
+        let at = |e: String| format!("line {line}: {e}");
+        let req = Request::parse(&text).map_err(at)?;
+        let mut module = lanes_ir::parse_module(&test.source).map_err(|e| e.to_string())?;
+        lanes_ir::verifier::verify_module(&module).map_err(|e| format!("{e:?}"))?;
+        let id = module
+            .func_by_name(&req.func)
+            .ok_or_else(|| at(format!("no function @{}", req.func)))?;
+        let name = format!("{}_w{}", req.func, req.width);
+        let wid = define_variant(&mut module, id, &[], req.mode, req.width, req.masked, &name)
+            .map_err(|e| at(e.to_string()))?;
+        let func = module
+            .function(wid)
+            .ok_or_else(|| at("the variant has no body".to_string()))?;
+        lanes_ir::verifier::verify_function(&module, func)
+            .map_err(|e| at(format!("the widened function does not verify: {e:?}")))?;
+        out.push(format!("vectorize: {text}"));
+        out.push(function_to_string(&module, func).trim_end().to_string());
+        out.push(String::new());
+    }
+    Ok(out.join("\n"))
+}
+
+#[test]
+fn vectorizer_filetests() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("filetests");
+    run_golden(&dir, vectorize).assert_ok();
+}
+
+#[test]
+fn directives_are_parsed_and_bad_ones_rejected() {
+    let r = Request::parse("@f width=8 mode=full masked").unwrap();
+    assert_eq!(
+        (r.func.as_str(), r.width, r.mode, r.masked),
+        ("f", 8, Mode::Full, true)
+    );
+    let r = Request::parse("@g").unwrap();
+    assert_eq!((r.width, r.mode, r.masked), (4, Mode::Partial, false));
+    assert!(Request::parse("f width=4").is_err());
+    assert!(Request::parse("@f width=x").is_err());
+    assert!(Request::parse("@f lanes=4").is_err());
+}

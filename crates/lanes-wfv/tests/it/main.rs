@@ -1,0 +1,19 @@
+//! The integration tests of `lanes-wfv`, one test binary (modules below, one per concern):
+//! the vectorizer: every pass verified and differentially tested (width 1 and widened, interpreter and native), golden filetests.
+//!
+//! One binary per crate links once per change instead of once per file; run one module
+//! with `cargo test -p lanes-wfv --test it <module>::`.
+
+mod common;
+
+mod filetests;
+mod generated;
+mod kernels;
+mod native;
+mod outer_loop;
+mod outer_loop_generated;
+mod passes;
+mod widen;
+mod widen_facts;
+mod widen_no_wrap;
+mod widen_simt;

@@ -1,0 +1,175 @@
+//! The widened functions natively: exported to LLVM 19, optimized at O2 for the host and
+//! run by MCJIT, they must compute what the interpreter computes for them (which
+//! `tests/it/widen.rs` checks against the scalar function run once per lane), on at least
+//! 300 generated programs at W = 4, 8 and 16, both linearization modes.
+
+use arbitrary::Unstructured;
+use lanes_interp::{Interpreter, Memory, RtValue};
+use lanes_ir::generator::{generate, GenConfig, GenParam, BUFFER_ALIGN};
+use lanes_ir::{AddrSpace, ScalarType, Shape, Type};
+use lanes_llvm::jit::Jit;
+use lanes_llvm::pipeline::PipelineOptions;
+use lanes_llvm::Context;
+use lanes_wfv::{prepare, widen_into, Mode};
+use rand::rngs::SmallRng;
+use rand::{Rng, RngCore, SeedableRng};
+
+const PROGRAMS: u64 = 360;
+
+/// Bytes equal, or equal as values of `ty` (any NaN equals any NaN).
+fn same(ty: Type, a: &[u8], b: &[u8]) -> bool {
+    a == b
+        || match (RtValue::from_le_bytes(ty, a), RtValue::from_le_bytes(ty, b)) {
+            (Some(x), Some(y)) => x.same_as(&y),
+            _ => false,
+        }
+}
+
+fn same_floats_in(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len()
+        && (0..a.len()).step_by(4).all(|i| {
+            let j = (i + 4).min(a.len());
+            if a[i..j] == b[i..j] {
+                return true;
+            }
+            let nan32 =
+                |x: &[u8]| x.len() == 4 && f32::from_le_bytes([x[0], x[1], x[2], x[3]]).is_nan();
+            let k = i & !7;
+            let nan64 = |x: &[u8]| {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(x);
+                f64::from_le_bytes(w).is_nan()
+            };
+            (nan32(&a[i..j]) && nan32(&b[i..j]))
+                || (k + 8 <= a.len() && nan64(&a[k..k + 8]) && nan64(&b[k..k + 8]))
+        })
+}
+
+#[test]
+fn widened_functions_run_natively_as_in_the_interpreter() {
+    let ctx = Context::create();
+    let opts = PipelineOptions {
+        opt_level: 2,
+        ..PipelineOptions::default()
+    };
+    let cfg = GenConfig {
+        max_blocks: 10,
+        max_insts_per_block: 4,
+        max_loop_depth: 2,
+        // Native code has no work-item runtime here.
+        work_items: false,
+        max_trip_count: 4,
+        max_trip_product: 16,
+        ..GenConfig::default()
+    };
+    let mut compared = 0;
+    for seed in 0..PROGRAMS {
+        let mut bytes = vec![0; 4096];
+        SmallRng::seed_from_u64(seed + 90_000).fill_bytes(&mut bytes);
+        let g = generate(&mut Unstructured::new(&bytes), &cfg).unwrap();
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let shapes: Vec<Option<(Shape, u32)>> = g
+            .params
+            .iter()
+            .map(|_| {
+                Some(if rng.gen_bool(0.5) {
+                    (Shape::Uniform, 0)
+                } else {
+                    (Shape::Varying, 0)
+                })
+            })
+            .collect();
+        let mode = if seed % 2 == 0 {
+            Mode::Partial
+        } else {
+            Mode::Full
+        };
+        let w = [4u16, 8, 16][(seed % 3) as usize];
+        let what = format!("seed {seed} {mode:?} W={w}");
+        let p = prepare(&g.module, g.func, &shapes, mode, &mut |_, _| {}).unwrap();
+        let mut m = g.module.clone();
+        let wid = widen_into(&mut m, &p, &shapes, w).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let wf = m.function(wid).unwrap().clone();
+        let jit = Jit::new(&ctx, &m, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
+        // Arguments: interpreter values and native bytes; buffers per lane or shared.
+        let mut mem = Memory::new();
+        let mut args = Vec::new();
+        let mut native_args = Vec::new();
+        let mut buffers: Vec<(u64, usize, Vec<u128>)> = Vec::new();
+        for (i, gp) in g.params.iter().enumerate() {
+            let ty = wf.dfg.value_type(wf.params[i].value);
+            let lanes = ty.lane_count() as usize;
+            match gp {
+                GenParam::Int(_) | GenParam::Float(_) => {
+                    let bits: Vec<u64> = (0..lanes)
+                        .map(|_| {
+                            if ty.is_float() {
+                                let x: f64 = rng.gen_range(-4.0..4.0);
+                                if ty.elem() == ScalarType::F32 {
+                                    u64::from((x as f32).to_bits())
+                                } else {
+                                    x.to_bits()
+                                }
+                            } else {
+                                lanes_interp::value::normalize(
+                                    ty.elem(),
+                                    rng.gen_range(-50i64..50) as u64,
+                                )
+                            }
+                        })
+                        .collect();
+                    let v = RtValue::from_lanes(ty, bits).unwrap();
+                    native_args.push(v.to_le_bytes());
+                    args.push(v);
+                }
+                GenParam::Buffer { .. } => {
+                    let n = gp.buffer_bytes() as usize;
+                    let (mut sim, mut nat) = (Vec::new(), Vec::new());
+                    for _ in 0..lanes {
+                        let mut b = vec![0u8; n];
+                        rng.fill_bytes(&mut b);
+                        let ptr = mem
+                            .alloc_init(&b, BUFFER_ALIGN, AddrSpace::GLOBAL, false)
+                            .unwrap();
+                        let mut buf = vec![0u128; n.div_ceil(16)];
+                        // SAFETY: `buf` has at least `n` bytes.
+                        unsafe {
+                            std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), n)
+                                .copy_from_slice(&b)
+                        };
+                        sim.push(ptr);
+                        nat.push(buf.as_ptr() as u64);
+                        buffers.push((ptr, n, buf));
+                    }
+                    let v = RtValue::from_lanes(ty, sim).unwrap();
+                    args.push(v);
+                    native_args.push(nat.iter().flat_map(|p| p.to_le_bytes()).collect());
+                }
+            }
+        }
+        let interp = Interpreter::new(&m).fuel(8_000_000);
+        let Ok(expected) = interp.call(wid, &args, &mut mem) else {
+            continue;
+        };
+        // SAFETY: the buffers outlive the call and hold every byte the code may access
+        // (the generator clamps addresses into them).
+        let got =
+            unsafe { jit.call(&wf.name, &native_args) }.unwrap_or_else(|e| panic!("{what}: {e}"));
+        let ty = wf.ret.unwrap();
+        let want = expected.unwrap().to_le_bytes();
+        let got = got.unwrap();
+        assert!(
+            same(ty, &want, &got),
+            "{what}: interpreter {want:?}, native {got:?}"
+        );
+        for (ptr, n, buf) in &buffers {
+            let want = mem.read_bytes(*ptr, *n as u64).unwrap();
+            // SAFETY: `buf` has at least `n` bytes.
+            let got = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), *n) };
+            assert!(same_floats_in(&want, got), "{what}: buffer differs");
+        }
+        compared += 1;
+    }
+    eprintln!("native: {compared} of {PROGRAMS} programs compared");
+    assert!(compared >= 300, "only {compared} programs compared");
+}

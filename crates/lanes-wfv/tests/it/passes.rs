@@ -1,0 +1,263 @@
+//! Each pass against its own definition, over generated programs:
+//!
+//! - normalization: one exit block; every loop with a preheader (its only outside
+//!   predecessor, which only jumps to the header), a unique latch, dedicated exits; LCSSA
+//!   (values defined in a loop are used outside only by φs of its exit blocks); and the
+//!   function still computes the same;
+//! - the divergent loop transform: every loop the shape analysis called divergent is left
+//!   only through its pure latch, whose branch is `any` (PLDI'18 §5); same results;
+//! - the block index: a topological order of the acyclic CFG, compact for every loop
+//!   (header first, latch last) (§3.1, §3.3).
+
+use crate::common;
+
+use arbitrary::Unstructured;
+use lanes_analysis::{ControlFlowGraph, DominatorTree, LoopForest};
+use lanes_interp::{Memory, RtValue, WorkItemContext};
+use lanes_ir::generator::{generate, GenConfig, GenParam, Generated, BUFFER_ALIGN};
+use lanes_ir::{AddrSpace, Function, InstData, Intrinsic, ScalarType, Shape, ValueDef};
+use lanes_wfv::{normalize, shapes_of, transform_divergent_loops, BlockIndex};
+use rand::rngs::SmallRng;
+use rand::{Rng, RngCore, SeedableRng};
+
+const COUNT: u64 = 1200;
+
+fn count() -> u64 {
+    COUNT * common::soak()
+}
+
+fn generated(seed: u64) -> Generated {
+    let cfg = GenConfig {
+        max_blocks: 14,
+        max_insts_per_block: 3,
+        max_loop_depth: 3,
+        work_items: true,
+        max_trip_count: 3,
+        max_trip_product: 27,
+        ..GenConfig::default()
+    };
+    let mut bytes = vec![0; 4096];
+    SmallRng::seed_from_u64(seed.wrapping_mul(0x9e37_79b9)).fill_bytes(&mut bytes);
+    generate(&mut Unstructured::new(&bytes), &cfg).expect("generation never fails")
+}
+
+fn arguments(g: &Generated, seed: u64, mem: &mut Memory) -> Vec<RtValue> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    g.params
+        .iter()
+        .map(|p| match p {
+            GenParam::Int(t) => RtValue::int(t.elem(), rng.gen_range(-50..50)),
+            GenParam::Float(t) if *t == lanes_ir::Type::F32 => RtValue::f32(rng.gen()),
+            GenParam::Float(_) => RtValue::f64(rng.gen()),
+            GenParam::Buffer { .. } => {
+                let mut bytes = vec![0; p.buffer_bytes() as usize];
+                rng.fill_bytes(&mut bytes);
+                let ptr = mem
+                    .alloc_init(&bytes, BUFFER_ALIGN, AddrSpace::GLOBAL, false)
+                    .expect("fits");
+                RtValue::ptr_of(ScalarType::Ptr(AddrSpace::GLOBAL), ptr)
+            }
+        })
+        .collect()
+}
+
+fn same_semantics(g: &Generated, func: &Function, seed: u64, what: &str) {
+    common::verify(&g.module, func, what);
+    let mut m = g.module.clone();
+    *m.function_mut(g.func).expect("defined") = func.clone();
+    for round in 0..2 {
+        let alloc = |mem: &mut Memory| arguments(g, seed + round, mem);
+        let item = WorkItemContext::one_dim(0, round, 4, 1);
+        common::compare(&g.module, &m, g.func, &alloc, &item, what);
+    }
+}
+
+fn check_normal_form(func: &Function, what: &str) {
+    let cfg = ControlFlowGraph::with_function(func);
+    let domtree = DominatorTree::with_function(func, &cfg);
+    let loops = LoopForest::with_cfg(&cfg, &domtree);
+    let exits: Vec<_> = func
+        .layout
+        .blocks()
+        .filter(|&b| {
+            matches!(
+                func.terminator(b).map(|t| func.dfg.inst(t)),
+                Some(InstData::Return { .. } | InstData::Unreachable)
+            )
+        })
+        .collect();
+    assert_eq!(exits.len(), 1, "{what}: exit blocks {exits:?}");
+    assert!(cfg.preds(cfg.entry().unwrap()).is_empty(), "{what}: entry");
+    for l in loops.loops() {
+        let h = loops.header(l);
+        let outside: Vec<_> = cfg
+            .preds(h)
+            .iter()
+            .filter(|&&p| !loops.contains(l, p))
+            .collect();
+        assert_eq!(outside.len(), 1, "{what}: preheader of {h}");
+        assert!(
+            matches!(
+                func.terminator(*outside[0]).map(|t| func.dfg.inst(t)),
+                Some(InstData::Jump { .. })
+            ),
+            "{what}: preheader of {h} does not just jump"
+        );
+        assert_eq!(loops.latches(l).len(), 1, "{what}: latches of {h}");
+        for &x in loops.exit_blocks(l) {
+            assert!(
+                cfg.preds(x).iter().all(|&p| loops.contains(l, p)),
+                "{what}: exit {x} of {h} is not dedicated"
+            );
+        }
+        // LCSSA.
+        for b in func.layout.blocks().filter(|&b| !loops.contains(l, b)) {
+            for &inst in func.layout.block_insts(b) {
+                let data = func.dfg.inst(inst);
+                let inside = |v| match func.dfg.value_def(v) {
+                    ValueDef::Result(i) => func
+                        .layout
+                        .inst_block(i)
+                        .is_some_and(|d| loops.contains(l, d)),
+                    ValueDef::Param(_) => false,
+                };
+                match data {
+                    InstData::Phi { incoming } => {
+                        for &(p, v) in incoming {
+                            assert!(
+                                !inside(v) || loops.contains(l, p),
+                                "{what}: {v} leaves loop {h} outside an exit φ"
+                            );
+                        }
+                    }
+                    d => {
+                        d.for_each_arg(|v| assert!(!inside(v), "{what}: {v} used outside loop {h}"))
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn normalization_gives_the_normal_form_and_keeps_semantics() {
+    for seed in 0..count() {
+        let g = generated(seed);
+        let mut f = g.function().clone();
+        normalize(&mut f, &|_, _| true).unwrap();
+        let what = format!("seed {seed} normalize");
+        check_normal_form(&f, &what);
+        same_semantics(&g, &f, seed, &what);
+    }
+}
+
+#[test]
+fn divergent_loops_leave_only_through_their_pure_latch() {
+    let mut transformed = 0;
+    for seed in 0..count() {
+        let g = generated(seed);
+        let mut f = g.function().clone();
+        normalize(&mut f, &|_, _| true).unwrap();
+        let shapes: Vec<_> = g.params.iter().map(|_| Some((Shape::Varying, 0))).collect();
+        let info = shapes_of(&g.module, &f, &shapes).unwrap();
+        let headers: Vec<_> = info
+            .loops
+            .loops()
+            .filter(|&l| info.is_divergent_loop(l))
+            .map(|l| info.loops.header(l))
+            .collect();
+        let done = transform_divergent_loops(&mut f, &headers).unwrap();
+        transformed += done.len();
+        let what = format!("seed {seed} divergent loops");
+        check_normal_form(&f, &what);
+        let cfg = ControlFlowGraph::with_function(&f);
+        let domtree = DominatorTree::with_function(&f, &cfg);
+        let loops = LoopForest::with_cfg(&cfg, &domtree);
+        for t in &done {
+            let l = loops.loop_of_header(t.header).expect("still a loop");
+            assert_eq!(loops.exiting_blocks(l), &[t.pure_latch], "{what}");
+            assert_eq!(loops.latches(l), &[t.pure_latch], "{what}");
+            let term = f.terminator(t.pure_latch).unwrap();
+            let InstData::Brif { cond, .. } = f.dfg.inst(term) else {
+                panic!("{what}: pure latch ends in {:?}", f.dfg.inst(term));
+            };
+            let ValueDef::Result(i) = f.dfg.value_def(*cond) else {
+                panic!("{what}: condition is a parameter");
+            };
+            assert!(
+                matches!(
+                    f.dfg.inst(i),
+                    InstData::Intrinsic {
+                        id: Intrinsic::Any,
+                        ..
+                    }
+                ),
+                "{what}: latch condition"
+            );
+        }
+        same_semantics(&g, &f, seed, &what);
+    }
+    eprintln!("{transformed} loops transformed");
+    assert!(transformed > COUNT as usize / 4);
+}
+
+#[test]
+fn block_index_is_topological_and_loop_compact() {
+    for seed in 0..count() {
+        let g = generated(seed);
+        let mut f = g.function().clone();
+        normalize(&mut f, &|_, _| true).unwrap();
+        let cfg = ControlFlowGraph::with_function(&f);
+        let domtree = DominatorTree::with_function(&f, &cfg);
+        let loops = LoopForest::with_cfg(&cfg, &domtree);
+        let index = BlockIndex::compute(&cfg, &loops);
+        let what = format!("seed {seed}");
+        assert_eq!(index.order().len(), cfg.rpo().len(), "{what}: all blocks");
+        for &b in index.order() {
+            for s in BlockIndex::dag_succs(&cfg, &loops, b) {
+                assert!(index.pos(b) < index.pos(s), "{what}: {b} -> {s} backwards");
+            }
+        }
+        for l in loops.loops() {
+            let pos: Vec<usize> = loops
+                .blocks(l)
+                .iter()
+                .map(|&b| index.pos(b).unwrap())
+                .collect();
+            let (lo, hi) = (*pos.iter().min().unwrap(), *pos.iter().max().unwrap());
+            assert_eq!(hi - lo + 1, pos.len(), "{what}: loop not compact");
+            assert_eq!(index.pos(loops.header(l)), Some(lo), "{what}: header first");
+            assert_eq!(
+                index.pos(loops.latches(l)[0]),
+                Some(hi),
+                "{what}: latch last"
+            );
+        }
+        // Dominance compactness for blocks outside loops (the top level).
+        for &d in index.order() {
+            if loops.innermost_loop(d).is_some() {
+                continue;
+            }
+            let pos: Vec<usize> = index
+                .order()
+                .iter()
+                .filter(|&&b| loops.innermost_loop(b).is_none() && domtree.dominates(d, b))
+                .map(|&b| index.pos(b).unwrap())
+                .collect();
+            let top: Vec<usize> = index
+                .order()
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| loops.innermost_loop(b).is_none())
+                .map(|(i, _)| i)
+                .collect();
+            // Contiguous among the top-level blocks.
+            let ranks: Vec<usize> = pos
+                .iter()
+                .map(|p| top.iter().position(|t| t == p).unwrap())
+                .collect();
+            let (lo, hi) = (*ranks.iter().min().unwrap(), *ranks.iter().max().unwrap());
+            assert_eq!(hi - lo + 1, ranks.len(), "{what}: dominance region of {d}");
+        }
+    }
+}
