@@ -20,12 +20,14 @@ pub mod compile;
 mod declare_simd;
 mod error;
 pub mod param_shapes;
+pub mod phases;
 pub mod remarks;
 pub mod vectorize;
 
 pub use compile::{compile, CompileRequest, Compiled};
 pub use error::DriverError;
 pub use param_shapes::parameter_shapes;
+pub use phases::PhaseTimes;
 pub use remarks::{Remark, RemarkKind};
 pub use vectorize::{select_function, vectorize, Output, VectorizeRequest, Vectorized};
 

@@ -133,10 +133,32 @@ pub fn parameter_shapes(
     func: &Function,
     text: &str,
 ) -> Result<Vec<Option<Aligned>>, DriverError> {
+    parameter_shapes_with(input, clang, func, text, None)
+}
+
+/// Whether `--shapes` for `input` counts C parameters, which needs the function's C
+/// signature ([`c_signature`], a `-O0 -g` compile of the source).
+pub fn needs_c_signature(input: &Path) -> bool {
+    SourceKind::of(input).is_some_and(SourceKind::is_source)
+}
+
+/// [`parameter_shapes`], with the C signature already read (`signature`, for source input;
+/// `lanes vectorize` reads it beside the import, so that the two compiles of the source
+/// overlap). With `None` it is read here when needed.
+pub fn parameter_shapes_with(
+    input: &Path,
+    clang: &ClangOptions,
+    func: &Function,
+    text: &str,
+    signature: Option<CSignature>,
+) -> Result<Vec<Option<Aligned>>, DriverError> {
     let list = parse_list(text)?;
     let kind = SourceKind::of(input);
-    if kind.is_some_and(SourceKind::is_source) {
-        let sig = c_signature(input, clang, &func.name)?;
+    if needs_c_signature(input) {
+        let sig = match signature {
+            Some(sig) => sig,
+            None => c_signature(input, clang, &func.name)?,
+        };
         return c_shapes(&list, &sig, func);
     }
     let names: Vec<String> = match kind {

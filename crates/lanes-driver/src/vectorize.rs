@@ -13,11 +13,12 @@
 //! function of the module is internalized, so objects made for several functions of one
 //! source file link into one program.
 
-use std::path::PathBuf;
-
 use std::collections::HashSet;
+use std::path::PathBuf;
+use std::time::Instant;
 
 use lanes_ir::{ExternFunc, FuncEntry, FuncId, InstData, Module, Shape};
+use lanes_llvm::c_params::c_signature;
 use lanes_llvm::clang::ClangOptions;
 use lanes_llvm::driver::{compile_module_exporting, import_file, CompileOptions};
 use lanes_llvm::emit::EmitKind;
@@ -29,7 +30,8 @@ use lanes_wfv::vfabi::mangle;
 use lanes_wfv::Mode;
 
 use crate::declare_simd::widen_variant;
-use crate::param_shapes::parameter_shapes;
+use crate::param_shapes::{needs_c_signature, parameter_shapes_with};
+use crate::phases::PhaseTimes;
 use crate::{setup, DriverError, Setup};
 
 /// What `vectorize` writes.
@@ -70,6 +72,8 @@ pub struct Vectorized {
     /// Notes for the user (no launcher, a vector library not available).
     pub notes: Vec<String>,
     pub target: Target,
+    /// Wall time per phase (`-ftime-report`).
+    pub times: PhaseTimes,
 }
 
 /// The function `name` (with or without a leading `@`), or the only defined one.
@@ -117,15 +121,45 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         veclib,
         mut notes,
     } = setup(&req.clang, &req.target, opt, req.veclib.as_deref())?;
-    let mut module = import_file(&req.input, &clang)?;
+    let mut times = PhaseTimes::default();
+    // `--shapes` by C parameter reads the C signature from a second, `-O0 -g` compile of
+    // the source; when the function is named it runs beside the optimizing import.
+    let early_name = req
+        .function
+        .as_deref()
+        .map(|n| n.strip_prefix('@').unwrap_or(n));
+    let (imported, early_signature) = std::thread::scope(|scope| {
+        let signature = early_name
+            .filter(|_| req.shapes.is_some() && needs_c_signature(&req.input))
+            .map(|name| {
+                scope.spawn(|| {
+                    let start = Instant::now();
+                    let sig = c_signature(&req.input, &clang, name);
+                    (sig, start.elapsed())
+                })
+            });
+        let module = times.time("front end and import (clang, LLVM IR to lanes IR)", || {
+            import_file(&req.input, &clang)
+        });
+        (module, signature.map(|handle| handle.join()))
+    });
+    let mut module = imported?;
     let id = select_function(&module, req.function.as_deref())?;
     let scalar = module
         .function(id)
         .cloned()
         .ok_or_else(|| DriverError::Function("the function has no body".into()))?;
+    let signature = match early_signature {
+        Some(Ok((sig, time))) => {
+            times.record("C parameter signature (clang -O0 -g)", time, true);
+            Some(sig?)
+        }
+        Some(Err(panic)) => std::panic::resume_unwind(panic),
+        None => None,
+    };
     let n = scalar.params.len();
     let shapes: Vec<Option<(Shape, u32)>> = match &req.shapes {
-        Some(text) => parameter_shapes(&req.input, &clang, &scalar, text)?,
+        Some(text) => parameter_shapes_with(&req.input, &clang, &scalar, text, signature)?,
         None => vec![Some((Shape::Varying, 0)); n],
     };
     let width = req.width.unwrap_or_else(|| target.default_width());
@@ -133,7 +167,9 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
     let plain: Vec<Option<Shape>> = shapes.iter().map(|s| s.map(|(s, _)| s)).collect();
     let isa = target.vfabi_isa(u32::from(width) * 32);
     let vname = mangle(&scalar.name, isa, width, &plain);
-    let unmasked = widen_variant(&mut module, id, &shapes, req.mode, width, false, &vname)?;
+    let unmasked = times.time("vectorize: the unmasked variant (lanes-wfv)", || {
+        widen_variant(&mut module, id, &shapes, req.mode, width, false, &vname)
+    })?;
     let mut exported = vec![vname];
     // The launcher, when one parameter is the instance index and the others uniform.
     let index: Vec<usize> = (0..n)
@@ -147,7 +183,9 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         {
             let name = format!("{}_spmd", scalar.name);
             let body_name = format!("{}.masked.w{width}", scalar.name);
-            let body = widen_variant(&mut module, id, &shapes, req.mode, width, true, &body_name)?;
+            let body = times.time("vectorize: the masked body (lanes-wfv)", || {
+                widen_variant(&mut module, id, &shapes, req.mode, width, true, &body_name)
+            })?;
             module.define(launcher(&scalar, &name, unmasked, body, idx, width));
             exported.push(name);
         }
@@ -156,7 +194,11 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
             scalar.name
         )),
     }
-    lanes_ir::verifier::verify_module(&module).map_err(|e| DriverError::Internal(e.to_string()))?;
+    times
+        .time("verify the vector module", || {
+            lanes_ir::verifier::verify_module(&module)
+        })
+        .map_err(|e| DriverError::Internal(e.to_string()))?;
     if matches!(req.output, Output::Llvm(_)) {
         // Only what the exported functions reach goes to LLVM: the scalar function and
         // the masked scalar body the variants were made from are as large as the input
@@ -164,7 +206,9 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         drop_unreached(&mut module, &exported);
     }
     let bytes = match req.output {
-        Output::Lir => lanes_ir::write::module_to_string(&module).into_bytes(),
+        Output::Lir => times.time("write lanes IR", || {
+            lanes_ir::write::module_to_string(&module).into_bytes()
+        }),
         Output::Llvm(emit) => {
             let opts = CompileOptions {
                 clang,
@@ -182,7 +226,9 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
                 .input
                 .file_name()
                 .map_or_else(|| "lanes".into(), |n| n.to_string_lossy().into_owned());
-            compile_module_exporting(&module, &name, &opts, &exported)?
+            times.time("LLVM: export, optimization, code generation", || {
+                compile_module_exporting(&module, &name, &opts, &exported)
+            })?
         }
     };
     Ok(Vectorized {
@@ -190,6 +236,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         exported,
         notes,
         target,
+        times,
     })
 }
 

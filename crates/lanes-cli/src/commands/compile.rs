@@ -220,6 +220,8 @@ pub fn clang_style_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsStrin
             format!("--veclib={v}")
         } else if compile && s == "-emit-llvm" {
             "--emit-llvm".to_string()
+        } else if vectorize && s == "-ftime-report" {
+            "--time-report".to_string()
         } else if compile && s == "-fno-vectorize" {
             "--no-vectorize".to_string()
         } else if compile && s == "-fno-slp-vectorize" {
@@ -284,6 +286,10 @@ mod tests {
                 "--clang-arg=-fno-math-errno",
                 "k.c"
             ]
+        );
+        assert_eq!(
+            rewrite("lanes vectorize -ftime-report k.c -o k.o"),
+            ["lanes", "vectorize", "--time-report", "k.c", "-o", "k.o"]
         );
         assert_eq!(
             rewrite("lanes vectorize -fveclib=libmvec -ffast-math k.c -o k.o"),

@@ -75,6 +75,10 @@ pub struct VectorizeArgs {
     /// link with `-lmvec -lm`
     #[arg(long, value_name = "LIB")]
     pub veclib: Option<String>,
+    /// Print the wall time of each phase (front end, lanes' passes, LLVM) to standard
+    /// error; `-ftime-report` says the same, as with clang
+    #[arg(long)]
+    pub time_report: bool,
     #[command(flatten)]
     pub target: TargetArgs,
     #[command(flatten)]
@@ -120,6 +124,9 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
         .with_context(|| format!("{}: vectorization failed", args.file.display()))?;
     for note in &done.notes {
         eprintln!("lanes: {note}");
+    }
+    if args.time_report {
+        eprint!("{}", done.times.report());
     }
     write_bytes(out, &done.bytes)
 }

@@ -234,3 +234,46 @@ fn int_indexed_stores_are_vector_stores_not_scatters() {
         assert!(vloads >= loads, "{f}: {vloads} vector loads\n{text}");
     }
 }
+
+/// `-ftime-report` (as with clang) prints one line per phase to standard error: the front
+/// end, the C signature read beside it for `--shapes`, each vector variant, LLVM, and a
+/// total; the phases that ran one after the other add up to the total.
+#[test]
+fn time_report_lists_every_phase() {
+    let d = scratch_dir("vectorize");
+    let obj = d.join("saxpy_timed.o");
+    let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "vectorize",
+            s(&data("vectorize_kernels.c")),
+            "--function",
+            "saxpy",
+        ])
+        .args([
+            "--shapes",
+            "c,u,u,u",
+            "--width",
+            "4",
+            "-ftime-report",
+            "-o",
+            s(&obj),
+        ])
+        .arg(format!("-I{}", s(&include_dir()))));
+    let report = String::from_utf8_lossy(&out.stderr);
+    for phase in [
+        "front end and import",
+        "C parameter signature (clang -O0 -g) (concurrent)",
+        "vectorize: the unmasked variant",
+        "vectorize: the masked body",
+        "LLVM: export, optimization, code generation",
+        "100.0%  total",
+    ] {
+        assert!(report.contains(phase), "no `{phase}` in:\n{report}");
+    }
+    let seconds = |line: &str| -> f64 { line.split_whitespace().next().unwrap().parse().unwrap() };
+    let lines: Vec<&str> = report.lines().filter(|l| l.contains('%')).collect();
+    let (total, phases) = lines.split_last().expect("a total line");
+    let sum: f64 = phases.iter().map(|l| seconds(l)).sum();
+    assert!((sum - seconds(total)).abs() < 0.01, "{sum} vs {report}");
+    assert!(std::fs::metadata(&obj).is_ok_and(|m| m.len() > 0));
+}
