@@ -208,13 +208,13 @@ fn measure(module: &Module, id: FuncId, runs: usize, budget: Option<u64>) -> Mea
         times.push(start.elapsed());
         steps = info.propagation_steps();
         joins = info
-            .cfg
+            .cfg()
             .blocks()
             .iter()
             .map(|&b| info.join_causes(b).len())
             .sum();
         join_blocks = info
-            .cfg
+            .cfg()
             .blocks()
             .iter()
             .filter(|&&b| info.is_join_divergent(b))
@@ -226,7 +226,7 @@ fn measure(module: &Module, id: FuncId, runs: usize, budget: Option<u64>) -> Mea
             .count();
         summarized = info.summarized_walks();
         divergent = info
-            .cfg
+            .cfg()
             .blocks()
             .iter()
             .filter(|&&b| info.is_divergent_branch(b))

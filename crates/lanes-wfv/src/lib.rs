@@ -141,10 +141,10 @@ pub fn prepare(
     let mut info = analysis.analyze_body(&func, args)?;
     for _ in 0..64 {
         let headers: Vec<Block> = info
-            .loops
+            .loops()
             .loops()
             .filter(|&l| mode == Mode::Full || info.is_divergent_loop(l))
-            .map(|l| info.loops.header(l))
+            .map(|l| info.loops().header(l))
             .filter(|h| !transformed.iter().any(|t| t.header == *h))
             .collect();
         if headers.is_empty() {

@@ -60,6 +60,7 @@ pub use lattice::{parse_shape, parse_shape_list, ShapeSyntaxError, VShape};
 use crate::call_graph::CallGraph;
 use crate::cfg::ControlFlowGraph;
 use crate::dominators::DominatorTree;
+use crate::function_analyses::{AnalysisSet, FunctionAnalyses};
 use crate::loops::{Loop, LoopForest};
 use crate::post_dominators::PostDominatorTree;
 use divergence::{def_block, DivergenceCtx};
@@ -88,10 +89,9 @@ pub type ArgShapes = [Option<(Shape, u32)>];
 /// The results of the shape and divergence analysis of one function.
 #[derive(Clone, Debug)]
 pub struct ShapeInfo {
-    pub cfg: ControlFlowGraph,
-    pub domtree: DominatorTree,
-    pub pdt: PostDominatorTree,
-    pub loops: LoopForest,
+    /// The CFG analyses the shapes were computed on (CFG, both dominator trees, loops, and
+    /// whatever else the bundle held when it was handed in).
+    analyses: FunctionAnalyses,
     shapes: SecondaryMap<Value, VShape>,
     divergent_branch: SecondaryMap<Block, bool>,
     /// Branch blocks that made each block join-divergent.
@@ -159,6 +159,18 @@ impl<'m> ShapeAnalysis<'m> {
     /// are summarized from the module's callees, so the module is never copied to analyze
     /// an edited function; a transform re-runs only this, on its own copy.
     pub fn analyze_body(&self, func: &Function, args: &ArgShapes) -> Result<ShapeInfo, ShapeError> {
+        self.analyze_in(func, args, FunctionAnalyses::new())
+    }
+
+    /// [`Self::analyze_body`] on the CFG analyses of `analyses`, which must describe
+    /// `func` where they are valid: what they lack is computed in them, and the result
+    /// owns them ([`ShapeInfo::into_analyses`] hands them on to the next pass).
+    pub fn analyze_in(
+        &self,
+        func: &Function,
+        args: &ArgShapes,
+        analyses: FunctionAnalyses,
+    ) -> Result<ShapeInfo, ShapeError> {
         if !args.is_empty() && args.len() != func.params.len() {
             return Err(ShapeError::Arity {
                 func: func.name.clone(),
@@ -179,7 +191,7 @@ impl<'m> ShapeAnalysis<'m> {
                 }
             })
             .collect();
-        let info = self.run(func, &seeds, true);
+        let info = self.run(func, &seeds, true, analyses);
         Ok(info)
     }
 
@@ -198,16 +210,21 @@ impl<'m> ShapeAnalysis<'m> {
         if calls.is_recursive(callee) || writes_memory(func) {
             return VShape::VARYING;
         }
-        let info = self.run(func, args, false);
+        let info = self.run(func, args, false, FunctionAnalyses::new());
         let mut ret = VShape::Undef;
-        for &b in info.cfg.blocks() {
+        for &b in info.analyses.cfg().blocks() {
             if let Some(t) = func.terminator(b) {
                 if let InstData::Return { value: Some(v) } = func.dfg.inst(t) {
                     ret = ret.join(info.use_shape(func, *v, t));
                 }
             }
         }
-        let any_divergent = info.cfg.blocks().iter().any(|&b| info.divergent_branch[b]);
+        let any_divergent = info
+            .analyses
+            .cfg()
+            .blocks()
+            .iter()
+            .any(|&b| info.divergent_branch[b]);
         let result = if any_divergent || ret.is_undef() {
             ret.to_varying().join(VShape::VARYING)
         } else {
@@ -217,11 +234,14 @@ impl<'m> ShapeAnalysis<'m> {
         result
     }
 
-    fn run(&self, func: &Function, seeds: &[VShape], declared_params: bool) -> ShapeInfo {
-        let cfg = ControlFlowGraph::with_function(func);
-        let domtree = DominatorTree::with_function(func, &cfg);
-        let pdt = PostDominatorTree::with_function(func, &cfg);
-        let loops = LoopForest::with_cfg(&cfg, &domtree);
+    fn run(
+        &self,
+        func: &Function,
+        seeds: &[VShape],
+        declared_params: bool,
+        mut analyses: FunctionAnalyses,
+    ) -> ShapeInfo {
+        analyses.compute(func, AnalysisSet::FOR_SHAPES);
         let mut info = ShapeInfo {
             shapes: SecondaryMap::with_default(VShape::Undef),
             divergent_branch: SecondaryMap::new(),
@@ -237,10 +257,7 @@ impl<'m> ShapeAnalysis<'m> {
             effects: HashMap::new(),
             temporal: SecondaryMap::new(),
             declared_params,
-            cfg,
-            domtree,
-            pdt,
-            loops,
+            analyses,
         };
         for (p, &s) in func.params.iter().zip(seeds) {
             info.shapes[p.value] = s;
@@ -249,7 +266,7 @@ impl<'m> ShapeAnalysis<'m> {
         let mut users: SecondaryMap<Value, Vec<Inst>> = SecondaryMap::new();
         let mut queue: VecDeque<Inst> = VecDeque::new();
         let mut queued: SecondaryMap<Inst, bool> = SecondaryMap::new();
-        for &b in info.cfg.rpo() {
+        for &b in info.analyses.cfg().rpo() {
             for &inst in func.layout.block_insts(b) {
                 func.dfg.inst(inst).for_each_arg(|v| users[v].push(inst));
                 queue.push_back(inst);
@@ -270,7 +287,7 @@ impl<'m> ShapeAnalysis<'m> {
         }
         info.summarized_walks = scratch.borrow().summarized_walks();
         let mut temporal = Vec::new();
-        for &b in info.cfg.rpo() {
+        for &b in info.analyses.cfg().rpo() {
             for &inst in func.layout.block_insts(b) {
                 func.dfg.inst(inst).for_each_arg(|v| {
                     if info.use_shape(func, v, inst) != info.shape(v) {
@@ -308,10 +325,10 @@ impl<'m> ShapeAnalysis<'m> {
                 let ctx = DivergenceCtx {
                     steps: core::cell::Cell::new(0),
                     func,
-                    cfg: &info.cfg,
-                    domtree: &info.domtree,
-                    pdt: &info.pdt,
-                    loops: &info.loops,
+                    cfg: info.analyses.cfg(),
+                    domtree: info.analyses.domtree(),
+                    pdt: info.analyses.post_domtree(),
+                    loops: info.analyses.loops(),
                     scratch,
                 };
                 let fx = ctx.branch_effects(block);
@@ -349,7 +366,7 @@ impl<'m> ShapeAnalysis<'m> {
                                 .filter(|&i| func.dfg.inst(i).is_phi()),
                         );
                     }
-                    for &lb in info.loops.blocks(l) {
+                    for &lb in info.analyses.loops().blocks(l) {
                         for &i in func.layout.block_insts(lb) {
                             if let Some(v) = func.dfg.inst_result(i) {
                                 taints.push((v, TaintRegion::OutsideLoop(l)));
@@ -362,7 +379,7 @@ impl<'m> ShapeAnalysis<'m> {
                         continue;
                     }
                     info.is_rerun_loop[l] = true;
-                    for &lb in info.loops.blocks(l) {
+                    for &lb in info.analyses.loops().blocks(l) {
                         for &i in func.layout.block_insts(lb) {
                             if let Some(v) = func.dfg.inst_result(i) {
                                 taints.push((v, TaintRegion::Everywhere));
@@ -432,6 +449,35 @@ pub fn constant_of(func: &Function, v: Value) -> Option<i64> {
 }
 
 impl ShapeInfo {
+    /// The CFG of the analysed function.
+    pub fn cfg(&self) -> &ControlFlowGraph {
+        self.analyses.cfg()
+    }
+
+    pub fn domtree(&self) -> &DominatorTree {
+        self.analyses.domtree()
+    }
+
+    pub fn pdt(&self) -> &PostDominatorTree {
+        self.analyses.post_domtree()
+    }
+
+    pub fn loops(&self) -> &LoopForest {
+        self.analyses.loops()
+    }
+
+    /// The CFG analyses the shapes were computed on.
+    pub fn analyses(&self) -> &FunctionAnalyses {
+        &self.analyses
+    }
+
+    /// The CFG analyses, for the next pass: a transform that edits the function keeps only
+    /// what it preserves ([`FunctionAnalyses::keep`]); the shapes themselves are dropped,
+    /// since any edit can change them.
+    pub fn into_analyses(self) -> FunctionAnalyses {
+        self.analyses
+    }
+
     /// The shape of `v` at its definition.
     pub fn shape(&self, v: Value) -> VShape {
         self.shapes.get(v).copied().unwrap_or(VShape::Undef)
@@ -454,7 +500,7 @@ impl ShapeInfo {
         let base = self.shape(v);
         let tainted = self.taints.get(v).is_some_and(|ts| {
             ts.iter()
-                .any(|&r| self.regions[r].contains(&self.loops, block))
+                .any(|&r| self.regions[r].contains(self.analyses.loops(), block))
         });
         if tainted {
             base.to_varying()
@@ -471,7 +517,9 @@ impl ShapeInfo {
         let live: Vec<(Block, Value)> = incoming
             .iter()
             .copied()
-            .filter(|&(p, _)| self.cfg.is_reachable(p) && self.cfg.has_edge(p, block))
+            .filter(|&(p, _)| {
+                self.analyses.cfg().is_reachable(p) && self.analyses.cfg().has_edge(p, block)
+            })
             .collect();
         let joined = live.iter().fold(VShape::Undef, |acc, &(_, v)| {
             acc.join(self.shape_in(v, block))
@@ -506,7 +554,8 @@ impl ShapeInfo {
         }
         let once = |v: Value| {
             constant_of(func, v).is_some()
-                || def_block(func, v).is_none_or(|d| self.loops.innermost_loop(d).is_none())
+                || def_block(func, v)
+                    .is_none_or(|d| self.analyses.loops().innermost_loop(d).is_none())
         };
         if self.summary_join.get(block).copied().unwrap_or(false)
             && !live.iter().all(|&(_, v)| once(v))
@@ -518,9 +567,15 @@ impl ShapeInfo {
             causes.iter().all(|&b| match d {
                 None => true,
                 Some(d) => {
-                    self.domtree.dominates(d, b)
+                    self.analyses.domtree().dominates(d, b)
                         && !self.effects.get(&b).is_some_and(|fx| {
-                            fx.may_rerun(d, b, &self.domtree, &self.loops, &self.cfg)
+                            fx.may_rerun(
+                                d,
+                                b,
+                                self.analyses.domtree(),
+                                self.analyses.loops(),
+                                self.analyses.cfg(),
+                            )
                         })
                 }
             })
@@ -570,10 +625,16 @@ impl ShapeInfo {
         self.is_divergent_loop(l)
             && (self.is_divergent_branch(from)
                 || self.effects.iter().any(|(&b, fx)| {
-                    self.loops.contains(l, b)
+                    self.analyses.loops().contains(l, b)
                         && from != b
-                        && !self.domtree.dominates(from, b)
-                        && fx.may_rerun(from, b, &self.domtree, &self.loops, &self.cfg)
+                        && !self.analyses.domtree().dominates(from, b)
+                        && fx.may_rerun(
+                            from,
+                            b,
+                            self.analyses.domtree(),
+                            self.analyses.loops(),
+                            self.analyses.cfg(),
+                        )
                 }))
     }
 

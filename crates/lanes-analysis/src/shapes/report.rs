@@ -34,7 +34,7 @@ pub struct BranchLine {
 /// The conditional branches (brif, switch) of reachable blocks, in RPO.
 pub fn branches(func: &Function, info: &ShapeInfo) -> Vec<BranchLine> {
     let mut out = Vec::new();
-    for &b in info.cfg.rpo() {
+    for &b in info.cfg().rpo() {
         let Some(t) = func.terminator(b) else {
             continue;
         };
@@ -48,7 +48,7 @@ pub fn branches(func: &Function, info: &ShapeInfo) -> Vec<BranchLine> {
             condition: cond,
             cond_shape: info.use_shape(func, cond, t),
             divergent: info.is_divergent_branch(b),
-            ipdom: info.pdt.ipdom(b),
+            ipdom: info.pdt().ipdom(b),
         });
     }
     out
@@ -57,7 +57,7 @@ pub fn branches(func: &Function, info: &ShapeInfo) -> Vec<BranchLine> {
 /// Values in order: parameters, then instruction results in RPO.
 pub fn values(func: &Function, info: &ShapeInfo) -> Vec<Value> {
     let mut out: Vec<Value> = func.param_values().collect();
-    for &b in info.cfg.rpo() {
+    for &b in info.cfg().rpo() {
         for &i in func.layout.block_insts(b) {
             out.extend(func.dfg.inst_result(i));
         }
@@ -104,22 +104,22 @@ pub fn text(func: &Function, info: &ShapeInfo) -> String {
         }
         s.push('\n');
     }
-    for &b in info.cfg.rpo() {
+    for &b in info.cfg().rpo() {
         if info.is_join_divergent(b) {
             let _ = writeln!(s, "join {b}: by {}", list(info.join_causes(b)));
         }
     }
-    for l in info.loops.loops() {
+    for l in info.loops().loops() {
         let kind = if info.is_divergent_loop(l) {
             "divergent"
         } else {
             "uniform"
         };
-        let _ = write!(s, "{l} header {}: {kind}", info.loops.header(l));
+        let _ = write!(s, "{l} header {}: {kind}", info.loops().header(l));
         let mut exits = Vec::new();
-        for &x in info.loops.exiting_blocks(l) {
-            for &e in info.cfg.succs(x) {
-                if !info.loops.contains(l, e) {
+        for &x in info.loops().exiting_blocks(l) {
+            for &e in info.cfg().succs(x) {
+                if !info.loops().contains(l, e) {
                     let k = if info.is_divergent_exit(l, x) {
                         "divergent"
                     } else {
@@ -183,7 +183,7 @@ pub fn json(func: &Function, info: &ShapeInfo) -> String {
     }
     s.push_str("],\"joins\":[");
     let joins: Vec<String> = info
-        .cfg
+        .cfg()
         .rpo()
         .iter()
         .filter(|&&b| info.is_join_divergent(b))
@@ -199,12 +199,12 @@ pub fn json(func: &Function, info: &ShapeInfo) -> String {
     s.push_str(&joins.join(","));
     s.push_str("],\"loops\":[");
     let loops: Vec<String> = info
-        .loops
+        .loops()
         .loops()
         .map(|l| {
             format!(
                 "{{\"loop\":\"{l}\",\"header\":\"{}\",\"divergent\":{}}}",
-                info.loops.header(l),
+                info.loops().header(l),
                 info.is_divergent_loop(l)
             )
         })

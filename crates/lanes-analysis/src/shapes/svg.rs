@@ -28,15 +28,15 @@ fn esc(s: &str) -> String {
 
 /// Draws the CFG of `func` with the divergence facts of `info`.
 pub fn svg(func: &Function, info: &ShapeInfo) -> String {
-    let rpo = info.cfg.rpo();
+    let rpo = info.cfg().rpo();
     let mut layer: SecondaryMap<Block, i64> = SecondaryMap::new();
     for &b in rpo {
         let l = info
-            .cfg
+            .cfg()
             .preds(b)
             .iter()
-            .filter(|&&p| info.cfg.is_reachable(p) && !info.loops.is_back_edge(p, b))
-            .filter(|&&p| info.cfg.rpo_number(p) < info.cfg.rpo_number(b))
+            .filter(|&&p| info.cfg().is_reachable(p) && !info.loops().is_back_edge(p, b))
+            .filter(|&&p| info.cfg().rpo_number(p) < info.cfg().rpo_number(b))
             .map(|&p| layer[p] + 1)
             .max()
             .unwrap_or(0);
@@ -73,8 +73,8 @@ pub fn svg(func: &Function, info: &ShapeInfo) -> String {
     // Edges first, under the boxes.
     for &b in rpo {
         let (x0, y0) = pos(b);
-        for &t in info.cfg.succs(b) {
-            if !info.cfg.is_reachable(t) {
+        for &t in info.cfg().succs(b) {
+            if !info.cfg().is_reachable(t) {
                 continue;
             }
             let (x1, y1) = pos(t);
@@ -83,7 +83,7 @@ pub fn svg(func: &Function, info: &ShapeInfo) -> String {
             } else {
                 "#444"
             };
-            if info.loops.is_back_edge(b, t) || layer[t] <= layer[b] {
+            if info.loops().is_back_edge(b, t) || layer[t] <= layer[b] {
                 let (sx, sy) = (x0 + BOX_W, y0 + BOX_H / 2);
                 let (ex, ey) = (x1 + BOX_W, y1 + BOX_H / 2);
                 let bulge = sx.max(ex) + GAP_X;
@@ -110,7 +110,7 @@ pub fn svg(func: &Function, info: &ShapeInfo) -> String {
         let join = info.is_join_divergent(b);
         let div = info.is_divergent_branch(b);
         let header_div = info
-            .loops
+            .loops()
             .loop_of_header(b)
             .is_some_and(|l| info.is_divergent_loop(l));
         let fill = if join { "#ffd08a" } else { "#f4f4f4" };

@@ -141,7 +141,7 @@ fn divergent_loop_temporal_divergence_case_3() {
         "pldi18_fig9_mandelbrot.lir",
     ));
     let func = module.functions().next().unwrap().1;
-    let l = info.loops.loop_of_header(b(1)).unwrap();
+    let l = info.loops().loop_of_header(b(1)).unwrap();
     assert!(info.is_divergent_loop(l));
     assert!(info.is_divergent_branch(b(2)));
     assert!(!info.is_divergent_branch(b(1)));
@@ -178,7 +178,7 @@ block3:
     ret v4
 }",
     );
-    let l = info.loops.loop_of_header(b(1)).unwrap();
+    let l = info.loops().loop_of_header(b(1)).unwrap();
     assert!(!info.is_divergent_loop(l));
     assert!(!info.is_temporally_divergent(v(4)));
     assert!(info.shape(v(4)).is_uniform() && info.shape(v(5)).is_divergent());
@@ -244,7 +244,7 @@ block3:
     ret v7
 }",
     );
-    assert!(!info.loops.is_reducible());
+    assert!(!info.loops().is_reducible());
     assert!(info.is_divergent_branch(b(0)));
     assert!(info.is_join_divergent(b(1)) && info.is_join_divergent(b(2)));
     assert!(info.shape(v(7)).is_divergent());

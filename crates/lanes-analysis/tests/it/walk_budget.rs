@@ -44,7 +44,7 @@ fn summarized_walks_only_add_divergence() {
                 .analyze(g.func, &shapes)
                 .expect("analysis runs");
             summarized += cut.summarized_walks();
-            for &b in exact.cfg.blocks() {
+            for &b in exact.cfg().blocks() {
                 assert!(
                     !exact.is_divergent_branch(b) || cut.is_divergent_branch(b),
                     "seed {seed}, budget {budget}: branch {b} lost"

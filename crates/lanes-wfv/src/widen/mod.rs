@@ -176,7 +176,7 @@ fn widen_with(
     }
     w.entry_active = prepared.entry_mask.and_then(|a| w.map[a].expand());
     // The shape analysis' CFG is `old`'s: reuse its order rather than recompute it.
-    let rpo = w.info.cfg.rpo().to_vec();
+    let rpo = w.info.cfg().rpo().to_vec();
     for &b in &rpo {
         w.cur = w.new_block_of(b);
         for &inst in old.layout.block_insts(b) {
@@ -188,7 +188,7 @@ fn widen_with(
     crate::ssa_repair::remove_dead_code(&mut w.new, &[]);
     // Blocks the entry cannot reach have no code; drop them.
     for b in old.layout.blocks() {
-        if !w.info.cfg.is_reachable(b) {
+        if !w.info.cfg().is_reachable(b) {
             let nb = w.new_block_of(b);
             FuncCursor::new(&mut w.new).remove_block(nb);
         }

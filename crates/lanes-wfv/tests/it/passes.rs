@@ -161,10 +161,10 @@ fn divergent_loops_leave_only_through_their_pure_latch() {
         let shapes: Vec<_> = g.params.iter().map(|_| Some((Shape::Varying, 0))).collect();
         let info = shapes_of(&g.module, &f, &shapes).unwrap();
         let headers: Vec<_> = info
-            .loops
+            .loops()
             .loops()
             .filter(|&l| info.is_divergent_loop(l))
-            .map(|l| info.loops.header(l))
+            .map(|l| info.loops().header(l))
             .collect();
         let done = transform_divergent_loops(&mut f, &headers).unwrap();
         transformed += done.len();
