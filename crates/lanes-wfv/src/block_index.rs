@@ -122,7 +122,7 @@ fn order_level(
     let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     for &b in &members {
-        let Some(u) = node_of(loops, level, b).map(|x| idx[&x]) else {
+        let Some(u) = node_of(loops, level, b).and_then(|x| idx.get(&x).copied()) else {
             continue;
         };
         for s in BlockIndex::dag_succs(cfg, loops, b) {
