@@ -108,6 +108,56 @@ impl std::ops::BitOr for AnalysisSet {
     }
 }
 
+/// What a transform changed in a function, which says what it preserved: a transform
+/// returns it, and its caller passes [`Edits::preserved`] to [`FunctionAnalyses::keep`]
+/// (and re-runs the shape analysis unless nothing changed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Edits {
+    /// The function is as it was: every analysis, shapes included, still holds.
+    #[default]
+    Nothing,
+    /// Instructions or values were added or removed, but no block or branch edge: the
+    /// control-flow analyses hold ([`AnalysisSet::CONTROL_FLOW`]), liveness and shapes
+    /// do not.
+    Values,
+    /// Blocks or edges changed: nothing holds.
+    ControlFlow,
+}
+
+impl Edits {
+    /// The analyses that still hold after these edits.
+    pub fn preserved(self) -> AnalysisSet {
+        match self {
+            Edits::Nothing => AnalysisSet::ALL,
+            Edits::Values => AnalysisSet::CONTROL_FLOW,
+            Edits::ControlFlow => AnalysisSet::NONE,
+        }
+    }
+
+    /// Both edits, one after the other.
+    pub fn then(self, other: Edits) -> Edits {
+        self.max(other)
+    }
+
+    /// `Values` if `changed`, else `Nothing`.
+    pub fn values_if(changed: bool) -> Edits {
+        if changed {
+            Edits::Values
+        } else {
+            Edits::Nothing
+        }
+    }
+
+    /// `ControlFlow` if `changed`, else `Nothing`.
+    pub fn control_flow_if(changed: bool) -> Edits {
+        if changed {
+            Edits::ControlFlow
+        } else {
+            Edits::Nothing
+        }
+    }
+}
+
 /// The CFG analyses of one function, each computed at most once while it stays valid.
 #[derive(Clone, Debug, Default)]
 pub struct FunctionAnalyses {
@@ -180,6 +230,11 @@ impl FunctionAnalyses {
     /// Are all of `set` valid?
     pub fn is_valid(&self, set: AnalysisSet) -> bool {
         self.valid().contains(set)
+    }
+
+    /// After a transform that made `edits`: keeps what they preserve.
+    pub fn keep_after(&mut self, edits: Edits) {
+        self.keep(edits.preserved());
     }
 
     /// Drops every analysis.
@@ -323,6 +378,19 @@ mod tests {
         a.compute(&func, AnalysisSet::LIVENESS);
         a.clear();
         assert_eq!(a.valid(), AnalysisSet::NONE);
+    }
+
+    #[test]
+    fn edits_say_what_they_preserve() {
+        assert_eq!(Edits::Nothing.preserved(), AnalysisSet::ALL);
+        assert_eq!(Edits::Values.preserved(), AnalysisSet::CONTROL_FLOW);
+        assert_eq!(Edits::ControlFlow.preserved(), AnalysisSet::NONE);
+        assert_eq!(Edits::Values.then(Edits::Nothing), Edits::Values);
+        assert_eq!(Edits::Values.then(Edits::ControlFlow), Edits::ControlFlow);
+        let func = diamond();
+        let mut a = FunctionAnalyses::with_function(&func, AnalysisSet::ALL);
+        a.keep_after(Edits::Values);
+        assert!(!a.is_valid(AnalysisSet::LIVENESS) && a.is_valid(AnalysisSet::LOOPS));
     }
 
     #[test]

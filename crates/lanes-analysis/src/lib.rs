@@ -18,7 +18,9 @@
 //! - [`control_dependence`]: `cdep(k)` of PLDI'18 §2.1 and post-dominance frontiers;
 //! - [`loops`]: the natural loop forest and irreducible regions;
 //! - [`liveness`]: SSA live-in/live-out sets;
-//! - [`call_graph`]: the module's call graph and its SCCs, for interprocedural walks.
+//! - [`call_graph`]: the module's call graph and its SCCs, for interprocedural walks;
+//! - [`function_analyses`]: all of the above for one function as one bundle, each computed
+//!   once and dropped when a transform says it no longer holds (Cranelift's `Context`).
 //!
 //! Every analysis is property-tested against a brute-force oracle written from its
 //! definition (`tests/`), and has golden filetests (`filetests/`).
@@ -60,7 +62,7 @@ pub use call_graph::CallGraph;
 pub use cfg::{CfgEdge, ControlFlowGraph};
 pub use control_dependence::ControlDependence;
 pub use dominators::DominatorTree;
-pub use function_analyses::{AnalysisSet, FunctionAnalyses};
+pub use function_analyses::{AnalysisSet, Edits, FunctionAnalyses};
 pub use liveness::Liveness;
 pub use loops::{IrreducibleRegion, Loop, LoopData, LoopForest};
 pub use post_dominators::PostDominatorTree;

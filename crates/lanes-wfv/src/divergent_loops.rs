@@ -28,11 +28,12 @@
 
 use std::collections::HashMap;
 
+use lanes_analysis::{AnalysisSet, Edits, FunctionAnalyses};
 use lanes_ir::cursor::{phis, preds};
 use lanes_ir::{Block, FuncBuilder, FuncCursor, Function, InstData, Intrinsic, Type, Value};
 
 use crate::cfg_edit::{bool_const, phi_result, zero_value};
-use crate::normalize::{lcssa, simplify_loops, Cfg};
+use crate::normalize::{lcssa, simplify_loops};
 use crate::WfvError;
 
 /// What the transform made of one loop.
@@ -52,31 +53,34 @@ pub struct TransformedLoop {
 }
 
 /// Transforms the loops with the given headers (innermost first), re-normalizing after
-/// each. `func` must be normalized.
+/// each. `func` must be normalized; `analyses` must describe it where valid, and are kept
+/// up to date.
 pub fn transform_divergent_loops(
     func: &mut Function,
+    analyses: &mut FunctionAnalyses,
     headers: &[Block],
 ) -> Result<Vec<TransformedLoop>, WfvError> {
     let mut todo: Vec<Block> = headers.to_vec();
     let mut done = Vec::new();
     while !todo.is_empty() {
-        let a = Cfg::new(func);
+        analyses.compute(func, AnalysisSet::LOOPS);
+        let a = &*analyses;
         let pick = todo
             .iter()
             .copied()
-            .filter_map(|h| a.loops.loop_of_header(h).map(|l| (h, l)))
-            .max_by_key(|&(_, l)| a.loops.depth(l));
+            .filter_map(|h| a.loops().loop_of_header(h).map(|l| (h, l)))
+            .max_by_key(|&(_, l)| a.loops().depth(l));
         let Some((h, l)) = pick else {
             return Err(WfvError::Internal(format!("{} is no loop header", todo[0])));
         };
         todo.retain(|&x| x != h);
-        let blocks = a.loops.blocks(l).to_vec();
-        let latches = a.loops.latches(l);
+        let blocks = a.loops().blocks(l).to_vec();
+        let latches = a.loops().latches(l);
         let [latch] = latches else {
             return Err(WfvError::Internal(format!("loop {h} has no unique latch")));
         };
         let outside: Vec<Block> = a
-            .cfg
+            .cfg()
             .preds(h)
             .iter()
             .copied()
@@ -87,7 +91,7 @@ pub fn transform_divergent_loops(
         };
         let mut exiting: Vec<(Block, Block)> = Vec::new();
         for &b in &blocks {
-            for &s in a.cfg.succs(b) {
+            for &s in a.cfg().succs(b) {
                 if !blocks.contains(&s) {
                     exiting.push((b, s));
                 }
@@ -98,8 +102,9 @@ pub fn transform_divergent_loops(
         }
         let t = transform_one(func, h, pre, *latch, &exiting);
         done.push(t);
-        simplify_loops(func)?;
-        lcssa(func);
+        analyses.keep_after(Edits::ControlFlow);
+        simplify_loops(func, analyses)?;
+        lcssa(func, analyses);
     }
     Ok(done)
 }

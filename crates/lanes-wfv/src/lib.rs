@@ -12,6 +12,11 @@
 //!    (§2.4), φs on folded edges turned into [`blend`]s, side effects [`guards`]ed, and
 //!    SSA repaired; [`stats`] counts the branches kept and lost (Table 1).
 //!
+//! The passes hand one [`lanes_analysis::FunctionAnalyses`] bundle along: each uses the
+//! CFG, dominator trees and loops where they are valid, keeps them up to date, and returns
+//! what it changed ([`lanes_analysis::Edits`]); the shape analysis is re-run only after a
+//! pass that changed something, and widening starts from the analyses linearization left.
+//!
 //! The result is still a scalar function of one instance plus a [`Predication`] side
 //! table of masks; [`guards::lower_guards`] gives it a width-1 meaning that the
 //! interpreter runs, which is how the tests prove every step preserves the semantics.
@@ -50,7 +55,9 @@ pub mod variant;
 pub mod vfabi;
 pub mod widen;
 
+use cranelift_entity::EntitySet;
 use lanes_analysis::shapes::{ArgShapes, ShapeAnalysis, ShapeError, ShapeInfo};
+use lanes_analysis::{Edits, FunctionAnalyses};
 use lanes_ir::{Block, FuncId, Function, Module, Value};
 
 pub use block_index::BlockIndex;
@@ -93,6 +100,10 @@ pub struct Prepared {
     /// runs nothing at all when no lane is active (one test at entry), so that accesses
     /// under exactly that mask need no guard of their own.
     pub entry_mask: Option<Value>,
+    /// The CFG analyses of `func` as linearization left them (valid for `func`, which is
+    /// why nothing outside this crate may edit it): widening's shape analysis starts from
+    /// them instead of computing the CFG and dominator tree again.
+    analyses: FunctionAnalyses,
 }
 
 impl Prepared {
@@ -113,6 +124,16 @@ pub fn shapes_of(
     Ok(ShapeAnalysis::new(module).analyze_body(func, args)?)
 }
 
+/// Shape analysis of a prepared function, on the CFG analyses linearization left.
+pub(crate) fn shapes_of_prepared(
+    module: &Module,
+    prepared: &Prepared,
+    args: &ArgShapes,
+) -> Result<ShapeInfo, WfvError> {
+    let analyses = prepared.analyses.clone();
+    Ok(ShapeAnalysis::new(module).analyze_in(&prepared.func, args, analyses)?)
+}
+
 /// Runs the whole pipeline on function `id` of `module` with argument shapes `args`.
 /// `after_pass(name, func)` sees the function after each pass (tests verify it there).
 pub fn prepare(
@@ -126,19 +147,23 @@ pub fn prepare(
         .function(id)
         .ok_or_else(|| WfvError::NoBody(module.funcs[id].name().to_string()))?
         .clone();
-    // One analysis for the whole pipeline: callee summaries are computed once. Shapes are
-    // recomputed only after a pass that changed the CFG (normalization, a divergent loop
-    // transform); the analysis of the final loop round is the one linearization uses.
+    // One shape analysis for the whole pipeline (callee summaries are computed once), and
+    // one bundle of CFG analyses handed from pass to pass: each pass uses what is valid,
+    // keeps the bundle up to date and says what it changed. Shapes are recomputed only
+    // after a pass that changed something, on the analyses that survived it.
     let analysis = ShapeAnalysis::new(module);
-    let info = analysis.analyze_body(&func, args)?;
-    normalize(&mut func, &|_, b| {
-        mode == Mode::Full || info.is_divergent_branch(b)
-    })?;
+    let mut info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
+    let lower: Vec<Block> = normalize::switch_blocks(&func)
+        .into_iter()
+        .filter(|&b| mode == Mode::Full || info.is_divergent_branch(b))
+        .collect();
+    if normalize(&mut func, info.analyses_mut(), &lower)? != Edits::Nothing {
+        info = analysis.analyze_in(&func, args, info.into_analyses())?;
+    }
     after_pass("normalize", &func);
     let mut transformed: Vec<TransformedLoop> = Vec::new();
     // Transform divergent loops until none is left (a transform can make an enclosing
     // loop's exits visible as divergent only through new blocks, so iterate).
-    let mut info = analysis.analyze_body(&func, args)?;
     for _ in 0..64 {
         let headers: Vec<Block> = info
             .loops()
@@ -150,13 +175,29 @@ pub fn prepare(
         if headers.is_empty() {
             break;
         }
-        transformed.extend(transform_divergent_loops(&mut func, &headers)?);
+        let done = transform_divergent_loops(&mut func, info.analyses_mut(), &headers)?;
+        transformed.extend(done);
         after_pass("divergent_loops", &func);
-        info = analysis.analyze_body(&func, args)?;
+        info = analysis.analyze_in(&func, args, info.into_analyses())?;
     }
+    // Linearization edits the CFG the shapes describe: it takes the divergent branches as
+    // they are now, and the analyses.
+    let divergent: EntitySet<Block> = {
+        let mut set = EntitySet::new();
+        for b in func
+            .layout
+            .blocks()
+            .filter(|&b| info.is_divergent_branch(b))
+        {
+            set.insert(b);
+        }
+        set
+    };
+    let mut analyses = info.into_analyses();
     let lin = linearize(
         &mut func,
-        &|b| info.is_divergent_branch(b),
+        &mut analyses,
+        &|b| divergent.contains(b),
         &transformed,
         mode,
     )?;
@@ -167,5 +208,6 @@ pub fn prepare(
         stats: lin.stats,
         transformed,
         entry_mask: None,
+        analyses,
     })
 }

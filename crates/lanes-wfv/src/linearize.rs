@@ -37,6 +37,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use cranelift_entity::SecondaryMap;
+use lanes_analysis::{AnalysisSet, Edits, FunctionAnalyses};
 use lanes_ir::{Block, FuncBuilder, FuncCursor, Function};
 
 use crate::blend::fold_phis;
@@ -44,7 +45,6 @@ use crate::block_index::BlockIndex;
 use crate::divergent_loops::TransformedLoop;
 use crate::guards::{guard_block, Predication};
 use crate::loop_guard::insert_loop_guards;
-use crate::normalize::Cfg;
 use crate::predicates::Predicates;
 use crate::ssa_repair::{remove_dead_code, repair_ssa};
 use crate::stats::Stats;
@@ -87,46 +87,60 @@ fn distinct(v: &[Block]) -> usize {
 /// uniform branch dominates its successors: Theorem 4.5 with `d = b` then keeps all its
 /// edges, and no uniform branch is lost (Table 1). Without the split, an edge into a join
 /// that other folded paths also reach may be redirected, as in Fig. 8.
-fn split_uniform_critical_edges(func: &mut Function, a: &Cfg, divergent: &dyn Fn(Block) -> bool) {
-    let blocks: Vec<Block> = a.cfg.rpo().to_vec();
-    for b in blocks {
-        let succs = a.cfg.succs(b).to_vec();
+/// Works on the CFG of `analyses`, and keeps them up to date.
+fn split_uniform_critical_edges(
+    func: &mut Function,
+    analyses: &mut FunctionAnalyses,
+    divergent: &dyn Fn(Block) -> bool,
+) {
+    analyses.compute(func, AnalysisSet::LOOPS);
+    let a = &*analyses;
+    let mut split = false;
+    for &b in a.cfg().rpo() {
+        let succs = a.cfg().succs(b);
         if succs.len() < 2 || divergent(b) {
             continue;
         }
-        for s in succs {
-            if a.cfg.preds(s).len() > 1 && !a.loops.is_back_edge(b, s) {
+        for &s in succs {
+            if a.cfg().preds(s).len() > 1 && !a.loops().is_back_edge(b, s) {
                 FuncCursor::new(func).split_preds(s, &[b]);
+                split = true;
             }
         }
     }
+    analyses.keep_after(Edits::control_flow_if(split));
 }
 
 /// Partially (or fully) linearizes `func`, which must be normalized and have only uniform
-/// loops. `divergent(b)`: the branch ending `b` is divergent.
+/// loops. `divergent(b)`: the branch ending `b` is divergent. `analyses` must describe
+/// `func` where valid; they are used where they hold, and on return describe the
+/// linearized function (its CFG and dominator tree are valid).
 pub fn linearize(
     func: &mut Function,
+    analyses: &mut FunctionAnalyses,
     divergent: &dyn Fn(Block) -> bool,
     transformed: &[TransformedLoop],
     mode: Mode,
 ) -> Result<Linearized, WfvError> {
-    let pre = Cfg::new(func);
-    if !pre.loops.is_reducible() {
+    analyses.compute(func, AnalysisSet::LOOPS);
+    if !analyses.loops().is_reducible() {
         return Err(WfvError::Irreducible(func.name.clone()));
     }
     // Guards in front of uniform loops under varying predicates (full mode transforms
     // every loop instead).
     let guards = if mode == Mode::Partial {
-        let g = insert_loop_guards(func, divergent, transformed);
-        let pre = Cfg::new(func);
-        split_uniform_critical_edges(func, &pre, &|b| divergent(b) && !g.contains(&b));
+        let g = insert_loop_guards(func, analyses, divergent, transformed);
+        split_uniform_critical_edges(func, analyses, &|b| divergent(b) && !g.contains(&b));
         g
     } else {
         Vec::new()
     };
     let is_guard = |b: Block| guards.contains(&b);
-    let a = Cfg::new(func);
-    let index = BlockIndex::compute(&a.cfg, &a.loops);
+    analyses.compute(func, AnalysisSet::LOOPS);
+    // The analyses of the CFG before linearization: predicates and blends are computed
+    // on the original branches, after the new ones are in place.
+    let a = &*analyses;
+    let index = BlockIndex::compute(a.cfg(), a.loops());
     let is_latch = |b: Block| transformed.iter().any(|t| t.pure_latch == b);
     let div = |b: Block| -> bool {
         if distinct(&func.successors(b)) < 2 {
@@ -143,8 +157,8 @@ pub fn linearize(
     };
     let div_map: SecondaryMap<Block, bool> = index.order().iter().map(|&b| (b, div(b))).collect();
     let div = |b: Block| div_map[b];
-    for l in a.loops.loops() {
-        for &latch in a.loops.latches(l) {
+    for l in a.loops().loops() {
+        for &latch in a.loops().latches(l) {
             if div(latch) {
                 return Err(WfvError::DivergentLatch(latch));
             }
@@ -159,7 +173,7 @@ pub fn linearize(
     for &b in &order {
         let t_set = std::mem::take(&mut deferred[b]);
         let targets = func.successors(b);
-        let is_back = |s: Block| a.loops.is_back_edge(b, s);
+        let is_back = |s: Block| a.loops().is_back_edge(b, s);
         let mut defer = |next: usize, set: &BTreeSet<usize>| {
             for &t in set {
                 if t != next {
@@ -184,7 +198,7 @@ pub fn linearize(
             let dag_edges = targets.iter().filter(|&&s| !is_back(s)).count();
             if dag_edges == 0
                 && !t_set.is_empty()
-                && !a.loops.loops().any(|l| a.loops.latches(l).contains(&b))
+                && !a.loops().loops().any(|l| a.loops().latches(l).contains(&b))
             {
                 return Err(WfvError::Internal(format!(
                     "{b}: deferred blocks reach a block without successors"
@@ -241,7 +255,7 @@ pub fn linearize(
         .iter()
         .copied()
         .filter(|&b| {
-            let mut old: Vec<Block> = a.cfg.preds(b).to_vec();
+            let mut old: Vec<Block> = a.cfg().preds(b).to_vec();
             let mut new = new_preds[b].clone();
             old.sort();
             new.sort();
@@ -249,7 +263,7 @@ pub fn linearize(
         })
         .collect();
     // Predicates and guards, computed on the original branches.
-    let mut preds = Predicates::compute(&a.cfg, &a.loops, &index, &div, transformed);
+    let mut preds = Predicates::compute(a.cfg(), a.loops(), &index, &div, transformed);
     let mut predication = Predication::default();
     for &b in &order {
         if let Some(p) = preds.block_pred(func, b) {
@@ -258,8 +272,8 @@ pub fn linearize(
     }
     let mut edge_preds: HashMap<(Block, Block), lanes_ir::Value> = HashMap::new();
     for &b in &changed {
-        for &p in a.cfg.preds(b) {
-            if !a.loops.is_back_edge(p, b) {
+        for &p in a.cfg().preds(b) {
+            if !a.loops().is_back_edge(p, b) {
                 edge_preds.insert((p, b), preds.edge_pred(func, p, b));
             }
         }
@@ -295,13 +309,15 @@ pub fn linearize(
     fold_phis(
         func,
         &changed,
-        &a.loops,
-        &a.cfg,
+        a.loops(),
+        a.cfg(),
         &new_preds,
         &edge_preds,
         &dont_care,
     )?;
-    repair_ssa(func, &index);
+    // The branches changed: the analyses of the new CFG are computed by SSA repair.
+    analyses.keep_after(Edits::ControlFlow);
+    repair_ssa(func, analyses, &index);
     let roots: Vec<lanes_ir::Value> = predication
         .masks()
         .chain(predication.guarded.iter().map(|&(_, m)| m))

@@ -14,41 +14,46 @@
 
 use std::collections::HashMap;
 
+use lanes_analysis::{AnalysisSet, Edits, FunctionAnalyses};
 use lanes_ir::cursor::phis;
 use lanes_ir::{Block, FuncBuilder, FuncCursor, Function, Inst, InstData, Intrinsic, Type, Value};
 
 use crate::block_index::BlockIndex;
 use crate::cfg_edit::{phi_result, zero_value};
 use crate::divergent_loops::TransformedLoop;
-use crate::normalize::Cfg;
 use crate::predicates::Predicates;
 
 /// Inserts the guards; returns the guarded preheaders (ending in the new uniform branch).
+/// Works on the loops of `analyses`, and keeps them up to date.
 pub(crate) fn insert_loop_guards(
     func: &mut Function,
+    analyses: &mut FunctionAnalyses,
     divergent: &dyn Fn(Block) -> bool,
     transformed: &[TransformedLoop],
 ) -> Vec<Block> {
-    let a = Cfg::new(func);
-    let index = BlockIndex::compute(&a.cfg, &a.loops);
+    analyses.compute(func, AnalysisSet::LOOPS);
+    let a = &*analyses;
+    // Materializing a predicate adds instructions.
+    let mut edits = Edits::Nothing;
+    let index = BlockIndex::compute(a.cfg(), a.loops());
     let div = |b: Block| divergent(b) && !transformed.iter().any(|t| t.pure_latch == b);
-    let mut preds = Predicates::compute(&a.cfg, &a.loops, &index, &div, transformed);
+    let mut preds = Predicates::compute(a.cfg(), a.loops(), &index, &div, transformed);
     // (header, preheader, its jump to the header, exit, predicate of the preheader)
     let mut todo: Vec<(Block, Block, Inst, Block, Value)> = Vec::new();
-    for l in a.loops.loops() {
-        let h = a.loops.header(l);
+    for l in a.loops().loops() {
+        let h = a.loops().header(l);
         if transformed.iter().any(|t| t.header == h) || preds.is_uniform(h) {
             continue;
         }
         let outside: Vec<Block> = a
-            .cfg
+            .cfg()
             .preds(h)
             .iter()
             .copied()
-            .filter(|&p| !a.loops.contains(l, p))
+            .filter(|&p| !a.loops().contains(l, p))
             .collect();
         let [ph] = outside[..] else { continue };
-        let Some(&x) = a.loops.exit_blocks(l).first() else {
+        let Some(&x) = a.loops().exit_blocks(l).first() else {
             continue;
         };
         let Some(jump) = func
@@ -58,6 +63,7 @@ pub(crate) fn insert_loop_guards(
             continue;
         };
         // Predicates are placed before terminators, never in place of one: `jump` stays.
+        edits = Edits::Values;
         if let Some(p) = preds.block_pred(func, ph) {
             todo.push((h, ph, jump, x, p));
         }
@@ -88,6 +94,8 @@ pub(crate) fn insert_loop_guards(
             }
         }
         guards.push(ph);
+        edits = Edits::ControlFlow;
     }
+    analyses.keep_after(edits);
     guards
 }

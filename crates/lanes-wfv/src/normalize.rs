@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 
 use cranelift_entity::SecondaryMap;
-use lanes_analysis::{ControlFlowGraph, DominatorTree, LoopForest};
+use lanes_analysis::{AnalysisSet, Edits, FunctionAnalyses};
 use lanes_ir::cursor::{phis, preds};
 use lanes_ir::{Block, FuncBuilder, FuncCursor, Function, Inst, InstData, IntCC, Type, Value};
 
@@ -29,42 +29,50 @@ use crate::cfg_edit::{def_block, phi_result, zero_value};
 use crate::ssa_repair::{remove_trivial_phis, SsaSearch};
 use crate::WfvError;
 
-/// Normalizes `func` in place. `lower_switch(func, block)` says which `switch`es to lower
-/// (called with the function before any change; blocks keep their identity).
-pub fn normalize(
-    func: &mut Function,
-    lower_switch: &dyn Fn(&Function, Block) -> bool,
-) -> Result<(), WfvError> {
-    let Some(entry) = func.entry_block() else {
-        return Err(WfvError::NoBody(func.name.clone()));
-    };
-    let to_lower: Vec<Block> = func
-        .layout
+/// The blocks of `func` that end in a `switch`, for the caller to choose which
+/// [`normalize`] lowers (the divergent ones).
+pub fn switch_blocks(func: &Function) -> Vec<Block> {
+    func.layout
         .blocks()
         .filter(|&b| {
             func.terminator(b)
                 .is_some_and(|t| matches!(func.dfg.inst(t), InstData::Switch { .. }))
-                && lower_switch(func, b)
         })
-        .collect();
-    // The entry is reachable: it stays.
-    FuncCursor::new(func).remove_unreachable();
-    fresh_entry(func, entry);
-    for b in to_lower {
-        if func.layout.is_block_inserted(b) {
-            lower_switch_at(func, b);
-        }
-    }
-    single_exit(func);
-    simplify_loops(func)?;
-    lcssa(func);
-    Ok(())
+        .collect()
 }
 
-/// Gives the function, whose entry block is `entry`, an entry block without predecessors.
-fn fresh_entry(func: &mut Function, entry: Block) {
+/// Normalizes `func` in place, lowering the `switch`es ending the blocks `lower_switches`.
+/// `analyses` must describe `func` where valid; they are used where they hold and kept up
+/// to date. Returns what changed (nothing, for a function already in normal form: then
+/// every analysis of it, shapes included, still holds).
+pub fn normalize(
+    func: &mut Function,
+    analyses: &mut FunctionAnalyses,
+    lower_switches: &[Block],
+) -> Result<Edits, WfvError> {
+    let Some(entry) = func.entry_block() else {
+        return Err(WfvError::NoBody(func.name.clone()));
+    };
+    // The entry is reachable: it stays.
+    let mut cfg_changed = FuncCursor::new(func).remove_unreachable();
+    cfg_changed |= fresh_entry(func, entry);
+    for &b in lower_switches {
+        if func.layout.is_block_inserted(b) {
+            cfg_changed |= lower_switch_at(func, b);
+        }
+    }
+    cfg_changed |= single_exit(func);
+    let edits = Edits::control_flow_if(cfg_changed);
+    analyses.keep_after(edits);
+    let edits = edits.then(simplify_loops(func, analyses)?);
+    Ok(edits.then(lcssa(func, analyses)))
+}
+
+/// Gives the function, whose entry block is `entry`, an entry block without predecessors;
+/// whether it made one.
+fn fresh_entry(func: &mut Function, entry: Block) -> bool {
     if preds(func, entry).is_empty() {
-        return;
+        return false;
     }
     let new = FuncCursor::new(func).create_entry_block();
     let mut zeros = HashMap::new();
@@ -96,12 +104,13 @@ fn fresh_entry(func: &mut Function, entry: Block) {
     let mut b = FuncBuilder::new(func);
     b.switch_to_block(new);
     b.jump(entry);
+    true
 }
 
-/// Replaces the `switch` ending `block` by a cascade of `brif`s.
-fn lower_switch_at(func: &mut Function, block: Block) {
+/// Replaces the `switch` ending `block` by a cascade of `brif`s; false if it ends in none.
+fn lower_switch_at(func: &mut Function, block: Block) -> bool {
     let Some(term) = func.terminator(block) else {
-        return;
+        return false;
     };
     let InstData::Switch {
         arg,
@@ -109,7 +118,7 @@ fn lower_switch_at(func: &mut Function, block: Block) {
         default,
     } = func.dfg.inst(term).clone()
     else {
-        return;
+        return false;
     };
     let ty = func.dfg.value_type(arg);
     FuncCursor::new(func).goto_inst(term).remove_inst();
@@ -171,10 +180,11 @@ fn lower_switch_at(func: &mut Function, block: Block) {
             }
         }
     }
+    true
 }
 
-/// Makes all `ret` and `unreachable` blocks jump to one return block.
-fn single_exit(func: &mut Function) {
+/// Makes all `ret` and `unreachable` blocks jump to one return block; whether it had to.
+fn single_exit(func: &mut Function) -> bool {
     // (block, its terminator, the value returned)
     let mut rets: Vec<(Block, Inst, Option<Value>)> = Vec::new();
     let mut traps: Vec<(Block, Inst)> = Vec::new();
@@ -189,7 +199,7 @@ fn single_exit(func: &mut Function) {
         }
     }
     if rets.len() + traps.len() <= 1 && traps.is_empty() {
-        return;
+        return false;
     }
     let ret_ty: Option<Type> = func.ret;
     let exit = func.append_new_block();
@@ -223,6 +233,7 @@ fn single_exit(func: &mut Function) {
     let mut bld = FuncBuilder::new(func);
     bld.switch_to_block(exit);
     bld.ret(value);
+    true
 }
 
 /// A value defined in a loop (in block `def`) and used outside it: the using instructions,
@@ -233,45 +244,31 @@ struct LiveOut {
     uses: Vec<(Inst, Block, Option<Block>)>,
 }
 
-/// Analyses of the current CFG.
-pub(crate) struct Cfg {
-    pub cfg: ControlFlowGraph,
-    pub domtree: DominatorTree,
-    pub loops: LoopForest,
-}
-
-impl Cfg {
-    pub fn new(func: &Function) -> Self {
-        let cfg = ControlFlowGraph::with_function(func);
-        let domtree = DominatorTree::with_function(func, &cfg);
-        let loops = LoopForest::with_cfg(&cfg, &domtree);
-        Cfg {
-            cfg,
-            domtree,
-            loops,
-        }
-    }
-}
-
-/// Preheaders, unique latches and dedicated exits for every loop, innermost first.
-pub(crate) fn simplify_loops(func: &mut Function) -> Result<(), WfvError> {
+/// Preheaders, unique latches and dedicated exits for every loop, innermost first, on the
+/// loop forest of `analyses` (kept up to date); what changed.
+pub(crate) fn simplify_loops(
+    func: &mut Function,
+    analyses: &mut FunctionAnalyses,
+) -> Result<Edits, WfvError> {
+    let mut edits = Edits::Nothing;
     // Every edit adds one block and fixes one defect; bound the rounds defensively.
     for _ in 0..10_000 {
-        let a = Cfg::new(func);
-        if !a.loops.is_reducible() {
+        analyses.compute(func, AnalysisSet::LOOPS);
+        let a = &*analyses;
+        if !a.loops().is_reducible() {
             return Err(WfvError::Irreducible(func.name.clone()));
         }
-        let mut order: Vec<_> = a.loops.loops().collect();
-        order.sort_by_key(|&l| std::cmp::Reverse(a.loops.depth(l)));
+        let mut order: Vec<_> = a.loops().loops().collect();
+        order.sort_by_key(|&l| std::cmp::Reverse(a.loops().depth(l)));
         let mut changed = false;
         for l in order {
-            let h = a.loops.header(l);
+            let h = a.loops().header(l);
             let outside: Vec<Block> = a
-                .cfg
+                .cfg()
                 .preds(h)
                 .iter()
                 .copied()
-                .filter(|&p| !a.loops.contains(l, p))
+                .filter(|&p| !a.loops().contains(l, p))
                 .collect();
             let ok_pre = outside.len() == 1
                 && func
@@ -282,18 +279,18 @@ pub(crate) fn simplify_loops(func: &mut Function) -> Result<(), WfvError> {
                 changed = true;
                 break;
             }
-            let latches = a.loops.latches(l).to_vec();
+            let latches = a.loops().latches(l).to_vec();
             if latches.len() > 1 {
                 FuncCursor::new(func).split_preds(h, &latches);
                 changed = true;
                 break;
             }
-            for &x in a.loops.exit_blocks(l) {
+            for &x in a.loops().exit_blocks(l) {
                 let (inside, out): (Vec<Block>, Vec<Block>) = a
-                    .cfg
+                    .cfg()
                     .preds(x)
                     .iter()
-                    .partition(|&&p| a.loops.contains(l, p));
+                    .partition(|&&p| a.loops().contains(l, p));
                 if !out.is_empty() {
                     FuncCursor::new(func).split_preds(x, &inside);
                     changed = true;
@@ -305,23 +302,28 @@ pub(crate) fn simplify_loops(func: &mut Function) -> Result<(), WfvError> {
             }
         }
         if !changed {
-            return Ok(());
+            return Ok(edits);
         }
+        edits = Edits::ControlFlow;
+        analyses.keep_after(edits);
     }
     Err(WfvError::Internal(
         "loop simplification did not converge".into(),
     ))
 }
 
-/// Puts loop live-outs through φs in the exit blocks (loop-closed SSA), innermost first.
-pub(crate) fn lcssa(func: &mut Function) {
-    let a = Cfg::new(func);
-    let mut order: Vec<_> = a.loops.loops().collect();
-    order.sort_by_key(|&l| std::cmp::Reverse(a.loops.depth(l)));
+/// Puts loop live-outs through φs in the exit blocks (loop-closed SSA), innermost first,
+/// on the loops of `analyses`. It adds φs and no block: the CFG analyses stay valid.
+pub(crate) fn lcssa(func: &mut Function, analyses: &mut FunctionAnalyses) -> Edits {
+    analyses.compute(func, AnalysisSet::LOOPS);
+    let a = &*analyses;
+    let mut changed = false;
+    let mut order: Vec<_> = a.loops().loops().collect();
+    order.sort_by_key(|&l| std::cmp::Reverse(a.loops().depth(l)));
     for l in order {
         // Recompute the CFG facts that the previous loop's φs do not change.
-        let blocks = a.loops.blocks(l).to_vec();
-        let exits = a.loops.exit_blocks(l).to_vec();
+        let blocks = a.loops().blocks(l).to_vec();
+        let exits = a.loops().exit_blocks(l).to_vec();
         let inside = |b: Block| blocks.contains(&b);
         // Values defined in the loop with a use outside it.
         let mut live_outs: SecondaryMap<Value, Option<LiveOut>> = SecondaryMap::new();
@@ -361,15 +363,16 @@ pub(crate) fn lcssa(func: &mut Function) {
         let preds: SecondaryMap<Block, Vec<Block>> = func
             .layout
             .blocks()
-            .map(|b| (b, a.cfg.preds(b).to_vec()))
+            .map(|b| (b, a.cfg().preds(b).to_vec()))
             .collect();
         for (v, LiveOut { def: d, uses }) in live_outs {
+            changed = true;
             let ty = func.dfg.value_type(v);
             // The exit φs, by exit block.
             let mut defs: Vec<(Block, Value)> = Vec::new();
             for &x in &exits {
-                if a.domtree.dominates(d, x) {
-                    let incoming = a.cfg.preds(x).iter().map(|&p| (p, v)).collect();
+                if a.domtree().dominates(d, x) {
+                    let incoming = a.cfg().preds(x).iter().map(|&p| (p, v)).collect();
                     let phi = FuncCursor::new(func)
                         .goto_first_non_phi(x)
                         .insert_phi(ty, incoming);
@@ -410,4 +413,7 @@ pub(crate) fn lcssa(func: &mut Function) {
             remove_trivial_phis(func, &created);
         }
     }
+    let edits = Edits::values_if(changed);
+    analyses.keep_after(edits);
+    edits
 }

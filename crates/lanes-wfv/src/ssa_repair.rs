@@ -17,6 +17,7 @@
 use std::collections::HashMap;
 
 use cranelift_entity::{EntitySet, SecondaryMap};
+use lanes_analysis::{AnalysisSet, Edits, FunctionAnalyses};
 use lanes_ir::{
     Block, FuncCursor, Function, Inst, InstData, Type, Value, ValueDef, ValueSubstitution,
 };
@@ -156,11 +157,15 @@ pub(crate) fn remove_trivial_phis(func: &mut Function, created: &[Value]) {
 
 /// Restores SSA dominance after a CFG rewrite: every use whose definition no longer
 /// dominates it reads the reaching definition, with the type's zero where none reaches
-/// within the current loop iteration (cut off by the block `index`).
-pub(crate) fn repair_ssa(func: &mut Function, index: &crate::block_index::BlockIndex) {
-    use lanes_analysis::{ControlFlowGraph, DominatorTree};
-    let cfg = ControlFlowGraph::with_function(func);
-    let domtree = DominatorTree::with_function(func, &cfg);
+/// within the current loop iteration (cut off by the block `index`). Dominance comes from
+/// `analyses`, which must describe the rewritten CFG where valid, and stay valid for it.
+pub(crate) fn repair_ssa(
+    func: &mut Function,
+    analyses: &mut FunctionAnalyses,
+    index: &crate::block_index::BlockIndex,
+) {
+    analyses.compute(func, AnalysisSet::DOMTREE);
+    let (cfg, domtree) = (analyses.cfg(), analyses.domtree());
     let preds: SecondaryMap<Block, Vec<Block>> = func
         .layout
         .blocks()
@@ -240,6 +245,8 @@ pub(crate) fn repair_ssa(func: &mut Function, index: &crate::block_index::BlockI
         all_created.extend(search.created);
     }
     remove_trivial_phis(func, &all_created);
+    // φs and constants were added, no block or edge.
+    analyses.keep_after(Edits::Values);
 }
 
 /// A use of `value` (defined in block `def`) by `inst` in `block` that `def` no longer

@@ -471,6 +471,14 @@ impl ShapeInfo {
         &self.analyses
     }
 
+    /// The CFG analyses, for a transform of the analysed function to read and keep up to
+    /// date ([`FunctionAnalyses::keep_after`] its edits). The shapes describe the function
+    /// as it was analysed: after any edit, analyse again
+    /// (`ShapeAnalysis::analyze_in(func, args, info.into_analyses())`).
+    pub fn analyses_mut(&mut self) -> &mut FunctionAnalyses {
+        &mut self.analyses
+    }
+
     /// The CFG analyses, for the next pass: a transform that edits the function keeps only
     /// what it preserves ([`FunctionAnalyses::keep`]); the shapes themselves are dropped,
     /// since any edit can change them.

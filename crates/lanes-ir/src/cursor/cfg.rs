@@ -87,8 +87,8 @@ impl FuncCursor<'_> {
     }
 
     /// Removes the blocks the entry cannot reach, and their entries in the φs of the
-    /// others. The cursor points nowhere afterwards.
-    pub fn remove_unreachable(&mut self) {
+    /// others; whether there were any. The cursor points nowhere afterwards.
+    pub fn remove_unreachable(&mut self) -> bool {
         let mut reachable = EntitySet::new();
         for b in BlockGraph::new(self.func).reverse_postorder() {
             reachable.insert(b);
@@ -100,7 +100,7 @@ impl FuncCursor<'_> {
             }
         }
         if dead.is_empty() {
-            return;
+            return false;
         }
         self.set_position(super::CursorPosition::Nowhere);
         for b in dead.iter() {
@@ -114,5 +114,6 @@ impl FuncCursor<'_> {
                 }
             }
         }
+        true
     }
 }

@@ -52,7 +52,7 @@ use lanes_ir::{
     IntrinsicClass, Module, Type, UnaryOp, Value, WorkItemQuery,
 };
 
-use crate::{shapes_of, Prepared, WfvError};
+use crate::{shapes_of_prepared, Prepared, WfvError};
 
 /// Widens `prepared`, the linearized form of one of `module`'s functions, to `width` lanes.
 /// Parameters whose shape is not uniform become vectors; the result is always a vector.
@@ -120,7 +120,7 @@ fn widen_with(
             return Err(WfvError::Unsupported(format!("vector value {v}")));
         }
     }
-    let info = shapes_of(module, old, args)?;
+    let info = shapes_of_prepared(module, prepared, args)?;
     let calls = CallGraph::with_module(module);
     let pure = |f: FuncId| lanes::is_pure(module, &calls, f);
     let uni = shapes::uniform_values(old, &info, &pure);

@@ -12,10 +12,13 @@
 use crate::common;
 
 use arbitrary::Unstructured;
-use lanes_analysis::{ControlFlowGraph, DominatorTree, LoopForest};
+use lanes_analysis::{
+    AnalysisSet, ControlFlowGraph, DominatorTree, Edits, FunctionAnalyses, LoopForest,
+};
 use lanes_interp::{Memory, RtValue, WorkItemContext};
 use lanes_ir::generator::{generate, GenConfig, GenParam, Generated, BUFFER_ALIGN};
-use lanes_ir::{AddrSpace, Function, InstData, Intrinsic, ScalarType, Shape, ValueDef};
+use lanes_ir::{AddrSpace, Block, Function, InstData, Intrinsic, ScalarType, Shape, ValueDef};
+use lanes_wfv::normalize::switch_blocks;
 use lanes_wfv::{normalize, shapes_of, transform_divergent_loops, BlockIndex};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
@@ -139,16 +142,82 @@ fn check_normal_form(func: &Function, what: &str) {
     }
 }
 
+/// Normalizes `f`, lowering every switch, with a fresh bundle of analyses; the bundle
+/// as normalization leaves it.
+fn normalized(f: &mut Function) -> FunctionAnalyses {
+    let mut analyses = FunctionAnalyses::new();
+    let lower = switch_blocks(f);
+    normalize(f, &mut analyses, &lower).unwrap();
+    analyses
+}
+
+/// Every analysis `kept` claims valid equals the same analysis computed afresh for `f`:
+/// the passes keep only what their edits preserved.
+fn assert_kept_analyses_hold(f: &Function, kept: &FunctionAnalyses, what: &str) {
+    let fresh = FunctionAnalyses::with_function(f, AnalysisSet::ALL);
+    let valid = kept.valid();
+    let blocks: Vec<Block> = f.layout.blocks().collect();
+    if valid.contains(AnalysisSet::CFG) {
+        assert_eq!(kept.cfg().rpo(), fresh.cfg().rpo(), "{what}: kept CFG");
+        for &b in &blocks {
+            assert_eq!(
+                kept.cfg().preds(b),
+                fresh.cfg().preds(b),
+                "{what}: preds of {b}"
+            );
+        }
+    }
+    for &b in &blocks {
+        if valid.contains(AnalysisSet::DOMTREE) {
+            assert_eq!(
+                kept.domtree().idom(b),
+                fresh.domtree().idom(b),
+                "{what}: idom {b}"
+            );
+        }
+        if valid.contains(AnalysisSet::POST_DOMTREE) {
+            let (k, n) = (kept.post_domtree(), fresh.post_domtree());
+            assert_eq!(k.ipdom(b), n.ipdom(b), "{what}: ipdom {b}");
+        }
+        if valid.contains(AnalysisSet::LOOPS) {
+            let header = |a: &FunctionAnalyses| {
+                let l = a.loops().innermost_loop(b);
+                l.map(|l| a.loops().header(l))
+            };
+            assert_eq!(header(kept), header(&fresh), "{what}: loop of {b}");
+        }
+        if valid.contains(AnalysisSet::LIVENESS) {
+            let (k, n) = (kept.liveness(), fresh.liveness());
+            assert_eq!(k.live_in(b), n.live_in(b), "{what}: live-in {b}");
+        }
+    }
+}
+
 #[test]
 fn normalization_gives_the_normal_form_and_keeps_semantics() {
+    let mut unchanged = 0;
     for seed in 0..count() {
         let g = generated(seed);
         let mut f = g.function().clone();
-        normalize(&mut f, &|_, _| true).unwrap();
+        let mut analyses = normalized(&mut f);
         let what = format!("seed {seed} normalize");
         check_normal_form(&f, &what);
+        assert_kept_analyses_hold(&f, &analyses, &what);
         same_semantics(&g, &f, seed, &what);
+        // The normal form is a fixpoint, and normalization says it changed nothing there.
+        let before = lanes_ir::write::function_to_string(&g.module, &f);
+        let lower = switch_blocks(&f);
+        let edits = normalize(&mut f, &mut analyses, &lower).unwrap();
+        assert_eq!(edits, Edits::Nothing, "{what}: normalized twice");
+        assert_eq!(
+            lanes_ir::write::function_to_string(&g.module, &f),
+            before,
+            "{what}"
+        );
+        unchanged += usize::from(analyses.is_valid(AnalysisSet::LOOPS));
     }
+    // The bundle survives the second run: nothing is recomputed where nothing changed.
+    assert_eq!(unchanged, count() as usize);
 }
 
 #[test]
@@ -157,7 +226,7 @@ fn divergent_loops_leave_only_through_their_pure_latch() {
     for seed in 0..count() {
         let g = generated(seed);
         let mut f = g.function().clone();
-        normalize(&mut f, &|_, _| true).unwrap();
+        let mut analyses = normalized(&mut f);
         let shapes: Vec<_> = g.params.iter().map(|_| Some((Shape::Varying, 0))).collect();
         let info = shapes_of(&g.module, &f, &shapes).unwrap();
         let headers: Vec<_> = info
@@ -166,10 +235,11 @@ fn divergent_loops_leave_only_through_their_pure_latch() {
             .filter(|&l| info.is_divergent_loop(l))
             .map(|l| info.loops().header(l))
             .collect();
-        let done = transform_divergent_loops(&mut f, &headers).unwrap();
+        let done = transform_divergent_loops(&mut f, &mut analyses, &headers).unwrap();
         transformed += done.len();
         let what = format!("seed {seed} divergent loops");
         check_normal_form(&f, &what);
+        assert_kept_analyses_hold(&f, &analyses, &what);
         let cfg = ControlFlowGraph::with_function(&f);
         let domtree = DominatorTree::with_function(&f, &cfg);
         let loops = LoopForest::with_cfg(&cfg, &domtree);
@@ -206,7 +276,7 @@ fn block_index_is_topological_and_loop_compact() {
     for seed in 0..count() {
         let g = generated(seed);
         let mut f = g.function().clone();
-        normalize(&mut f, &|_, _| true).unwrap();
+        normalized(&mut f);
         let cfg = ControlFlowGraph::with_function(&f);
         let domtree = DominatorTree::with_function(&f, &cfg);
         let loops = LoopForest::with_cfg(&cfg, &domtree);
