@@ -37,7 +37,7 @@ pub mod precision;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use lanes_analysis::{ControlFlowGraph, PostDominatorTree};
+use lanes_analysis::{AnalysisSet, FunctionAnalyses, PostDominatorTree};
 use lanes_ir::{Block, EntityRef, FuncId, Function, Inst, InstData, Module, Value};
 
 use lanes_interp::context::ExecContext;
@@ -201,12 +201,11 @@ impl<'m> Simt<'m> {
             .ok_or(SimtError::NoBody(func_id))?;
         mem.init_globals(self.module)
             .map_err(|e| SimtError::Setup(Box::new(InterpError::bare(e.into()))))?;
-        let cfg = ControlFlowGraph::with_function(func);
-        let pdt = PostDominatorTree::with_function(func, &cfg);
+        let analyses = FunctionAnalyses::with_function(func, AnalysisSet::POST_DOMTREE);
         let mut run = Run {
             simt: self,
             func,
-            pdt: &pdt,
+            pdt: analyses.post_domtree(),
             lanes,
             vals: vec![vec![None; func.dfg.num_values()]; w],
             prev: vec![None; w],

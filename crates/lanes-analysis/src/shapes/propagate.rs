@@ -358,33 +358,19 @@ mod tests {
 
     use lanes_ir::Block;
 
-    use crate::cfg::ControlFlowGraph;
-    use crate::dominators::DominatorTree;
-    use crate::loops::LoopForest;
-    use crate::post_dominators::PostDominatorTree;
+    use crate::function_analyses::{AnalysisSet, FunctionAnalyses};
     use crate::shapes::divergence::DivergenceCtx;
     use crate::shapes::scratch::PropagationScratch;
 
     /// The CFG analyses a [`DivergenceCtx`] borrows, for one generated function.
-    struct Analyses {
-        cfg: ControlFlowGraph,
-        domtree: DominatorTree,
-        pdt: PostDominatorTree,
-        loops: LoopForest,
-    }
+    struct Analyses(FunctionAnalyses);
 
     impl Analyses {
         fn new(func: &lanes_ir::Function) -> Self {
-            let cfg = ControlFlowGraph::with_function(func);
-            let domtree = DominatorTree::with_function(func, &cfg);
-            let pdt = PostDominatorTree::with_function(func, &cfg);
-            let loops = LoopForest::with_cfg(&cfg, &domtree);
-            Analyses {
-                cfg,
-                domtree,
-                pdt,
-                loops,
-            }
+            Analyses(FunctionAnalyses::with_function(
+                func,
+                AnalysisSet::FOR_SHAPES,
+            ))
         }
 
         fn ctx<'a>(
@@ -395,10 +381,10 @@ mod tests {
             DivergenceCtx {
                 steps: Cell::new(0),
                 func,
-                cfg: &self.cfg,
-                domtree: &self.domtree,
-                pdt: &self.pdt,
-                loops: &self.loops,
+                cfg: self.0.cfg(),
+                domtree: self.0.domtree(),
+                pdt: self.0.post_domtree(),
+                loops: self.0.loops(),
                 scratch,
             }
         }
@@ -425,7 +411,7 @@ mod tests {
             let g = generate(&mut Unstructured::new(&bytes), &gen).expect("generates");
             let func = g.function();
             let an = Analyses::new(func);
-            let (cfg, pdt, loops) = (&an.cfg, &an.pdt, &an.loops);
+            let (cfg, pdt, loops) = (an.0.cfg(), an.0.post_domtree(), an.0.loops());
             if !loops.is_reducible() {
                 continue;
             }
@@ -520,7 +506,7 @@ mod tests {
             let g = generate(&mut Unstructured::new(&bytes), &cfg).expect("generates");
             let func = g.function();
             let an = Analyses::new(func);
-            let (cfg, loops) = (&an.cfg, &an.loops);
+            let (cfg, loops) = (an.0.cfg(), an.0.loops());
             let shared = RefCell::new(PropagationScratch::default());
             let fresh = RefCell::new(PropagationScratch::default());
             let ctx = |scratch| an.ctx(func, scratch);
@@ -562,7 +548,7 @@ mod tests {
             let g = generate(&mut Unstructured::new(&bytes), &gen).expect("generates");
             let func = g.function();
             let an = Analyses::new(func);
-            let (cfg, loops) = (&an.cfg, &an.loops);
+            let (cfg, loops) = (an.0.cfg(), an.0.loops());
             let short = RefCell::new(PropagationScratch::default());
             let full = RefCell::new(PropagationScratch::without_shortcuts());
             let ctx = |scratch| an.ctx(func, scratch);

@@ -13,9 +13,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use lanes_analysis::{
-    ControlDependence, ControlFlowGraph, DominatorTree, Loop, LoopForest, PostDominatorTree,
-};
+use lanes_analysis::{AnalysisSet, FunctionAnalyses, Loop};
 use lanes_ir::{Block, Function, InstData, Module};
 
 use crate::input::{read_verified_module, select_function};
@@ -58,14 +56,6 @@ pub fn run(args: &CfgArgs) -> Result<()> {
     Ok(())
 }
 
-struct Analyses {
-    cfg: ControlFlowGraph,
-    domtree: DominatorTree,
-    pdt: PostDominatorTree,
-    cdep: ControlDependence,
-    loops: LoopForest,
-}
-
 /// Escapes text for a DOT string, using `\l` (left-justified) line breaks.
 fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -85,18 +75,7 @@ fn or_exit(b: Option<Block>) -> String {
 }
 
 fn to_dot(module: &Module, func: &Function, args: &CfgArgs) -> String {
-    let cfg = ControlFlowGraph::with_function(func);
-    let domtree = DominatorTree::with_function(func, &cfg);
-    let pdt = PostDominatorTree::with_function(func, &cfg);
-    let cdep = ControlDependence::with_cfg(&cfg, &pdt);
-    let loops = LoopForest::with_cfg(&cfg, &domtree);
-    let a = Analyses {
-        cfg,
-        domtree,
-        pdt,
-        cdep,
-        loops,
-    };
+    let a = FunctionAnalyses::with_function(func, AnalysisSet::ALL);
 
     let mut out = String::new();
     let _ = writeln!(out, "digraph \"{}\" {{", escape(&func.name));
@@ -110,20 +89,20 @@ fn to_dot(module: &Module, func: &Function, args: &CfgArgs) -> String {
 
     // Blocks outside every loop, then each top-level loop as a nested cluster.
     for block in func.layout.blocks() {
-        if a.loops.innermost_loop(block).is_none() {
+        if a.loops().innermost_loop(block).is_none() {
             write_node(&mut out, module, func, &a, block, args.insts, 1);
         }
     }
-    let top: Vec<Loop> = a.loops.top_level_loops().collect();
+    let top: Vec<Loop> = a.loops().top_level_loops().collect();
     for l in top {
         write_loop_cluster(&mut out, module, func, &a, l, args.insts, 1);
     }
-    if a.pdt.roots().next().is_some() && args.postdom_tree {
+    if a.post_domtree().roots().next().is_some() && args.postdom_tree {
         out.push_str("  exit [label=\"virtual exit\", shape=doublecircle];\n");
     }
     write_edges(&mut out, func, &a);
     if args.dom_tree {
-        for (parent, child) in a.domtree.idom_edges() {
+        for (parent, child) in a.domtree().idom_edges() {
             let _ = writeln!(
                 out,
                 "  {parent} -> {child} [style=dashed, color=darkgreen, constraint=false, arrowhead=empty];"
@@ -131,13 +110,13 @@ fn to_dot(module: &Module, func: &Function, args: &CfgArgs) -> String {
         }
     }
     if args.postdom_tree {
-        for (parent, child) in a.pdt.ipdom_edges() {
+        for (parent, child) in a.post_domtree().ipdom_edges() {
             let _ = writeln!(
                 out,
                 "  {parent} -> {child} [style=dashed, color=purple, constraint=false, arrowhead=empty];"
             );
         }
-        for root in a.pdt.roots() {
+        for root in a.post_domtree().roots() {
             let _ = writeln!(
                 out,
                 "  exit -> {root} [style=dashed, color=purple, constraint=false, arrowhead=empty];"
@@ -152,7 +131,7 @@ fn write_loop_cluster(
     out: &mut String,
     module: &Module,
     func: &Function,
-    a: &Analyses,
+    a: &FunctionAnalyses,
     l: Loop,
     insts: bool,
     depth: usize,
@@ -168,16 +147,16 @@ fn write_loop_cluster(
     let _ = writeln!(
         out,
         "{pad}  label=\"{l}: header {}, latches {}, exits {}\"; style=rounded; color=blue;",
-        a.loops.header(l),
-        list(a.loops.latches(l)),
-        list(a.loops.exit_blocks(l))
+        a.loops().header(l),
+        list(a.loops().latches(l)),
+        list(a.loops().exit_blocks(l))
     );
-    for &block in a.loops.blocks(l) {
-        if a.loops.innermost_loop(block) == Some(l) {
+    for &block in a.loops().blocks(l) {
+        if a.loops().innermost_loop(block) == Some(l) {
             write_node(out, module, func, a, block, insts, depth + 1);
         }
     }
-    for &child in a.loops.children(l) {
+    for &child in a.loops().children(l) {
         write_loop_cluster(out, module, func, a, child, insts, depth + 1);
     }
     let _ = writeln!(out, "{pad}}}");
@@ -187,31 +166,31 @@ fn write_node(
     out: &mut String,
     module: &Module,
     func: &Function,
-    a: &Analyses,
+    a: &FunctionAnalyses,
     block: Block,
     insts: bool,
     depth: usize,
 ) {
     let pad = "  ".repeat(depth);
     let mut label = block.to_string();
-    if a.loops.loop_of_header(block).is_some() {
+    if a.loops().loop_of_header(block).is_some() {
         label.push_str(" (loop header)");
     }
     label.push('\n');
-    if !a.cfg.is_reachable(block) {
+    if !a.cfg().is_reachable(block) {
         label.push_str("unreachable\n");
     } else {
         let _ = writeln!(
             label,
             "idom {}  ipdom {}  depth {}",
-            a.domtree
+            a.domtree()
                 .idom(block)
                 .map_or_else(|| "-".to_string(), |b| b.to_string()),
-            or_exit(a.pdt.ipdom(block)),
-            a.loops.loop_depth(block)
+            or_exit(a.post_domtree().ipdom(block)),
+            a.loops().loop_depth(block)
         );
         let deps: Vec<String> = a
-            .cdep
+            .control_dependence()
             .cdep(block)
             .iter()
             .map(|e| format!("{}->{}", e.from, e.to))
@@ -230,12 +209,12 @@ fn write_node(
         }
     }
     let irreducible = a
-        .loops
+        .loops()
         .irreducible_regions()
         .iter()
         .any(|r| r.blocks.contains(&block));
     let mut attrs = format!("label=\"{}\"", escape(&label));
-    if !a.cfg.is_reachable(block) {
+    if !a.cfg().is_reachable(block) {
         attrs.push_str(", style=filled, fillcolor=lightgrey");
     } else if irreducible {
         attrs.push_str(", color=red, penwidth=2");
@@ -243,7 +222,7 @@ fn write_node(
     let _ = writeln!(out, "{pad}{block} [{attrs}];");
 }
 
-fn write_edges(out: &mut String, func: &Function, a: &Analyses) {
+fn write_edges(out: &mut String, func: &Function, a: &FunctionAnalyses) {
     for block in func.layout.blocks() {
         let Some(term) = func.terminator(block) else {
             continue;
@@ -272,12 +251,12 @@ fn write_edges(out: &mut String, func: &Function, a: &Analyses) {
             if !label.is_empty() {
                 attrs.push(format!("label=\"{}\"", escape(&label)));
             }
-            if a.loops.is_back_edge(block, to) {
+            if a.loops().is_back_edge(block, to) {
                 attrs.push("color=blue, penwidth=2".to_string());
             } else if a
-                .loops
+                .loops()
                 .innermost_loop(block)
-                .is_some_and(|l| !a.loops.contains(l, to))
+                .is_some_and(|l| !a.loops().contains(l, to))
             {
                 attrs.push("color=red".to_string());
             }

@@ -21,7 +21,7 @@ pub mod outline;
 pub mod recognize;
 pub mod spmd_launcher;
 
-use lanes_analysis::{ControlFlowGraph, DominatorTree, Loop, LoopForest};
+use lanes_analysis::{AnalysisSet, FunctionAnalyses, Loop};
 use lanes_ir::{Block, FuncCursor, FuncId, Module, Shape};
 
 pub use recognize::{recognize, Declined, ParallelLoop};
@@ -105,18 +105,16 @@ pub fn vectorize_parallel_loops_in(
 }
 
 /// The CFG, dominator tree and loop forest of function `id`.
-fn loop_forest(module: &Module, id: FuncId) -> Option<(ControlFlowGraph, LoopForest)> {
+fn loop_forest(module: &Module, id: FuncId) -> Option<FunctionAnalyses> {
     let f = module.function(id)?;
-    let cfg = ControlFlowGraph::with_function(f);
-    let dom = DominatorTree::with_function(f, &cfg);
-    let loops = LoopForest::with_cfg(&cfg, &dom);
-    Some((cfg, loops))
+    Some(FunctionAnalyses::with_function(f, AnalysisSet::LOOPS))
 }
 
 /// The outermost parallel loop of function `id` whose header is not in `tried`.
 fn next_parallel_loop(module: &Module, id: FuncId, tried: &[Block]) -> Option<(Loop, Block)> {
     let f = module.function(id)?;
-    let (_, loops) = loop_forest(module, id)?;
+    let analyses = loop_forest(module, id)?;
+    let loops = analyses.loops();
     let mut stack: Vec<Loop> = loops.top_level_loops().collect();
     stack.reverse();
     while let Some(l) = stack.pop() {
@@ -135,7 +133,8 @@ fn next_parallel_loop(module: &Module, id: FuncId, tried: &[Block]) -> Option<(L
 /// The value of hint `name` on loop `l` of function `id`, if it has one.
 fn loop_hint(module: &Module, id: FuncId, l: Loop, name: &str) -> Option<i64> {
     let f = module.function(id)?;
-    let (_, loops) = loop_forest(module, id)?;
+    let analyses = loop_forest(module, id)?;
+    let loops = analyses.loops();
     f.abi
         .loops
         .iter()
@@ -155,7 +154,8 @@ fn vectorize_loop(
 ) -> Result<Vectorized, Declined> {
     let mut work = module.clone();
     let header = {
-        let (cfg, loops) = loop_forest(&work, id).ok_or(Declined::NoPreheader)?;
+        let analyses = loop_forest(&work, id).ok_or(Declined::NoPreheader)?;
+        let (cfg, loops) = (analyses.cfg(), analyses.loops());
         let header = loops.header(l);
         let outside: Vec<Block> = cfg
             .preds(header)
@@ -170,10 +170,11 @@ fn vectorize_loop(
         }
         header
     };
-    let (cfg, loops) = loop_forest(&work, id).ok_or(Declined::NoPreheader)?;
+    let analyses = loop_forest(&work, id).ok_or(Declined::NoPreheader)?;
+    let (cfg, loops) = (analyses.cfg(), analyses.loops());
     let l = loops.loop_of_header(header).ok_or(Declined::NoPreheader)?;
     let func = work.function(id).ok_or(Declined::NoPreheader)?;
-    let pl = recognize(func, &cfg, &loops, l)?;
+    let pl = recognize(func, cfg, loops, l)?;
     let width = loop_hint(&work, id, l, WIDTH_HINT)
         .and_then(|w| u16::try_from(w).ok())
         .filter(|&w| (2..=64).contains(&w))
