@@ -1,5 +1,5 @@
 //! End-to-end tests of `lanes vectorize` and of
-//! `include/lanes.h` (point 6): four SPMD kernels of one C file (`tests/data/
+//! `include/lanes.h`: four SPMD kernels of one C file (`tests/data/
 //! vectorize_kernels.c`: saxpy, a divergent if/else, Mandelbrot's divergent escape loop,
 //! a `lanes_any` guard) are vectorized at W = 4, 8 and 16 into one object each; every
 //! object defines exactly the vector-ABI variant and the `F_spmd` launcher; the four
