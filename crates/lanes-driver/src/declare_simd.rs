@@ -71,6 +71,14 @@ pub(crate) fn define_variants(
             note("the target lacks its ISA (pass -march=native or a CPU that has it)");
             continue;
         }
+        if !(1..=lanes_wfv::MAX_WIDTH).contains(&v.width) {
+            note(&format!(
+                "{} lanes; lanes makes 1 to {}",
+                v.width,
+                lanes_wfv::MAX_WIDTH
+            ));
+            continue;
+        }
         if v.params.iter().any(|&c| c != 'v' && c != 'u') {
             note("linear parameters are not supported (only uniform and varying)");
             continue;

@@ -70,6 +70,12 @@ pub use stats::Stats;
 pub use variant::define_variant;
 pub use widen::{widen, widen_into};
 
+/// The most lanes widening makes: a kept branch whose condition blends made varying
+/// follows the first active lane, found as `cttz(ballot(mask))`, and the widest ballot is
+/// an `i64`. Every width from 1 to this one is supported, whatever the target's registers
+/// (LLVM splits or pads vectors the target does not have).
+pub const MAX_WIDTH: u16 = 64;
+
 /// Why a function could not be vectorized.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum WfvError {

@@ -23,6 +23,8 @@ pub fn define_variant(
     masked: bool,
     name: &str,
 ) -> Result<FuncId, WfvError> {
+    // Before anything is added to the module.
+    crate::widen::check_width(width)?;
     let (src, shapes) = if masked {
         let mid = with_entry_mask(module, id)?;
         // No shapes means "each from its parameter's attribute": say so per parameter, so

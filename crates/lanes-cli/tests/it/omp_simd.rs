@@ -100,3 +100,85 @@ fn omp_simd_loops_are_outer_loop_vectorized_and_equal_clang() {
         );
     }
 }
+
+/// A loop's own width (`simdlen(N)`, `vectorize_width(N)`) that lanes cannot make — past
+/// 64 lanes, or 1, which asks for no vectorization — leaves the loop to LLVM with a warning
+/// that says why; a width lanes can make is used.
+#[test]
+fn loop_widths_lanes_cannot_make_are_declined_with_the_reason() {
+    let d = scratch_dir("omp-simd-widths");
+    let src = d.join("widths.c");
+    std::fs::write(
+        &src,
+        "void wide(float *restrict a, int n) {\n\
+         #pragma omp simd simdlen(128)\n\
+           for (int i = 0; i < n; i++) a[i] = a[i] * 2.0f + 1.0f;\n\
+         }\n\
+         void one(float *restrict a, int n) {\n\
+         #pragma clang loop vectorize(assume_safety) vectorize_width(1)\n\
+           for (int i = 0; i < n; i++) a[i] = a[i] * 3.0f;\n\
+         }\n\
+         void twelve(float *restrict a, int n) {\n\
+         #pragma omp simd simdlen(12)\n\
+           for (int i = 0; i < n; i++) a[i] = a[i] - 1.0f;\n\
+         }\n",
+    )
+    .expect("write");
+    let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "compile",
+            "-fopenmp-simd",
+            "-O2",
+            "--remarks",
+            "-c",
+            s(&src),
+            "-o",
+        ])
+        .arg(d.join("widths.o")));
+    let notes = String::from_utf8_lossy(&out.stderr);
+    for (f, lanes) in [("wide", 128), ("one", 1)] {
+        assert!(
+            notes.contains(&format!(
+                "warning: @{f}: parallel loop not vectorized by lanes: the loop asks for {lanes} lanes (simdlen or vectorize_width); lanes makes 2 to 64"
+            )),
+            "{notes}"
+        );
+    }
+    assert!(
+        notes.contains("@twelve: parallel loop vectorized by lanes as an outer loop")
+            && notes.contains("width 12,"),
+        "{notes}"
+    );
+    // The same for `declare simd` variants: the one lanes cannot make is not emitted, with a
+    // note; the file still compiles, and the others are defined.
+    let ds = d.join("declare.c");
+    std::fs::write(
+        &ds,
+        "#pragma omp declare simd simdlen(128) notinbranch\n\
+         float wide(float x) { return x * 2.0f; }\n\
+         #pragma omp declare simd simdlen(3) notinbranch\n\
+         float three(float x) { return x + 1.0f; }\n",
+    )
+    .expect("write");
+    let obj = d.join("declare.o");
+    let out = run(Command::new(env!("CARGO_BIN_EXE_lanes")).args([
+        "compile",
+        "-fopenmp-simd",
+        "-O2",
+        "-c",
+        s(&ds),
+        "-o",
+        s(&obj),
+    ]));
+    let notes = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        notes.contains("@wide: _ZGVbN128v_wide not emitted: 128 lanes; lanes makes 1 to 64"),
+        "{notes}"
+    );
+    let defined = common::symbols(&obj, &["-g", "--defined-only"]);
+    assert!(
+        defined.contains(&"_ZGVbN3v_three".to_string()),
+        "{defined:?}"
+    );
+    assert!(!defined.iter().any(|n| n.contains("N128")), "{defined:?}");
+}

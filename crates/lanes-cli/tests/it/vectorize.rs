@@ -88,6 +88,74 @@ fn spmd_launchers_equal_the_scalar_kernels_at_every_width() {
     }
 }
 
+/// Widths that no register has — odd ones, non-powers of two, wider than AVX-512 — up to
+/// the limit of 64 lanes: the same four kernels, linked with the same driver and the
+/// clang-19 reference, give the same results (LLVM splits or pads the vectors; the code is
+/// for the host whatever the width). Widths past 64 are refused, naming the limit.
+#[test]
+fn any_width_up_to_64_runs_natively() {
+    let d = scratch_dir("vectorize");
+    let src = data("vectorize_kernels.c");
+    let reference = d.join("ref.o");
+    let mut cc = clang();
+    cc.args(["-O1", "-ffp-contract=off", "-c", "-o", s(&reference)])
+        .arg(format!("-I{}", s(&include_dir())));
+    for (f, _, _) in KERNELS {
+        cc.arg(format!("-D{f}=ref_{f}"));
+    }
+    run(cc.arg(&src));
+    for w in [2u16, 3, 5, 7, 12, 24, 33, 48, 64] {
+        let mut objects = Vec::new();
+        for (f, shapes, letters) in KERNELS {
+            let obj = d.join(format!("{f}{w}.o"));
+            run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+                .args(["vectorize", s(&src), "--function", f, "--shapes", shapes])
+                .args(["--width", &w.to_string(), "--clang-arg=-ffp-contract=off"])
+                .args(["-o", s(&obj)]));
+            let defined = symbols(&obj, &["-g", "--defined-only"]);
+            let variant = format!("N{w}{letters}_{f}");
+            assert!(
+                defined.len() == 2
+                    && defined[0].starts_with("_ZGV")
+                    && defined[0].ends_with(&variant)
+                    && defined[1] == format!("{f}_spmd"),
+                "{f} W={w}: {defined:?}"
+            );
+            objects.push(obj);
+        }
+        let exe = d.join(format!("driver_any{w}"));
+        run(clang()
+            .args(["-O1", "-o", s(&exe)])
+            .arg(data("vectorize_driver.c"))
+            .arg(&reference)
+            .args(&objects));
+        for n in [37, 0, 1, 64, 100] {
+            let out = run(Command::new(&exe).arg(n.to_string()));
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("ok {n}\n"),
+                "W={w}"
+            );
+        }
+    }
+    let refused = Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "vectorize",
+            s(&src),
+            "--function",
+            "saxpy",
+            "--shapes",
+            "c,u,u,u",
+        ])
+        .args(["--width", "65", "-o"])
+        .arg(d.join("w65.o"))
+        .output()
+        .expect("lanes runs");
+    assert_eq!(refused.status.code(), Some(2), "a usage error");
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("65") && err.contains("1..=64"), "{err}");
+}
+
 #[test]
 fn full_linearization_and_lir_output() {
     let d = scratch_dir("vectorize");

@@ -175,10 +175,20 @@ fn vectorize_loop(
     let l = loops.loop_of_header(header).ok_or(Declined::NoPreheader)?;
     let func = work.function(id).ok_or(Declined::NoPreheader)?;
     let pl = recognize(func, cfg, loops, l)?;
-    let width = loop_hint(&work, id, l, WIDTH_HINT)
-        .and_then(|w| u16::try_from(w).ok())
-        .filter(|&w| (2..=64).contains(&w))
-        .unwrap_or(opts.width);
+    // `simdlen(N)`/`vectorize_width(N)` is the user's width; one lanes cannot make (1 asks
+    // for no vectorization at all) leaves the loop to LLVM, with the reason.
+    let width = match loop_hint(&work, id, l, WIDTH_HINT) {
+        None => opts.width,
+        Some(w) => u16::try_from(w)
+            .ok()
+            .filter(|w| (2..=crate::MAX_WIDTH).contains(w))
+            .ok_or_else(|| {
+                Declined::Vectorizer(format!(
+                    "the loop asks for {w} lanes (simdlen or vectorize_width); lanes makes 2 to {}",
+                    crate::MAX_WIDTH
+                ))
+            })?,
+    };
     let inner_loops = loops
         .loops()
         .filter(|&m| m != l && loops.is_nested_in(Some(m), l))

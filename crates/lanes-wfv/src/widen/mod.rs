@@ -64,7 +64,20 @@ pub fn widen(
     args: &ArgShapes,
     width: u16,
 ) -> Result<Function, WfvError> {
+    check_width(width)?;
     widen_with(module, prepared, args, width, &HashMap::new())
+}
+
+/// Refuses widths outside `1..=MAX_WIDTH`, naming the limit.
+pub(crate) fn check_width(width: u16) -> Result<(), WfvError> {
+    if (1..=crate::MAX_WIDTH).contains(&width) {
+        Ok(())
+    } else {
+        Err(WfvError::Unsupported(format!(
+            "{width} lanes: widening makes 1 to {} lanes",
+            crate::MAX_WIDTH
+        )))
+    }
 }
 
 /// Like [`widen`], but defines the widened function in `module` (returning its id), and
@@ -77,6 +90,7 @@ pub fn widen_into(
     args: &ArgShapes,
     width: u16,
 ) -> Result<FuncId, WfvError> {
+    check_width(width)?;
     let mut special: HashMap<FuncId, FuncId> = HashMap::new();
     let calls = CallGraph::with_module(module);
     for i in prepared.func.dfg.insts() {

@@ -17,3 +17,4 @@ mod widen;
 mod widen_facts;
 mod widen_no_wrap;
 mod widen_simt;
+mod widths;

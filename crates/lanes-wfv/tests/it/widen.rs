@@ -23,7 +23,7 @@ const WIDTHS: [u16; 3] = [4, 8, 16];
 
 /// How to make one parameter's value for lane `k`.
 #[derive(Clone, Debug)]
-enum ArgGen {
+pub(crate) enum ArgGen {
     Int(Type, bool),
     Float(Type, bool),
     /// A buffer of this many bytes, shared (uniform) or one per lane.
@@ -31,8 +31,8 @@ enum ArgGen {
 }
 
 #[derive(Default, Debug)]
-struct Tally {
-    compared: usize,
+pub(crate) struct Tally {
+    pub(crate) compared: usize,
     racy: usize,
     faulted: usize,
     unsupported: usize,
@@ -115,7 +115,7 @@ fn in_observed(ptr: u64, bufs: &[(u64, usize)], globals: &[(u64, u64)]) -> bool 
 }
 
 #[allow(clippy::too_many_arguments)]
-fn differential(
+pub(crate) fn differential(
     module: &Module,
     id: FuncId,
     shapes: &ArgShapes,
@@ -302,7 +302,7 @@ fn differential(
     tally.compared += 1;
 }
 
-fn kernel_gens(module: &Module, id: FuncId) -> (Vec<ArgGen>, Vec<Option<(Shape, u32)>>) {
+pub(crate) fn kernel_gens(module: &Module, id: FuncId) -> (Vec<ArgGen>, Vec<Option<(Shape, u32)>>) {
     let f = module.function(id).expect("defined");
     let mut gens = Vec::new();
     let mut shapes = Vec::new();
@@ -332,7 +332,7 @@ fn kernel_gens(module: &Module, id: FuncId) -> (Vec<ArgGen>, Vec<Option<(Shape, 
 
 /// Kernels whose result depends on the width by design (lane queries, ballots, cross-lane
 /// values); those without mask queries are compared with SIMT groups in `widen_simt.rs`.
-fn width_dependent(f: &lanes_ir::Function) -> bool {
+pub(crate) fn width_dependent(f: &lanes_ir::Function) -> bool {
     f.dfg.insts().any(|i| {
         matches!(
             f.dfg.inst(i),
@@ -488,7 +488,7 @@ fn generated_programs(seeds: impl Iterator<Item = u64>) -> Tally {
 }
 
 /// An entry mask: the first lanes on (a remainder), or a pseudo-random pattern, or none.
-fn lane_mask(w: u16, seed: u64) -> Vec<bool> {
+pub(crate) fn lane_mask(w: u16, seed: u64) -> Vec<bool> {
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x3a5c);
     match seed % 4 {
         0 => {
