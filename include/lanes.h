@@ -11,14 +11,46 @@
 
 #ifdef __LANES__
 
-_Bool __lanes_any(_Bool pred);
-_Bool __lanes_all(_Bool pred);
-unsigned __lanes_popcount(_Bool pred);
-unsigned __lanes_ballot(_Bool pred);
+#ifdef __cplusplus
+/* C linkage, so that lanes recognizes the names; C++'s bool is C's _Bool. */
+extern "C" {
+#define __LANES_BOOL bool
+#else
+#define __LANES_BOOL _Bool
+#endif
+
+__LANES_BOOL __lanes_any(__LANES_BOOL pred);
+__LANES_BOOL __lanes_all(__LANES_BOOL pred);
+unsigned __lanes_popcount(__LANES_BOOL pred);
+unsigned __lanes_ballot(__LANES_BOOL pred);
 unsigned __lanes_lane_id(void);
 unsigned __lanes_num_lanes(void);
+/* One pair per element type: lanes_extract and lanes_broadcast keep their argument's type
+ * (a float is not read as an int). char and short arguments are promoted to int, which
+ * holds them exactly. */
 int __lanes_extract(int x, unsigned lane);
 int __lanes_broadcast(int x);
+unsigned __lanes_extract_u32(unsigned x, unsigned lane);
+unsigned __lanes_broadcast_u32(unsigned x);
+long __lanes_extract_l(long x, unsigned lane);
+long __lanes_broadcast_l(long x);
+unsigned long __lanes_extract_ul(unsigned long x, unsigned lane);
+unsigned long __lanes_broadcast_ul(unsigned long x);
+float __lanes_extract_f32(float x, unsigned lane);
+float __lanes_broadcast_f32(float x);
+#ifndef __OPENCL_C_VERSION__
+/* OpenCL C reserves `long long`, and `double` needs cl_khr_fp64. */
+long long __lanes_extract_ll(long long x, unsigned lane);
+long long __lanes_broadcast_ll(long long x);
+unsigned long long __lanes_extract_ull(unsigned long long x, unsigned lane);
+unsigned long long __lanes_broadcast_ull(unsigned long long x);
+double __lanes_extract_f64(double x, unsigned lane);
+double __lanes_broadcast_f64(double x);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
 
 #define lanes_any(p) __lanes_any((p) != 0)
 #define lanes_all(p) __lanes_all((p) != 0)
@@ -26,8 +58,30 @@ int __lanes_broadcast(int x);
 #define lanes_ballot(p) __lanes_ballot((p) != 0)
 #define lanes_lane_id() __lanes_lane_id()
 #define lanes_num_lanes() __lanes_num_lanes()
-#define lanes_extract(x, lane) __lanes_extract((x), (lane))
-#define lanes_broadcast(x) __lanes_broadcast(x)
+/* The call for x's type (each association is a call, not a function designator: OpenCL C
+ * does not take the address of a function). */
+#ifdef __OPENCL_C_VERSION__
+#define __LANES_BY_TYPE(name, x, ...)                                                    \
+    _Generic((x),                                                                       \
+        unsigned: name##_u32(__VA_ARGS__),                                              \
+        long: name##_l(__VA_ARGS__),                                                    \
+        unsigned long: name##_ul(__VA_ARGS__),                                          \
+        float: name##_f32(__VA_ARGS__),                                                 \
+        default: name(__VA_ARGS__))
+#else
+#define __LANES_BY_TYPE(name, x, ...)                                                    \
+    _Generic((x),                                                                       \
+        unsigned: name##_u32(__VA_ARGS__),                                              \
+        long: name##_l(__VA_ARGS__),                                                    \
+        unsigned long: name##_ul(__VA_ARGS__),                                          \
+        long long: name##_ll(__VA_ARGS__),                                              \
+        unsigned long long: name##_ull(__VA_ARGS__),                                    \
+        float: name##_f32(__VA_ARGS__),                                                 \
+        double: name##_f64(__VA_ARGS__),                                                \
+        default: name(__VA_ARGS__))
+#endif
+#define lanes_extract(x, lane) __LANES_BY_TYPE(__lanes_extract, x, (x), (lane))
+#define lanes_broadcast(x) __LANES_BY_TYPE(__lanes_broadcast, x, (x))
 
 #else
 
@@ -43,10 +97,10 @@ static inline unsigned lanes_ballot(int pred) { return pred != 0 ? 1u : 0u; }
 static inline unsigned lanes_lane_id(void) { return 0u; }
 /* The number of lanes in a group. */
 static inline unsigned lanes_num_lanes(void) { return 1u; }
-/* x as lane `lane` (modulo the number of lanes) computed it: at width 1, x. */
-static inline int lanes_extract(int x, unsigned lane) { (void)lane; return x; }
-/* x of the first active lane, in every lane. */
-static inline int lanes_broadcast(int x) { return x; }
+/* x as lane `lane` (modulo the number of lanes) computed it: at width 1, x, of x's type. */
+#define lanes_extract(x, lane) ((void)(lane), (x))
+/* x of the first active lane, in every lane: at width 1, x. */
+#define lanes_broadcast(x) (x)
 
 #endif
 #endif

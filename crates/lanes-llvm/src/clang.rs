@@ -126,10 +126,19 @@ impl ClangOptions {
 /// `include/lanes.h`, embedded so that an installed `lanes` needs no data files.
 pub const LANES_H: &str = include_str!("../../../include/lanes.h");
 
-/// A directory holding `lanes.h` (written once per version under the temp directory,
-/// atomically through a rename so that concurrent runs never see a partial file).
+/// A directory holding `lanes.h`: under the temp directory, named after the header's
+/// content (two builds of one version with different headers, running at the same time,
+/// must not read each other's), written once, atomically through a rename so that
+/// concurrent runs and threads never see a partial file.
 pub fn lanes_h_dir() -> Result<PathBuf, LlvmError> {
-    let dir = std::env::temp_dir().join(format!("lanes-include-{}", env!("CARGO_PKG_VERSION")));
+    // FNV-1a: a stable name for the content, not a security measure.
+    let hash = LANES_H.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    let dir = std::env::temp_dir().join(format!(
+        "lanes-include-{}-{hash:016x}",
+        env!("CARGO_PKG_VERSION")
+    ));
     let path = dir.join("lanes.h");
     if std::fs::read_to_string(&path).is_ok_and(|t| t == LANES_H) {
         return Ok(dir);
@@ -139,7 +148,11 @@ pub fn lanes_h_dir() -> Result<PathBuf, LlvmError> {
         message: e.to_string(),
     };
     std::fs::create_dir_all(&dir).map_err(io)?;
-    let tmp = dir.join(format!("lanes.h.{}", std::process::id()));
+    // Unique per writer: two threads of one process (the import and the C signature of
+    // `lanes vectorize`) may both find the file missing or stale.
+    static WRITERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let writer = WRITERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!("lanes.h.{}.{writer}", std::process::id()));
     std::fs::write(&tmp, LANES_H).map_err(io)?;
     std::fs::rename(&tmp, &path).map_err(io)?;
     Ok(dir)

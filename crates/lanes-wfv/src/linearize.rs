@@ -323,5 +323,6 @@ pub fn linearize(
         .chain(predication.guarded.iter().map(|&(_, m)| m))
         .collect();
     remove_dead_code(func, &roots);
+    analyses.keep_after(Edits::Values);
     Ok(Linearized { predication, stats })
 }

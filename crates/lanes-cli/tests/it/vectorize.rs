@@ -243,7 +243,9 @@ fn lanes_h_without_lanes_means_width_one() {
            int ok = lanes_any(3) == 1 && lanes_any(0) == 0 && lanes_all(-1) == 1\n\
              && lanes_all(0) == 0 && lanes_popcount(7) == 1 && lanes_popcount(0) == 0\n\
              && lanes_ballot(1) == 1u && lanes_ballot(0) == 0u && lanes_lane_id() == 0u\n\
-             && lanes_num_lanes() == 1u && lanes_extract(42, 0) == 42 && lanes_broadcast(-5) == -5;\n\
+             && lanes_num_lanes() == 1u && lanes_extract(42, 0) == 42 && lanes_broadcast(-5) == -5\n\
+             && lanes_extract(2.5f, 3) == 2.5f && lanes_broadcast(1e300) == 1e300\n\
+             && lanes_extract((1LL << 40) + 1, 1) == (1LL << 40) + 1;\n\
            printf(\"%s\\n\", ok ? \"width 1\" : \"wrong\"); return !ok; }\n",
     )
     .expect("write");
@@ -254,6 +256,50 @@ fn lanes_h_without_lanes_means_width_one() {
         .arg(&src));
     let out = run(&mut Command::new(&exe));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "width 1\n");
+}
+
+/// `lanes_broadcast`/`lanes_extract` of a float, a double and a long long
+/// (tests/data/vectorize_cross_lane_types.c) keep their type: at W = 3, 4, 8 and 16 the
+/// launcher's results equal the other lanes' inputs exactly (1e300 and 2^40 + k would not
+/// survive an int), checked lane by lane by a clang-19 driver.
+#[test]
+fn cross_lane_intrinsics_keep_every_element_type() {
+    let d = scratch_dir("vectorize");
+    for w in [3u16, 4, 8, 16] {
+        let obj = d.join(format!("spread{w}.o"));
+        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+            .args(["vectorize", s(&data("vectorize_cross_lane_types.c"))])
+            .args(["--function", "spread", "--shapes", "c,u,u,u,u,u,u"])
+            .args(["--width", &w.to_string(), "-o", s(&obj)]));
+        let exe = d.join(format!("spread_driver{w}"));
+        run(clang()
+            .args(["-O1", "-o", s(&exe)])
+            .arg(data("vectorize_cross_lane_types_driver.c"))
+            .arg(&obj));
+        for n in [37, 5, 64, 0] {
+            let out = run(Command::new(&exe).args([w.to_string(), n.to_string()]));
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("ok {n}\n"),
+                "W={w}"
+            );
+        }
+    }
+    // The header works from C++ too (C linkage, `bool`), with the same typed intrinsics.
+    let cpp = d.join("typed.cpp");
+    std::fs::write(
+        &cpp,
+        "#include <lanes.h>\n\
+         extern \"C\" double k(double x, int c) { return lanes_any(c) ? lanes_broadcast(x) : 0.0; }\n",
+    )
+    .expect("write");
+    let lir = d.join("typed.lir");
+    run(Command::new(env!("CARGO_BIN_EXE_lanes")).args(["import", s(&cpp), "-o", s(&lir)]));
+    let text = std::fs::read_to_string(&lir).expect("lir");
+    assert!(
+        text.contains("f64 = lane_broadcast") && text.contains("= any "),
+        "{text}"
+    );
 }
 
 /// An `int` instance index keeps `out[i]` contiguous (PLDI'18 §2.3; shapes through

@@ -19,7 +19,8 @@
 //! LLVM's vector intrinsics nor libmvec (`-fveclib=libmvec`) set it; `include/lanes.h`'s `__lanes_any`,
 //! `__lanes_all`, `__lanes_popcount`, `__lanes_ballot`, `__lanes_lane_id` and
 //! `__lanes_num_lanes` become the lanes intrinsics of the same name, `__lanes_extract` and
-//! `__lanes_broadcast` become `lane_extract` and `lane_broadcast`. Anything else that is a direct call to a
+//! `__lanes_broadcast` (and their typed forms, `__lanes_extract_f32` …) become
+//! `lane_extract` and `lane_broadcast` of the call's type. Anything else that is a direct call to a
 //! function of the module stays a call — to a variadic function too (`printf`), with the
 //! arguments past its parameters as clang promoted them — and a call through a function
 //! pointer is `call_indirect`. Inline assembly is an error (the function stays LLVM IR).
@@ -473,8 +474,10 @@ impl FnCx<'_> {
             "ballot" => Intrinsic::Ballot,
             "lane_id" => Intrinsic::LaneId,
             "num_lanes" => Intrinsic::NumLanes,
-            "extract" => Intrinsic::LaneExtract,
-            "broadcast" => Intrinsic::LaneBroadcast,
+            // One function per element type (`__lanes_extract_f32` …); the intrinsic takes
+            // its type from the call.
+            l if l == "extract" || l.starts_with("extract_") => Intrinsic::LaneExtract,
+            l if l == "broadcast" || l.starts_with("broadcast_") => Intrinsic::LaneBroadcast,
             _ => return Err(self.err(format!("lanes_{lane} is not supported yet"))),
         };
         let ty = ret.ok_or_else(|| self.err(format!("__lanes_{lane} returns nothing")))?;
