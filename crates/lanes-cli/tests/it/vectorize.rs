@@ -245,7 +245,10 @@ fn lanes_h_without_lanes_means_width_one() {
              && lanes_ballot(1) == 1u && lanes_ballot(0) == 0u && lanes_lane_id() == 0u\n\
              && lanes_num_lanes() == 1u && lanes_extract(42, 0) == 42 && lanes_broadcast(-5) == -5\n\
              && lanes_extract(2.5f, 3) == 2.5f && lanes_broadcast(1e300) == 1e300\n\
-             && lanes_extract((1LL << 40) + 1, 1) == (1LL << 40) + 1;\n\
+             && lanes_extract((1LL << 40) + 1, 1) == (1LL << 40) + 1\n\
+             && lanes_reduce_add(5) == 5 && lanes_reduce_min(-2.5) == -2.5 && lanes_reduce_max(7u) == 7u\n\
+             && lanes_reduce_and(6) == 6 && lanes_reduce_or(9LL) == 9LL && lanes_shuffle(3.5f, 2) == 3.5f\n\
+             && lanes_exclusive_scan_add(2.5f) == 0.0f && lanes_exclusive_scan_add(4) == 0;\n\
            printf(\"%s\\n\", ok ? \"width 1\" : \"wrong\"); return !ok; }\n",
     )
     .expect("write");
@@ -300,6 +303,36 @@ fn cross_lane_intrinsics_keep_every_element_type() {
         text.contains("f64 = lane_broadcast") && text.contains("= any "),
         "{text}"
     );
+}
+
+/// `lanes_reduce_{add,min,max,and,or}` and `lanes_exclusive_scan_add`
+/// (tests/data/vectorize_reductions.c): over all active lanes and inside a divergent
+/// branch, for int, float and unsigned long long, at W = 3, 8, 16 and 64, every lane's
+/// result equals the fold of its group's active lanes in lane order (computed by a
+/// clang-19 driver; the float sum is compared exactly).
+#[test]
+fn reductions_and_scans_fold_the_active_lanes() {
+    let d = scratch_dir("vectorize");
+    for w in [3u16, 8, 16, 64] {
+        let obj = d.join(format!("reduce{w}.o"));
+        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+            .args(["vectorize", s(&data("vectorize_reductions.c"))])
+            .args(["--function", "reduce", "--shapes", "c,u,u,u,u,u,u"])
+            .args(["--width", &w.to_string(), "-o", s(&obj)]));
+        let exe = d.join(format!("reduce_driver{w}"));
+        run(clang()
+            .args(["-O1", "-o", s(&exe)])
+            .arg(data("vectorize_reductions_driver.c"))
+            .arg(&obj));
+        for n in [37, 5, 64, 0, 200] {
+            let out = run(Command::new(&exe).args([w.to_string(), n.to_string()]));
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("ok {n}\n"),
+                "W={w}"
+            );
+        }
+    }
 }
 
 /// An `int` instance index keeps `out[i]` contiguous (PLDI'18 §2.3; shapes through

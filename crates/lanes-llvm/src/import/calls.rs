@@ -471,7 +471,7 @@ impl FnCx<'_> {
             "any" => Intrinsic::Any,
             "all" => Intrinsic::All,
             "popcount" => Intrinsic::Popcount,
-            "ballot" => Intrinsic::Ballot,
+            "ballot" | "ballot64" => Intrinsic::Ballot,
             "lane_id" => Intrinsic::LaneId,
             "num_lanes" => Intrinsic::NumLanes,
             // One function per element type (`__lanes_extract_f32` …); the intrinsic takes
