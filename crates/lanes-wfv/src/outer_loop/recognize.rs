@@ -22,6 +22,8 @@ use std::fmt;
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{EntitySet, SecondaryMap};
 use lanes_analysis::{ControlFlowGraph, Loop, LoopForest};
+
+use super::min_max;
 use lanes_ir::{
     BinaryOp, Block, Function, Inst, InstData, IntCC, Intrinsic, Type, Value, ValueDef,
 };
@@ -326,13 +328,39 @@ fn reduction_chain(
     if ty.is_vector() || ty == Type::I1 || ty.is_ptr() {
         return None;
     }
-    let chain = chain_values(func, in_loop, defs, phi)?;
+    let (chain, compares) = chain_values(func, in_loop, defs, phi)?;
     if !chain.contains(&next) {
         return None;
+    }
+    let on_chain = |v: Value| chain.contains(&v);
+    for &cmp in &compares {
+        let r = func.dfg.inst_result(cmp)?;
+        let users: Vec<InstData> = in_loop
+            .iter()
+            .flat_map(|b| func.layout.block_insts(b).iter())
+            .map(|&i| func.dfg.inst(i))
+            .filter(|data| data.args().contains(&r))
+            .cloned()
+            .collect();
+        if !min_max::compare_only_selects(func, &users, &on_chain, r) {
+            return None;
+        }
     }
     let mut op: Option<BinaryOp> = None;
     for &v in &chain {
         let Some(i) = def_inst(func, v) else { continue };
+        if let InstData::Select { args } = func.dfg.inst(i) {
+            // `x < m ? x : m`: a min/max chain (module `min_max`); other selects pass the
+            // running value through a conditional update.
+            let is_compare = def_inst(func, args[0]).is_some_and(|c| compares.contains(&c));
+            if is_compare {
+                let m = min_max::select_min_max(func, &on_chain, *args)?;
+                if op.is_some_and(|p| p != m) {
+                    return None;
+                }
+                op = Some(m);
+            }
+        }
         if let InstData::Intrinsic {
             id: Intrinsic::FMulAdd,
             args,
@@ -374,8 +402,11 @@ fn chain_values(
     in_loop: &EntitySet<Block>,
     defs: &DefBlocks,
     phi: Value,
-) -> Option<Vec<Value>> {
+) -> Option<(Vec<Value>, Vec<Inst>)> {
     let mut chain = vec![phi];
+    // Compares reading a partial result: allowed only as the condition of a min/max
+    // select, which the caller checks once the chain is complete.
+    let mut compares: Vec<Inst> = Vec::new();
     let mut seen: EntitySet<Value> = EntitySet::new();
     seen.insert(phi);
     let mut at = 0;
@@ -397,6 +428,12 @@ fn chain_values(
                         id: Intrinsic::FMulAdd,
                         args,
                     } => args.get(2) == Some(&v) && !args[..2].contains(&v),
+                    InstData::Icmp { .. } | InstData::Fcmp { .. } => {
+                        if !compares.contains(&i) {
+                            compares.push(i);
+                        }
+                        continue;
+                    }
                     _ => false,
                 };
                 if !ok {
@@ -409,7 +446,7 @@ fn chain_values(
             }
         }
     }
-    Some(chain)
+    Some((chain, compares))
 }
 
 /// Are the operands of an `fmuladd` on the chain exactly its addend?
@@ -427,7 +464,7 @@ fn is_chain_value(
 ) -> bool {
     reductions
         .iter()
-        .any(|r| chain_values(func, in_loop, defs, r.phi).is_some_and(|c| c.contains(&v)))
+        .any(|r| chain_values(func, in_loop, defs, r.phi).is_some_and(|(c, _)| c.contains(&v)))
 }
 
 /// The operation that combines partial results of a chain of `op`.
