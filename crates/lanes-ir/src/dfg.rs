@@ -123,6 +123,14 @@ impl DataFlowGraph {
         self.values[v].def
     }
 
+    /// The instruction whose result `v` is (`None` for a parameter).
+    pub fn def_inst(&self, v: Value) -> Option<Inst> {
+        match self.values[v].def {
+            ValueDef::Result(i) => Some(i),
+            ValueDef::Param(_) => None,
+        }
+    }
+
     pub fn value_data_mut(&mut self, v: Value) -> &mut ValueData {
         &mut self.values[v]
     }

@@ -15,8 +15,6 @@
 
 use lanes_ir::{BinaryOp, FloatCC, Function, InstData, IntCC, Value};
 
-use super::recognize::def_inst;
-
 /// Whether a compare picks the smaller or the larger of its operands when true.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Pick {
@@ -28,7 +26,7 @@ enum Pick {
 /// `a`, the operation it computes when true (`a < b` picks the smaller), with its kind.
 fn comparison(func: &Function, cond: Value) -> Option<(Value, Value, Pick, bool, bool)> {
     // (lhs, rhs, what lhs-when-true means, float, signed)
-    match func.dfg.inst(def_inst(func, cond)?) {
+    match func.dfg.inst(func.dfg.def_inst(cond)?) {
         InstData::Fcmp { cond, args: [a, b] } => {
             let pick = match cond {
                 FloatCC::Olt | FloatCC::Ole => Pick::Smaller,

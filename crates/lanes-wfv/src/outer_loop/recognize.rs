@@ -24,9 +24,7 @@ use cranelift_entity::{EntitySet, SecondaryMap};
 use lanes_analysis::{ControlFlowGraph, Loop, LoopForest};
 
 use super::min_max;
-use lanes_ir::{
-    BinaryOp, Block, Function, Inst, InstData, IntCC, Intrinsic, Type, Value, ValueDef,
-};
+use lanes_ir::{BinaryOp, Block, Function, Inst, InstData, IntCC, Intrinsic, Type, Value};
 
 /// Why a parallel loop is left alone.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,10 +126,7 @@ pub struct ParallelLoop {
 
 /// The instruction defining `v`, if any.
 pub(crate) fn def_inst(func: &Function, v: Value) -> Option<Inst> {
-    match func.dfg.value_def(v) {
-        ValueDef::Result(i) => Some(i),
-        ValueDef::Param(_) => None,
-    }
+    func.dfg.def_inst(v)
 }
 
 /// The integer constant `v` is, if it is one.
