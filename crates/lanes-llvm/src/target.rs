@@ -175,13 +175,26 @@ impl Target {
     }
 
     /// The x86 vector-function-ABI ISA letter for vectors of `bits` bits: `b` (SSE),
-    /// `c` (AVX), `d` (AVX2), `e` (AVX-512).
+    /// `c` (AVX), `d` (AVX2), `e` (AVX-512). The letter promises the registers that carry
+    /// the vectors, so it is the widest ISA the target has up to the one whose registers
+    /// hold `bits` (a wider vector travels in several registers): 16 floats are `e` on an
+    /// AVX-512 target but `d` on an AVX2 one, whose code passes them in two `ymm`.
     pub fn vfabi_isa(&self, bits: u32) -> char {
-        match bits {
+        let wide = |isa: char| match isa {
+            'e' if self.has("avx512f") => Some('e'),
+            'e' | 'd' if self.has("avx2") => Some('d'),
+            'e' | 'd' | 'c' if self.has("avx") => Some('c'),
+            _ => None,
+        };
+        let fits = match bits {
             0..=128 => 'b',
-            129..=256 if self.has("avx2") => 'd',
-            129..=256 => 'c',
+            129..=256 => 'd',
             _ => 'e',
+        };
+        if fits == 'b' {
+            'b'
+        } else {
+            wide(fits).unwrap_or('b')
         }
     }
 
@@ -315,10 +328,19 @@ mod tests {
         let skx = resolve("skylake-avx512", &[]).expect("skx");
         assert_eq!(skx.default_width(), 16);
         assert_eq!(skx.vfabi_isa(512), 'e');
+        // Wider than the target's registers: its own ISA, not one it lacks.
+        assert_eq!(haswell.vfabi_isa(512), 'd');
+        assert_eq!(haswell.vfabi_isa(2048), 'd');
+        assert_eq!(haswell.vfabi_isa(128), 'b');
+        assert_eq!(skx.vfabi_isa(768), 'e');
+        assert_eq!(skx.vfabi_isa(256), 'd');
         let narrowed = resolve("skylake-avx512", &["-avx512f"]).expect("narrowed");
         assert_eq!(narrowed.default_width(), 8);
         let generic = resolve("x86-64", &[]).expect("x86-64");
         assert_eq!(generic.default_width(), 4);
+        assert_eq!(generic.vfabi_isa(256), 'b');
+        let sandy = resolve("sandybridge", &[]).expect("sandybridge");
+        assert_eq!((sandy.vfabi_isa(256), sandy.vfabi_isa(512)), ('c', 'c'));
     }
 
     #[test]
