@@ -1,7 +1,7 @@
 /* `#pragma omp simd reduction(op: s)` for every operator of OpenMP on int, float and
- * double (tests/it/omp_simd.rs). lanes takes all but && and ||, whose clang lowering
- * branches on the running value; min and max over floats reach lanes as a compare and a
- * select. Compiled a second time with -DNAME(f)=ref_##f as the clang-19 reference. */
+ * double (tests/it/omp_simd.rs). min and max over floats reach lanes as a compare and a
+ * select, && and || as a branch on the running value. Compiled a second time with
+ * -DNAME(f)=ref_##f as the clang-19 reference. */
 #ifndef NAME
 #define NAME(f) f
 #endif

@@ -161,10 +161,16 @@ pub fn build(
             let id = identity(&mut b, red.combine, s.ty);
             let ids = b.broadcast(id, vty);
             let lane0 = b.iconst(Type::I32, 0);
+            // A boolean reduction's slot holds bytes.
+            let start = if b.func.dfg.value_type(red.init) == Type::I1 {
+                b.cast(CastOp::Zext, red.init, s.ty)
+            } else {
+                red.init
+            };
             let init = b.value(
                 InstData::Intrinsic {
                     id: Intrinsic::Insert,
-                    args: vec![ids, red.init, lane0],
+                    args: vec![ids, start, lane0],
                 },
                 vty,
             );
@@ -263,13 +269,18 @@ pub fn build(
                 let second = b.load(vt, second_ptrs[slot], sty.bytes());
                 let combine = pl.reductions[r].combine;
                 let vec = b.binary(combine, first, second);
-                b.value(
+                let x = b.value(
                     InstData::Intrinsic {
                         id: reduce_intrinsic(combine),
                         args: vec![vec],
                     },
                     sty,
-                )
+                );
+                if ty == Type::I1 {
+                    b.cast(CastOp::Trunc, x, Type::I1)
+                } else {
+                    x
+                }
             }
             LiveOut::Last => {
                 let slot = slot_index(outlined, SlotKind::Last(v))?;

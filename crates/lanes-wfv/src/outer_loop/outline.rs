@@ -200,7 +200,7 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     let mut slots: Vec<Slot> = (0..pl.reductions.len())
         .map(|r| Slot {
             kind: SlotKind::Reduction(r),
-            ty: func.value_type(pl.reductions[r].phi),
+            ty: slot_type(func.value_type(pl.reductions[r].phi)),
         })
         .collect();
     for &(v, kind) in &pl.live_outs {
@@ -284,7 +284,14 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
         slot_ptrs.push(ptr);
         if let SlotKind::Reduction(r) = s.kind {
             let partial = b.load(s.ty, ptr, s.ty.bytes());
-            replace.push((pl.reductions[r].phi, partial));
+            let phi = pl.reductions[r].phi;
+            // A boolean partial (`&&`, `||`) is kept as a byte.
+            let partial = if func.value_type(phi) == Type::I1 {
+                b.cast(CastOp::Trunc, partial, Type::I1)
+            } else {
+                partial
+            };
+            replace.push((phi, partial));
         }
     }
     b.jump(pl.header);
@@ -301,7 +308,10 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     b.switch_to_block(done);
     for (s, &ptr) in slots.iter().zip(&slot_ptrs) {
         let (v, ty) = match s.kind {
-            SlotKind::Reduction(r) => (pl.reductions[r].latch_value, s.ty),
+            SlotKind::Reduction(r) => {
+                let v = pl.reductions[r].latch_value;
+                (v, func.value_type(v))
+            }
             SlotKind::Last(v) => (v, func.value_type(v)),
         };
         let stored = if ty == Type::I1 {

@@ -23,7 +23,7 @@ use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{EntitySet, SecondaryMap};
 use lanes_analysis::{ControlFlowGraph, Loop, LoopForest};
 
-use super::min_max;
+use super::{logical, min_max};
 use lanes_ir::{BinaryOp, Block, Function, Inst, InstData, IntCC, Intrinsic, Type, Value};
 
 /// Why a parallel loop is left alone.
@@ -218,7 +218,9 @@ pub fn recognize(
                 next,
                 step,
             });
-        } else if let Some(combine) = reduction_chain(func, &in_loop, &defs, phi, next) {
+        } else if let Some(combine) = reduction_chain(func, &in_loop, &defs, phi, next)
+            .or_else(|| logical::logical_reduction(func, &in_loop, phi, next))
+        {
             reductions.push(Reduction {
                 phi,
                 init: start,
