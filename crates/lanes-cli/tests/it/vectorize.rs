@@ -26,10 +26,8 @@ fn include_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../include")
 }
 
-#[test]
-fn spmd_launchers_equal_the_scalar_kernels_at_every_width() {
-    let d = scratch_dir("vectorize");
-    let src = data("vectorize_kernels.c");
+/// The clang-19 reference object of the four kernels (renamed `ref_F`), in `d`.
+fn reference_object(d: &Path, src: &Path) -> PathBuf {
     let reference = d.join("ref.o");
     let mut cc = clang();
     cc.args(["-O1", "-ffp-contract=off", "-c", "-o", s(&reference)])
@@ -37,7 +35,54 @@ fn spmd_launchers_equal_the_scalar_kernels_at_every_width() {
     for (f, _, _) in KERNELS {
         cc.arg(format!("-D{f}=ref_{f}"));
     }
-    run(cc.arg(&src));
+    run(cc.arg(src));
+    reference
+}
+
+/// Vectorizes the four kernels at width `w` (checking each object's symbols with
+/// `check(f, defined)`), links them with the driver and the reference, and runs the
+/// driver for n = 37, 0, 1, 64 and 100.
+fn launchers_equal_reference(
+    d: &Path,
+    src: &Path,
+    reference: &Path,
+    w: u16,
+    check: &dyn Fn(&str, &str, &[String]),
+) {
+    let mut objects = Vec::new();
+    for (f, shapes, letters) in KERNELS {
+        let obj = d.join(format!("{f}{w}.o"));
+        // Without contraction, as the reference: lanes keeps clang's `llvm.fmuladd`,
+        // which the host fuses (tests/it/fp_contract.rs compares with contraction on).
+        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+            .args(["vectorize", s(src), "--function", f, "--shapes", shapes])
+            .args(["--width", &w.to_string(), "--clang-arg=-ffp-contract=off"])
+            .args(["-o", s(&obj)]));
+        check(f, letters, &symbols(&obj, &["-g", "--defined-only"]));
+        objects.push(obj);
+    }
+    // Four objects from four functions of one source file, one program.
+    let exe = d.join(format!("driver{w}"));
+    run(clang()
+        .args(["-O1", "-o", s(&exe)])
+        .arg(data("vectorize_driver.c"))
+        .arg(reference)
+        .args(&objects));
+    for n in [37, 0, 1, 64, 100] {
+        let out = run(Command::new(&exe).arg(n.to_string()));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("ok {n}\n"),
+            "W={w}"
+        );
+    }
+}
+
+#[test]
+fn spmd_launchers_equal_the_scalar_kernels_at_every_width() {
+    let d = scratch_dir("vectorize");
+    let src = data("vectorize_kernels.c");
+    let reference = reference_object(&d, &src);
     let mut widths = vec![4u16, 8];
     if cpu_has("avx512f") {
         widths.push(16);
@@ -50,41 +95,11 @@ fn spmd_launchers_equal_the_scalar_kernels_at_every_width() {
             8 => 'd',
             _ => 'e',
         };
-        let mut objects = Vec::new();
-        for (f, shapes, letters) in KERNELS {
-            let obj = d.join(format!("{f}{w}.o"));
-            // Without contraction, as the reference: lanes keeps clang's `llvm.fmuladd`,
-            // which the host fuses (tests/it/fp_contract.rs compares with contraction on).
-            let out = Command::new(env!("CARGO_BIN_EXE_lanes"))
-                .args(["vectorize", s(&src), "--function", f, "--shapes", shapes])
-                .args(["--width", &w.to_string(), "--clang-arg=-ffp-contract=off"])
-                .args(["-o", s(&obj)])
-                .output()
-                .expect("lanes runs");
-            assert!(
-                out.status.success(),
-                "{f} W={w}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+        let check = |f: &str, letters: &str, defined: &[String]| {
             let want = vec![format!("_ZGV{isa}N{w}{letters}_{f}"), format!("{f}_spmd")];
-            assert_eq!(symbols(&obj, &["-g", "--defined-only"]), want, "{f} W={w}");
-            objects.push(obj);
-        }
-        // Four objects from four functions of one source file, one program.
-        let exe = d.join(format!("driver{w}"));
-        run(clang()
-            .args(["-O1", "-o", s(&exe)])
-            .arg(data("vectorize_driver.c"))
-            .arg(&reference)
-            .args(&objects));
-        for n in [37, 0, 1, 64, 100] {
-            let out = run(Command::new(&exe).arg(n.to_string()));
-            assert_eq!(
-                String::from_utf8_lossy(&out.stdout),
-                format!("ok {n}\n"),
-                "W={w}"
-            );
-        }
+            assert_eq!(defined, want, "{f} W={w}");
+        };
+        launchers_equal_reference(&d, &src, &reference, w, &check);
     }
 }
 
@@ -96,23 +111,9 @@ fn spmd_launchers_equal_the_scalar_kernels_at_every_width() {
 fn any_width_up_to_64_runs_natively() {
     let d = scratch_dir("vectorize");
     let src = data("vectorize_kernels.c");
-    let reference = d.join("ref.o");
-    let mut cc = clang();
-    cc.args(["-O1", "-ffp-contract=off", "-c", "-o", s(&reference)])
-        .arg(format!("-I{}", s(&include_dir())));
-    for (f, _, _) in KERNELS {
-        cc.arg(format!("-D{f}=ref_{f}"));
-    }
-    run(cc.arg(&src));
+    let reference = reference_object(&d, &src);
     for w in [2u16, 3, 5, 7, 12, 24, 33, 48, 64] {
-        let mut objects = Vec::new();
-        for (f, shapes, letters) in KERNELS {
-            let obj = d.join(format!("{f}{w}.o"));
-            run(Command::new(env!("CARGO_BIN_EXE_lanes"))
-                .args(["vectorize", s(&src), "--function", f, "--shapes", shapes])
-                .args(["--width", &w.to_string(), "--clang-arg=-ffp-contract=off"])
-                .args(["-o", s(&obj)]));
-            let defined = symbols(&obj, &["-g", "--defined-only"]);
+        let check = |f: &str, letters: &str, defined: &[String]| {
             let variant = format!("N{w}{letters}_{f}");
             assert!(
                 defined.len() == 2
@@ -121,22 +122,8 @@ fn any_width_up_to_64_runs_natively() {
                     && defined[1] == format!("{f}_spmd"),
                 "{f} W={w}: {defined:?}"
             );
-            objects.push(obj);
-        }
-        let exe = d.join(format!("driver_any{w}"));
-        run(clang()
-            .args(["-O1", "-o", s(&exe)])
-            .arg(data("vectorize_driver.c"))
-            .arg(&reference)
-            .args(&objects));
-        for n in [37, 0, 1, 64, 100] {
-            let out = run(Command::new(&exe).arg(n.to_string()));
-            assert_eq!(
-                String::from_utf8_lossy(&out.stdout),
-                format!("ok {n}\n"),
-                "W={w}"
-            );
-        }
+        };
+        launchers_equal_reference(&d, &src, &reference, w, &check);
     }
     let refused = Command::new(env!("CARGO_BIN_EXE_lanes"))
         .args([
