@@ -181,40 +181,15 @@ fn bad_shapes_are_an_error_not_a_panic() {
 /// `lanes_extract` with a varying lane index and `lanes_broadcast`:
 /// `rotate` (tests/data/vectorize_cross_lane.c) reads the next lane's and the first lane's
 /// input; its launcher, linked with a clang-19 driver, is checked lane by lane at
-/// W = 4, 8 (and 16 with AVX-512) for n = 37, 5, 64 and 0, where the last group is partial.
+/// W = 4, 8 and 16 for n = 37, 5, 64 and 0, where the last group is partial.
 #[test]
 fn cross_lane_intrinsics_read_the_other_lanes() {
     let d = scratch_dir("vectorize");
-    let mut widths = vec![4u16, 8];
-    if cpu_has("avx512f") {
-        widths.push(16);
-    }
-    for w in widths {
-        let obj = d.join(format!("rotate{w}.o"));
-        let out = Command::new(env!("CARGO_BIN_EXE_lanes"))
-            .args(["vectorize", s(&data("vectorize_cross_lane.c"))])
-            .args(["--function", "rotate", "--shapes", "c,u,u"])
-            .args(["--width", &w.to_string(), "-o", s(&obj)])
-            .output()
-            .expect("lanes runs");
-        assert!(
-            out.status.success(),
-            "W={w}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let exe = d.join(format!("rotate_driver{w}"));
-        run(clang()
-            .args(["-O1", "-o", s(&exe)])
-            .arg(data("vectorize_cross_lane_driver.c"))
-            .arg(&obj));
-        for n in [37, 5, 64, 0] {
-            let out = run(Command::new(&exe).args([w.to_string(), n.to_string()]));
-            assert_eq!(
-                String::from_utf8_lossy(&out.stdout),
-                format!("ok {n}\n"),
-                "W={w}"
-            );
-        }
+    // Any width runs on any host (`any_width_up_to_64_runs_natively`); 16 as well.
+    for w in [4u16, 8, 16] {
+        let kernel = ("vectorize_cross_lane.c", "rotate", "c,u,u");
+        let driver = "vectorize_cross_lane_driver.c";
+        launcher_checked_by_driver(&d, kernel, driver, w, &[37, 5, 64, 0]);
     }
 }
 
@@ -248,6 +223,42 @@ fn lanes_h_without_lanes_means_width_one() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "width 1\n");
 }
 
+/// Vectorizes `function` of `kernel` (test data) at width `w` with `shapes`, links its
+/// launcher with the clang-19 driver `driver`, and runs the driver as `driver W n` for each
+/// `n`, which must print `ok n`.
+fn launcher_checked_by_driver(
+    d: &Path,
+    (kernel, function, shapes): (&str, &str, &str),
+    driver: &str,
+    w: u16,
+    ns: &[u32],
+) {
+    let obj = d.join(format!("{function}{w}.o"));
+    run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "vectorize",
+            s(&data(kernel)),
+            "--function",
+            function,
+            "--shapes",
+            shapes,
+        ])
+        .args(["--width", &w.to_string(), "-o", s(&obj)]));
+    let exe = d.join(format!("{function}_driver{w}"));
+    run(clang()
+        .args(["-O1", "-o", s(&exe)])
+        .arg(data(driver))
+        .arg(&obj));
+    for n in ns {
+        let out = run(Command::new(&exe).args([w.to_string(), n.to_string()]));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("ok {n}\n"),
+            "W={w}"
+        );
+    }
+}
+
 /// `lanes_broadcast`/`lanes_extract` of a float, a double and a long long
 /// (tests/data/vectorize_cross_lane_types.c) keep their type: at W = 3, 4, 8 and 16 the
 /// launcher's results equal the other lanes' inputs exactly (1e300 and 2^40 + k would not
@@ -256,24 +267,9 @@ fn lanes_h_without_lanes_means_width_one() {
 fn cross_lane_intrinsics_keep_every_element_type() {
     let d = scratch_dir("vectorize");
     for w in [3u16, 4, 8, 16] {
-        let obj = d.join(format!("spread{w}.o"));
-        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
-            .args(["vectorize", s(&data("vectorize_cross_lane_types.c"))])
-            .args(["--function", "spread", "--shapes", "c,u,u,u,u,u,u"])
-            .args(["--width", &w.to_string(), "-o", s(&obj)]));
-        let exe = d.join(format!("spread_driver{w}"));
-        run(clang()
-            .args(["-O1", "-o", s(&exe)])
-            .arg(data("vectorize_cross_lane_types_driver.c"))
-            .arg(&obj));
-        for n in [37, 5, 64, 0] {
-            let out = run(Command::new(&exe).args([w.to_string(), n.to_string()]));
-            assert_eq!(
-                String::from_utf8_lossy(&out.stdout),
-                format!("ok {n}\n"),
-                "W={w}"
-            );
-        }
+        let kernel = ("vectorize_cross_lane_types.c", "spread", "c,u,u,u,u,u,u");
+        let driver = "vectorize_cross_lane_types_driver.c";
+        launcher_checked_by_driver(&d, kernel, driver, w, &[37, 5, 64, 0]);
     }
     // The header works from C++ too (C linkage, `bool`), with the same typed intrinsics.
     let cpp = d.join("typed.cpp");
@@ -301,24 +297,9 @@ fn cross_lane_intrinsics_keep_every_element_type() {
 fn reductions_and_scans_fold_the_active_lanes() {
     let d = scratch_dir("vectorize");
     for w in [3u16, 8, 16, 64] {
-        let obj = d.join(format!("reduce{w}.o"));
-        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
-            .args(["vectorize", s(&data("vectorize_reductions.c"))])
-            .args(["--function", "reduce", "--shapes", "c,u,u,u,u,u,u"])
-            .args(["--width", &w.to_string(), "-o", s(&obj)]));
-        let exe = d.join(format!("reduce_driver{w}"));
-        run(clang()
-            .args(["-O1", "-o", s(&exe)])
-            .arg(data("vectorize_reductions_driver.c"))
-            .arg(&obj));
-        for n in [37, 5, 64, 0, 200] {
-            let out = run(Command::new(&exe).args([w.to_string(), n.to_string()]));
-            assert_eq!(
-                String::from_utf8_lossy(&out.stdout),
-                format!("ok {n}\n"),
-                "W={w}"
-            );
-        }
+        let kernel = ("vectorize_reductions.c", "reduce", "c,u,u,u,u,u,u");
+        let driver = "vectorize_reductions_driver.c";
+        launcher_checked_by_driver(&d, kernel, driver, w, &[37, 5, 64, 0, 200]);
     }
 }
 
