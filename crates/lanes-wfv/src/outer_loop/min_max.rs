@@ -85,7 +85,7 @@ pub(super) fn select_min_max(
 /// that [`select_min_max`] accepts?
 pub(super) fn compare_only_selects(
     func: &Function,
-    users: &[InstData],
+    users: &[&InstData],
     on_chain: &dyn Fn(Value) -> bool,
     cmp: Value,
 ) -> bool {

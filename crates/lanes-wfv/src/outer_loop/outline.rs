@@ -18,7 +18,7 @@ use lanes_ir::{
     Param, ParamAttrs, Shape, Type, Value,
 };
 
-use super::recognize::{def_inst, LiveOut, ParallelLoop};
+use super::recognize::{LiveOut, ParallelLoop};
 
 /// What a per-lane slot holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,14 +64,14 @@ pub(crate) fn slot_type(ty: Type) -> Type {
 /// loop (the fields of a per-iteration array `int t[5]` once its filling loop is unrolled),
 /// and passing them would make every lane share one array.
 fn is_rematerializable(func: &Function, v: Value, in_loop: &EntitySet<Block>) -> bool {
-    match def_inst(func, v).map(|i| func.dfg.inst(i)) {
+    match func.dfg.def_inst(v).map(|i| func.dfg.inst(i)) {
         Some(InstData::Iconst { .. } | InstData::Fconst { .. } | InstData::GlobalAddr { .. }) => {
             true
         }
         Some(InstData::Alloca { .. }) => only_addressed_outside(func, v, in_loop),
         Some(InstData::PtrAdd { args, .. }) => {
             let base_private = matches!(
-                def_inst(func, args[0]).map(|i| func.dfg.inst(i)),
+                func.dfg.def_inst(args[0]).map(|i| func.dfg.inst(i)),
                 Some(InstData::Alloca { .. } | InstData::PtrAdd { .. })
             );
             base_private
@@ -104,7 +104,7 @@ fn only_addressed_outside(func: &Function, v: Value, in_loop: &EntitySet<Block>)
 
 /// The immediate of `v` if an `iconst` defines it.
 fn constant_of(func: &Function, v: Value) -> Option<i64> {
-    match def_inst(func, v).map(|i| func.dfg.inst(i)) {
+    match func.dfg.def_inst(v).map(|i| func.dfg.inst(i)) {
         Some(InstData::Iconst { imm }) => Some(*imm),
         _ => None,
     }
@@ -120,7 +120,7 @@ fn rematerialize(b: &mut FuncBuilder, func: &Function, v: Value, map: &mut Value
         return;
     }
     // Rematerializable values are instruction results (`is_rematerializable`).
-    let Some(i) = def_inst(func, v) else {
+    let Some(i) = func.dfg.def_inst(v) else {
         return;
     };
     let mut data = func.dfg.inst(i).clone();

@@ -124,14 +124,9 @@ pub struct ParallelLoop {
     pub live_outs: Vec<(Value, LiveOut)>,
 }
 
-/// The instruction defining `v`, if any.
-pub(crate) fn def_inst(func: &Function, v: Value) -> Option<Inst> {
-    func.dfg.def_inst(v)
-}
-
 /// The integer constant `v` is, if it is one.
 pub(crate) fn int_const(func: &Function, v: Value) -> Option<i64> {
-    match def_inst(func, v).map(|i| func.dfg.inst(i)) {
+    match func.dfg.def_inst(v).map(|i| func.dfg.inst(i)) {
         Some(InstData::Iconst { imm }) if !func.value_type(v).is_vector() => Some(*imm),
         _ => None,
     }
@@ -283,7 +278,7 @@ fn induction_step(func: &Function, phi: Value, next: Value) -> Option<i64> {
     if ty.is_vector() || !(ty.is_int() || ty.is_ptr()) || ty == Type::I1 {
         return None;
     }
-    match func.dfg.inst(def_inst(func, next)?) {
+    match func.dfg.inst(func.dfg.def_inst(next)?) {
         InstData::Binary {
             op: BinaryOp::Add,
             args: [a, b],
@@ -332,12 +327,11 @@ fn reduction_chain(
     let on_chain = |v: Value| chain.contains(&v);
     for &cmp in &compares {
         let r = func.dfg.inst_result(cmp)?;
-        let users: Vec<InstData> = in_loop
+        let users: Vec<&InstData> = in_loop
             .iter()
             .flat_map(|b| func.layout.block_insts(b).iter())
             .map(|&i| func.dfg.inst(i))
             .filter(|data| data.args().contains(&r))
-            .cloned()
             .collect();
         if !min_max::compare_only_selects(func, &users, &on_chain, r) {
             return None;
@@ -345,11 +339,16 @@ fn reduction_chain(
     }
     let mut op: Option<BinaryOp> = None;
     for &v in &chain {
-        let Some(i) = def_inst(func, v) else { continue };
+        let Some(i) = func.dfg.def_inst(v) else {
+            continue;
+        };
         if let InstData::Select { args } = func.dfg.inst(i) {
             // `x < m ? x : m`: a min/max chain (module `min_max`); other selects pass the
             // running value through a conditional update.
-            let is_compare = def_inst(func, args[0]).is_some_and(|c| compares.contains(&c));
+            let is_compare = func
+                .dfg
+                .def_inst(args[0])
+                .is_some_and(|c| compares.contains(&c));
             if is_compare {
                 let m = min_max::select_min_max(func, &on_chain, *args)?;
                 if op.is_some_and(|p| p != m) {
@@ -494,7 +493,7 @@ fn trip_count(
     let Some(InstData::Icmp {
         cond: cc,
         args: [a, b],
-    }) = def_inst(func, *cond).map(|i| func.dfg.inst(i))
+    }) = func.dfg.def_inst(*cond).map(|i| func.dfg.inst(i))
     else {
         return Err(Declined::UncountedExit);
     };
