@@ -122,7 +122,17 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
                 },
             );
             for r in reports {
+                let per_lane = match &r.outcome {
+                    Ok(v) => v.per_lane_calls.clone(),
+                    Err(_) => Vec::new(),
+                };
+                let line = r.line.unwrap_or(0);
                 remarks.push(Remark::parallel_loop(&req.input, r));
+                remarks.extend(
+                    per_lane
+                        .iter()
+                        .map(|c| Remark::per_lane_call(&req.input, line, c)),
+                );
             }
             internal.extend(
                 module

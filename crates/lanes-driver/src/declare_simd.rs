@@ -22,27 +22,33 @@
 use lanes_ir::{FuncId, Module, Shape};
 use lanes_llvm::target::Target;
 use lanes_wfv::vfabi::{isa_feature, masked, parse_variant};
-use lanes_wfv::{define_variant, Mode};
+use lanes_wfv::{define_variant_noting, Mode, VariantSpec};
 
 use crate::DriverError;
 
-/// [`lanes_wfv::define_variant`], with the function named in the error.
+/// [`lanes_wfv::define_variant_noting`], with the function named in the error; each call
+/// left running once per lane becomes a remark in `notes`.
 pub(crate) fn widen_variant(
     module: &mut Module,
     id: FuncId,
-    shapes: &[Option<(Shape, u32)>],
-    mode: Mode,
-    width: u16,
-    masked: bool,
-    name: &str,
+    spec: &VariantSpec<'_>,
+    notes: &mut Vec<String>,
 ) -> Result<FuncId, DriverError> {
     let function = module.funcs[id].name().to_string();
-    define_variant(module, id, shapes, mode, width, masked, name).map_err(|e| {
+    let mut per_lane = Vec::new();
+    let made = define_variant_noting(module, id, spec, &mut per_lane).map_err(|e| {
         DriverError::Vectorize {
             function,
             message: e.to_string(),
         }
-    })
+    })?;
+    for call in per_lane {
+        let line = format!("remark: {call}");
+        if !notes.contains(&line) {
+            notes.push(line);
+        }
+    }
+    Ok(made)
 }
 
 /// Defines every supported variant of `variants` (`(function, _ZGV name)`) in `module`
@@ -124,22 +130,30 @@ pub(crate) fn define_variants(
                 }
             };
             let body_name = format!("{vname}.body");
-            let body = widen_variant(
-                module,
-                id,
-                &shapes,
-                Mode::Partial,
-                v.width,
-                true,
-                &body_name,
-            )?;
+            let spec = VariantSpec {
+                shapes: &shapes,
+                mode: Mode::Partial,
+                width: v.width,
+                masked: true,
+                name: &body_name,
+                linear: false,
+            };
+            let body = widen_variant(module, id, &spec, notes)?;
             let wrapper = masked::masked_wrapper(module, body, vname, mask_ty, v.width)
                 .ok_or_else(|| {
                     DriverError::Internal(format!("@{func}: {vname}: the masked body has no mask"))
                 })?;
             module.define(wrapper);
         } else {
-            widen_variant(module, id, &shapes, Mode::Partial, v.width, false, vname)?;
+            let spec = VariantSpec {
+                shapes: &shapes,
+                mode: Mode::Partial,
+                width: v.width,
+                masked: false,
+                name: vname,
+                linear: false,
+            };
+            widen_variant(module, id, &spec, notes)?;
         }
         defined.push(vname.clone());
     }

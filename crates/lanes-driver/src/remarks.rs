@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use lanes_llvm::import::KeptFunction;
 use lanes_wfv::outer_loop::LoopReport;
+use lanes_wfv::PerLaneCall;
 
 /// Whether a remark reports work done, work not done, or something the user should fix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -67,6 +68,24 @@ impl Remark {
             file: file.display().to_string(),
             line: r.line.unwrap_or(0),
             message,
+        }
+    }
+
+    /// The remark for a call that vectorized code makes once per active lane, found while
+    /// vectorizing code at `line` of `file` (0 if unknown).
+    pub fn per_lane_call(file: &Path, line: u32, call: &PerLaneCall) -> Remark {
+        let callee = call.callee.as_deref().map_or_else(
+            || "an indirect call".to_string(),
+            |c| format!("the call of @{c}"),
+        );
+        Remark {
+            kind: RemarkKind::Missed,
+            pass: "vectorize",
+            name: "PerLaneCall",
+            function: call.caller.clone(),
+            file: file.display().to_string(),
+            line,
+            message: format!("{callee} runs once per active lane: {}", call.why),
         }
     }
 

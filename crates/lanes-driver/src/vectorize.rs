@@ -27,7 +27,7 @@ use lanes_llvm::target::{Target, TargetRequest};
 use lanes_llvm::ExportOptions;
 use lanes_wfv::outer_loop::launcher;
 use lanes_wfv::vfabi::mangle;
-use lanes_wfv::Mode;
+use lanes_wfv::{Mode, VariantSpec};
 
 use crate::declare_simd::widen_variant;
 use crate::param_shapes::{needs_c_signature, parameter_shapes_with};
@@ -168,7 +168,15 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
     let isa = target.vfabi_isa(u32::from(width) * 32);
     let vname = mangle(&scalar.name, isa, width, &plain);
     let unmasked = times.time("vectorize: the unmasked variant (lanes-wfv)", || {
-        widen_variant(&mut module, id, &shapes, req.mode, width, false, &vname)
+        let spec = VariantSpec {
+            shapes: &shapes,
+            mode: req.mode,
+            width,
+            masked: false,
+            name: &vname,
+            linear: false,
+        };
+        widen_variant(&mut module, id, &spec, &mut notes)
     })?;
     let mut exported = vec![vname];
     // The launcher, when one parameter is the instance index and the others uniform.
@@ -184,7 +192,15 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
             let name = format!("{}_spmd", scalar.name);
             let body_name = format!("{}.masked.w{width}", scalar.name);
             let body = times.time("vectorize: the masked body (lanes-wfv)", || {
-                widen_variant(&mut module, id, &shapes, req.mode, width, true, &body_name)
+                let spec = VariantSpec {
+                    shapes: &shapes,
+                    mode: req.mode,
+                    width,
+                    masked: true,
+                    name: &body_name,
+                    linear: false,
+                };
+                widen_variant(&mut module, id, &spec, &mut notes)
             })?;
             module.define(launcher(&scalar, &name, unmasked, body, idx, width));
             exported.push(name);

@@ -67,8 +67,8 @@ pub use guards::{lower_guards, Predication};
 pub use linearize::{linearize, Linearized, Mode};
 pub use normalize::normalize;
 pub use stats::Stats;
-pub use variant::define_variant;
-pub use widen::{widen, widen_into};
+pub use variant::{define_variant, define_variant_noting, VariantSpec};
+pub use widen::{widen, widen_into, widen_into_noting, PerLaneCall};
 
 /// The most lanes widening makes: a kept branch whose condition blends made varying
 /// follows the first active lane, found as `cttz(ballot(mask))`, and the widest ballot is
@@ -106,6 +106,11 @@ pub struct Prepared {
     /// runs nothing at all when no lane is active (one test at entry), so that accesses
     /// under exactly that mask need no guard of their own.
     pub entry_mask: Option<Value>,
+    /// The linearization mode it was prepared in (callees vectorized with it use the same).
+    pub mode: Mode,
+    /// Widen parameters whose shape is strided as scalars holding lane 0's value (the
+    /// vector-function ABI's `linear`), not as vectors. Off unless the caller asks.
+    pub linear_params: bool,
     /// The CFG analyses of `func` as linearization left them (valid for `func`, which is
     /// why nothing outside this crate may edit it): widening's shape analysis starts from
     /// them instead of computing the CFG and dominator tree again.
@@ -214,6 +219,8 @@ pub fn prepare(
         stats: lin.stats,
         transformed,
         entry_mask: None,
+        mode,
+        linear_params: false,
         analyses,
     })
 }

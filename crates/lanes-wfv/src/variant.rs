@@ -9,11 +9,27 @@
 use lanes_analysis::shapes::ArgShapes;
 use lanes_ir::{FuncId, Module, Shape};
 
-use crate::{prepare, widen_into, with_entry_mask, Mode, WfvError};
+use crate::widen::{widen_into_noting, PerLaneCall};
+use crate::{prepare, with_entry_mask, Mode, WfvError};
+
+/// What variant to make: argument shapes, linearization mode, width, whether it takes a
+/// trailing mask, and its name.
+#[derive(Clone, Copy, Debug)]
+pub struct VariantSpec<'a> {
+    pub shapes: &'a ArgShapes,
+    pub mode: Mode,
+    pub width: u16,
+    pub masked: bool,
+    pub name: &'a str,
+    /// Strided parameters are passed as lane 0's scalar ([`crate::Prepared::linear_params`]).
+    pub linear: bool,
+}
 
 /// Widens function `id` of `module` to `width` lanes for argument `shapes`, with a
 /// trailing varying `i1` mask parameter if `masked` (lanes whose mask is false do nothing
-/// and return zero), names the result `name` and returns its id.
+/// and return zero), names the result `name` and returns its id. The functions it calls
+/// with lane-varying arguments get variants too; which calls still run per lane is
+/// reported by [`define_variant_noting`].
 pub fn define_variant(
     module: &mut Module,
     id: FuncId,
@@ -23,6 +39,33 @@ pub fn define_variant(
     masked: bool,
     name: &str,
 ) -> Result<FuncId, WfvError> {
+    let spec = VariantSpec {
+        shapes,
+        mode,
+        width,
+        masked,
+        name,
+        linear: false,
+    };
+    define_variant_noting(module, id, &spec, &mut Vec::new())
+}
+
+/// [`define_variant`], noting in `notes` each call (in the function or a callee
+/// vectorized with it) that runs once per active lane, and why.
+pub fn define_variant_noting(
+    module: &mut Module,
+    id: FuncId,
+    spec: &VariantSpec<'_>,
+    notes: &mut Vec<PerLaneCall>,
+) -> Result<FuncId, WfvError> {
+    let VariantSpec {
+        shapes,
+        mode,
+        width,
+        masked,
+        name,
+        linear,
+    } = *spec;
     // Before anything is added to the module.
     crate::widen::check_width(width)?;
     let (src, shapes) = if masked {
@@ -43,7 +86,8 @@ pub fn define_variant(
     if masked {
         p.mark_entry_mask();
     }
-    let wid = widen_into(module, &p, &shapes, width)?;
+    p.linear_params = linear;
+    let wid = widen_into_noting(module, &p, &shapes, width, notes)?;
     let f = module
         .function_mut(wid)
         .ok_or_else(|| WfvError::Internal("the widened function has no body".to_string()))?;

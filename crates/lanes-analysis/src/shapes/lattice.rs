@@ -159,6 +159,19 @@ impl VShape {
         self.join(other) == other
     }
 
+    /// The parameter attribute and alignment that give this shape back through
+    /// [`VShape::from_param`]: how a call site's argument shapes become the argument
+    /// shapes of the callee's vector variant. Undefined values are passed as uniform.
+    pub fn to_param(self) -> (ParamShape, u32) {
+        match self {
+            VShape::Undef => (ParamShape::Uniform, 0),
+            VShape::Strided { stride: 0, align } => (ParamShape::Uniform, align),
+            VShape::Strided { stride: 1, align } => (ParamShape::Contiguous, align),
+            VShape::Strided { stride, align } => (ParamShape::Strided(stride), align),
+            VShape::Varying { align } => (ParamShape::Varying, align),
+        }
+    }
+
     /// A shape from a parameter attribute and alignment (PLDI'18 §2.3 argument shapes).
     /// `Contiguous` is one unit: one element for integers, one byte for pointers (strides
     /// of pointers are in bytes).
@@ -294,6 +307,20 @@ mod tests {
         );
         assert!(u.le(VShape::VARYING) && VShape::Undef.le(u) && !c.le(u));
         assert!(c.is_divergent() && VShape::strided(-2, 1).is_divergent() && !u.is_divergent());
+    }
+
+    #[test]
+    fn a_shape_survives_the_trip_through_parameter_attributes() {
+        for s in [
+            VShape::uniform(8),
+            VShape::strided(1, 16),
+            VShape::strided(-3, 4),
+            VShape::varying(2),
+        ] {
+            let (shape, align) = s.to_param();
+            assert_eq!(VShape::from_param(shape, align), s, "{s}");
+        }
+        assert_eq!(VShape::Undef.to_param(), (ParamShape::Uniform, 0));
     }
 
     #[test]

@@ -29,7 +29,7 @@ use lanes_ir::{Block, FuncCursor, FuncId, Module, Shape};
 pub use recognize::{recognize, Declined, ParallelLoop};
 pub use spmd_launcher::launcher;
 
-use crate::{define_variant, Mode};
+use crate::{define_variant_noting, Mode, VariantSpec};
 
 /// The loop hint clang attaches to `#pragma omp simd` and `vectorize(assume_safety)`.
 pub const PARALLEL_HINT: &str = "llvm.loop.parallel_accesses";
@@ -67,6 +67,8 @@ pub struct Vectorized {
     pub inner_loops: usize,
     /// The name of the widened body.
     pub body: String,
+    /// Calls in the body (or in callees vectorized with it) that run once per lane.
+    pub per_lane_calls: Vec<crate::PerLaneCall>,
 }
 
 /// Vectorizes every parallel loop of every function of `module` that was defined when
@@ -204,20 +206,25 @@ fn vectorize_loop(
     ));
     let fail = |e: crate::WfvError| Declined::Vectorizer(e.to_string());
     let full_name = format!("{name}.w{width}");
-    let full = define_variant(
-        &mut work, body_id, &shapes, opts.mode, width, false, &full_name,
-    )
-    .map_err(fail)?;
-    let masked = define_variant(
-        &mut work,
-        body_id,
-        &shapes,
-        opts.mode,
+    let mut per_lane_calls = Vec::new();
+    let spec = VariantSpec {
+        shapes: &shapes,
+        mode: opts.mode,
         width,
-        true,
-        &format!("{name}.masked.w{width}"),
-    )
-    .map_err(fail)?;
+        masked: false,
+        name: &full_name,
+        linear: false,
+    };
+    let full =
+        define_variant_noting(&mut work, body_id, &spec, &mut per_lane_calls).map_err(fail)?;
+    let masked_name = format!("{name}.masked.w{width}");
+    let spec = VariantSpec {
+        masked: true,
+        name: &masked_name,
+        ..spec
+    };
+    // The masked body makes the same calls: its notes would repeat the unmasked one's.
+    let masked = define_variant_noting(&mut work, body_id, &spec, &mut Vec::new()).map_err(fail)?;
     let f = work
         .function_mut(id)
         .ok_or_else(|| Declined::Vectorizer("the function vanished".to_string()))?;
@@ -231,5 +238,6 @@ fn vectorize_loop(
         live_outs: pl.live_outs.len(),
         inner_loops,
         body: full_name,
+        per_lane_calls,
     })
 }

@@ -103,11 +103,15 @@ impl Widener<'_> {
         Some((self.plain_binary(BinaryOp::Add, vb, step, vty), base))
     }
 
-    /// Lane 0's value of old value `v`: the scalar if it stayed uniform, else element 0.
+    /// Lane 0's value of old value `v`: the scalar if it stayed uniform or is known exactly
+    /// (a linear parameter), else element 0.
     fn lane0_scalar(&mut self, v: Value) -> Value {
         let nv = self.scalar(v);
         if self.is_uniform(v) {
             return nv;
+        }
+        if let Some(s) = self.lane0_exact[v].expand() {
+            return s;
         }
         let elem = Type::Scalar(self.old.dfg.value_type(v).elem());
         self.extract0(nv, elem)

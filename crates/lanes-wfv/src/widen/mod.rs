@@ -19,7 +19,10 @@
 //!   uniform address under a varying mask is loaded once if any lane is active, and a
 //!   varying value stored to a uniform address is a scatter in which the highest active
 //!   lane wins, as if the lanes had run one after the other;
-//! - calls and atomics run once per active lane (module `lanes`), in lane order;
+//! - a call of a function the module defines, with arguments that differ between lanes,
+//!   calls the callee's vector variant for those argument shapes, masked under a varying
+//!   mask (module `callees`); other calls and atomics run once per active lane (module
+//!   `lanes`), in lane order;
 //! - mask queries reduce over the active lanes only; `lane_extract`/`lane_broadcast` read
 //!   elements of their operand's vector (module `cross_lane`).
 //!
@@ -28,10 +31,12 @@
 //! (`extract(c, cttz(ballot(mask)))`).
 //!
 //! Not handled yet (reported as [`WfvError::Unsupported`]): vector values in the scalar
-//! function, barriers, calls of functions that query their work item, and calls of
-//! functions that read other lanes (run once per lane, they would see only their own).
+//! function, barriers, and calls run once per lane (see above) of functions that read
+//! other lanes (they would see only their own) or that query their work item through
+//! another call.
 
 mod branches;
+mod callees;
 mod cross_lane;
 mod extend;
 mod lane0;
@@ -52,6 +57,8 @@ use lanes_ir::{
     IntrinsicClass, Module, Type, UnaryOp, Value, WorkItemQuery,
 };
 
+pub use callees::PerLaneCall;
+
 use crate::{shapes_of_prepared, Prepared, WfvError};
 
 /// Widens `prepared`, the linearized form of one of `module`'s functions, to `width` lanes.
@@ -65,7 +72,8 @@ pub fn widen(
     width: u16,
 ) -> Result<Function, WfvError> {
     check_width(width)?;
-    widen_with(module, prepared, args, width, &HashMap::new())
+    let plan = Plan::new(module, prepared, args)?;
+    widen_with(module, prepared, width, &HashMap::new(), plan)
 }
 
 /// Refuses widths outside `1..=MAX_WIDTH`, naming the limit.
@@ -81,22 +89,43 @@ pub(crate) fn check_width(width: u16) -> Result<(), WfvError> {
 }
 
 /// Like [`widen`], but defines the widened function in `module` (returning its id), and
-/// also a copy of every directly called function that queries `global_id 0` or
-/// `local_id 0`, taking the lane's ids as two extra `i64` parameters, so that each lane's
-/// call sees its own work item.
+/// with it the vector variant of every function it calls with arguments that differ
+/// between lanes (module `callees`). Calls that still run once per lane (recursion,
+/// functions only declared, indirect calls) are dropped from the report here; see
+/// [`widen_into_noting`].
 pub fn widen_into(
     module: &mut Module,
     prepared: &Prepared,
     args: &ArgShapes,
     width: u16,
 ) -> Result<FuncId, WfvError> {
+    widen_into_noting(module, prepared, args, width, &mut Vec::new())
+}
+
+/// [`widen_into`], noting in `notes` every call left running once per active lane and
+/// why. A function called per lane that queries `global_id 0` or `local_id 0` gets a
+/// copy taking the lane's ids as two extra `i64` parameters, so that each lane's call
+/// sees its own work item.
+pub fn widen_into_noting(
+    module: &mut Module,
+    prepared: &Prepared,
+    args: &ArgShapes,
+    width: u16,
+    notes: &mut Vec<PerLaneCall>,
+) -> Result<FuncId, WfvError> {
     check_width(width)?;
+    let mut plan = Plan::new(module, prepared, args)?;
+    plan.callees =
+        callees::vectorize_callees(module, prepared, &plan.info, &plan.uni, width, notes);
     let mut special: HashMap<FuncId, FuncId> = HashMap::new();
     let calls = CallGraph::with_module(module);
     for i in prepared.func.dfg.insts() {
         let InstData::Call { func, .. } = prepared.func.dfg.inst(i) else {
             continue;
         };
+        if plan.callees.contains_key(&i) {
+            continue;
+        }
         if special.contains_key(func) || !lanes::asks_work_item(module, *func) {
             continue;
         }
@@ -117,33 +146,64 @@ pub fn widen_into(
         let cid = module.define(copy);
         special.insert(*func, cid);
     }
-    let f = widen_with(module, prepared, args, width, &special)?;
+    let f = widen_with(module, prepared, width, &special, plan)?;
     Ok(module.define(f))
+}
+
+/// What widening decides before it emits code: the shapes of the linearized function,
+/// which values stay scalar, and the vector variants its calls use.
+struct Plan {
+    info: lanes_analysis::shapes::ShapeInfo,
+    uni: SecondaryMap<Value, bool>,
+    callees: HashMap<Inst, callees::CalleeVariant>,
+}
+
+impl Plan {
+    fn new(module: &Module, prepared: &Prepared, args: &ArgShapes) -> Result<Plan, WfvError> {
+        let old = &prepared.func;
+        for v in old.dfg.values() {
+            if old.dfg.value_type(v).is_vector() {
+                return Err(WfvError::Unsupported(format!("vector value {v}")));
+            }
+        }
+        let info = shapes_of_prepared(module, prepared, args)?;
+        let calls = CallGraph::with_module(module);
+        let pure = |f: FuncId| lanes::is_pure(module, &calls, f);
+        let uni = shapes::uniform_values(old, &info, &pure);
+        Ok(Plan {
+            info,
+            uni,
+            callees: HashMap::new(),
+        })
+    }
 }
 
 fn widen_with(
     module: &Module,
     prepared: &Prepared,
-    args: &ArgShapes,
     width: u16,
     special: &HashMap<FuncId, FuncId>,
+    plan: Plan,
 ) -> Result<Function, WfvError> {
     let old = &prepared.func;
-    for v in old.dfg.values() {
-        if old.dfg.value_type(v).is_vector() {
-            return Err(WfvError::Unsupported(format!("vector value {v}")));
-        }
-    }
-    let info = shapes_of_prepared(module, prepared, args)?;
+    let Plan { info, uni, callees } = plan;
     let calls = CallGraph::with_module(module);
-    let pure = |f: FuncId| lanes::is_pure(module, &calls, f);
-    let uni = shapes::uniform_values(old, &info, &pure);
-    let param_tys: Vec<Type> = old
+    // Strided parameters of a variant with linear parameters arrive as lane 0's value.
+    let linear: Vec<Option<i64>> = old
         .params
         .iter()
         .map(|p| {
+            let stride = info.shape(p.value).stride().filter(|&n| n != 0);
+            stride.filter(|_| prepared.linear_params && !uni[p.value])
+        })
+        .collect();
+    let param_tys: Vec<Type> = old
+        .params
+        .iter()
+        .zip(&linear)
+        .map(|(p, lin)| {
             let t = old.dfg.value_type(p.value);
-            if uni[p.value] {
+            if uni[p.value] || lin.is_some() {
                 t
             } else {
                 vec_of(t, width)
@@ -163,6 +223,7 @@ fn widen_with(
     let mut w = Widener {
         module,
         special,
+        callees,
         calls,
         old,
         new,
@@ -185,8 +246,15 @@ fn widen_with(
     };
     w.guarded
         .extend(prepared.predication.guarded.iter().map(|&(i, _)| i));
-    for (p, q) in old.params.iter().zip(w.new.params.clone()) {
-        w.map[p.value] = q.value.into();
+    for ((p, q), lin) in old.params.iter().zip(w.new.params.clone()).zip(linear) {
+        w.map[p.value] = match lin {
+            None => q.value,
+            Some(stride) => {
+                w.lane0_exact[p.value] = q.value.into();
+                w.linear_vector(q.value, stride)
+            }
+        }
+        .into();
     }
     w.entry_active = prepared.entry_mask.and_then(|a| w.map[a].expand());
     // The shape analysis' CFG is `old`'s: reuse its order rather than recompute it.
@@ -221,6 +289,8 @@ pub(crate) struct Widener<'a> {
     module: &'a Module,
     /// Callees that query their work item → their copies taking the ids as parameters.
     special: &'a HashMap<FuncId, FuncId>,
+    /// Calls that call a vector variant of their callee instead (module `callees`).
+    callees: HashMap<Inst, callees::CalleeVariant>,
     /// The module's call graph, for what a callee may do (work-item queries, lane reads).
     calls: CallGraph,
     old: &'a Function,
@@ -461,6 +531,10 @@ impl Widener<'_> {
                     None => self.emit_v(d, ty),
                     Some(m) => self.once_if_any(m, d, ty),
                 })
+            }
+            InstData::Call { .. } if self.callees.contains_key(&inst) => {
+                let v = self.callees[&inst];
+                self.vector_call(b, inst, v)
             }
             InstData::Call { func, .. } if self.special.contains_key(func) => {
                 let mask = self.guard_mask(b, inst);

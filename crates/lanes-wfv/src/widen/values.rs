@@ -116,6 +116,46 @@ impl Widener<'_> {
         v
     }
 
+    /// `<base, base + stride, …>` from a linear parameter's scalar `base` (lane 0), at the
+    /// top of the entry block: integers step by `stride`, pointers by `stride` bytes.
+    pub(super) fn linear_vector(&mut self, base: Value, stride: i64) -> Value {
+        let ty = self.new.dfg.value_type(base);
+        let step_ty = if ty.is_ptr() { Type::I64 } else { ty };
+        let vty = vec_of(ty, self.width);
+        let step_vty = vec_of(step_ty, self.width);
+        // Both go to the top of the entry (the splat above the lane ids); the arithmetic
+        // goes right after the lane ids.
+        let lanes = self.lane_id(step_ty);
+        let splat = self.broadcast(base);
+        let mut cur = self.after_def(lanes);
+        let offsets = if stride == 1 {
+            lanes
+        } else {
+            let n = cur.insert_value(InstData::Iconst { imm: stride }, step_vty);
+            cur.insert_value(
+                InstData::Binary {
+                    op: lanes_ir::BinaryOp::Mul,
+                    args: [lanes, n],
+                    flags: lanes_ir::IntFlags::NONE,
+                },
+                step_vty,
+            )
+        };
+        let data = if ty.is_ptr() {
+            InstData::PtrAdd {
+                args: [splat, offsets],
+                flags: lanes_ir::IntFlags::NONE,
+            }
+        } else {
+            InstData::Binary {
+                op: lanes_ir::BinaryOp::Add,
+                args: [splat, offsets],
+                flags: lanes_ir::IntFlags::NONE,
+            }
+        };
+        cur.insert_value(data, vty)
+    }
+
     /// The `<W x i1>` mask of old block `b`, or None when all lanes are active.
     pub(super) fn mask_of(&mut self, b: Block) -> Option<Value> {
         let p = self.prepared.predication.mask(b)?;

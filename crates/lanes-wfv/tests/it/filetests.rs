@@ -16,6 +16,7 @@
 
 use std::path::Path;
 
+use cranelift_entity::EntityRef;
 use lanes_ir::filetest::{run_golden, FileTest};
 use lanes_ir::write::function_to_string;
 use lanes_wfv::{define_variant, Mode};
@@ -77,15 +78,26 @@ fn vectorize(test: &FileTest) -> Result<String, String> {
             .func_by_name(&req.func)
             .ok_or_else(|| at(format!("no function @{}", req.func)))?;
         let name = format!("{}_w{}", req.func, req.width);
+        let before = module.funcs.len();
         let wid = define_variant(&mut module, id, &[], req.mode, req.width, req.masked, &name)
             .map_err(|e| at(e.to_string()))?;
-        let func = module
-            .function(wid)
-            .ok_or_else(|| at("the variant has no body".to_string()))?;
-        lanes_ir::verifier::verify_function(&module, func)
-            .map_err(|e| at(format!("the widened function does not verify: {e:?}")))?;
         out.push(format!("vectorize: {text}"));
-        out.push(function_to_string(&module, func).trim_end().to_string());
+        // The variant, then the callees' variants made with it (scalar copies left out).
+        let callee_variant = format!(".w{}.", req.width);
+        let made = module
+            .functions()
+            .filter(|(fid, f)| {
+                fid.index() >= before && *fid != wid && f.name.contains(&callee_variant)
+            })
+            .map(|(fid, _)| fid);
+        for fid in std::iter::once(wid).chain(made.collect::<Vec<_>>()) {
+            let func = module
+                .function(fid)
+                .ok_or_else(|| at("the variant has no body".to_string()))?;
+            lanes_ir::verifier::verify_function(&module, func)
+                .map_err(|e| at(format!("the widened function does not verify: {e:?}")))?;
+            out.push(function_to_string(&module, func).trim_end().to_string());
+        }
         out.push(String::new());
     }
     Ok(out.join("\n"))

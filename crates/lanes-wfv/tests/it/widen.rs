@@ -36,6 +36,8 @@ pub(crate) struct Tally {
     racy: usize,
     faulted: usize,
     unsupported: usize,
+    /// Comparisons whose widened function calls a variant of the helper it calls.
+    pub(crate) callee_variants: usize,
     reasons: std::collections::BTreeMap<String, usize>,
 }
 
@@ -174,6 +176,13 @@ pub(crate) fn differential(
             lanes_ir::write::module_to_string(&vm)
         );
     }
+    let variant = format!(".w{w}.");
+    let calls_variant = vm.function(wid).is_some_and(|f| {
+        f.dfg.insts().any(|i| match f.dfg.inst(i) {
+            lanes_ir::InstData::Call { func, .. } => vm.funcs[*func].name().contains(&variant),
+            _ => false,
+        })
+    });
     // Reference: lanes one after the other.
     let mut mem = Memory::new();
     let (lanes, bufs) = setup(gens, w, seed, &mut mem);
@@ -300,6 +309,7 @@ pub(crate) fn differential(
         }
     }
     tally.compared += 1;
+    tally.callee_variants += usize::from(calls_variant);
 }
 
 pub(crate) fn kernel_gens(module: &Module, id: FuncId) -> (Vec<ArgGen>, Vec<Option<(Shape, u32)>>) {
@@ -402,6 +412,8 @@ fn generated_programs_widened_equal_lanes_run_one_by_one() {
         generated_programs((0..5000 * common::soak()).filter(|&s| only.is_none_or(|o| o == s)));
     eprintln!("generated: {tally:?}");
     assert!(only.is_some() || tally.compared > 9_000, "{tally:?}");
+    // Calls of the generated helper with lane-varying arguments call its vector variant.
+    assert!(only.is_some() || tally.callee_variants > 1_000, "{tally:?}");
 }
 
 /// Seeds soak runs once failed on: 15528 had a uniform loop nested in a divergent one
@@ -420,8 +432,7 @@ fn generated_programs(seeds: impl Iterator<Item = u64>) -> Tally {
             max_blocks: 10,
             max_insts_per_block: 4,
             max_loop_depth: 2,
-            // Helpers that query the work item are not widened yet; keep some programs
-            // without work-item queries so that calls are exercised too.
+            // Helpers (vectorized with the main function) may query the work item too.
             work_items: seed % 3 != 0,
             max_trip_count: 4,
             max_trip_product: 16,

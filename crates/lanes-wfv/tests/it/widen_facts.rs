@@ -207,16 +207,24 @@ fn a_work_item_query_behind_a_cycle_of_helpers_is_an_error_not_a_stack_overflow(
     let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();
     let err = lanes_wfv::widen_into(&mut module, &p, &[], 8).expect_err("unsupported");
     assert!(err.to_string().contains("queries its work item"), "{err}");
-    // Without it, the same cycle widens; `start` (which queries its item directly) is
-    // called once per lane with the lane's ids (`kernels_widened_equal_lanes_run_one_by_one`
-    // compares the results).
+    // Without it, the same cycle widens: `start` (which queries its item directly) is
+    // vectorized with the kernel (its lane k is the kernel's lane k), and its call into
+    // the cycle runs once per lane, with a note saying why
+    // (`kernels_widened_equal_lanes_run_one_by_one` compares the results).
     let mut module: Module = lanes_ir::parse_module(
         &std::fs::read_to_string(common::kernel_path("helper_cycle.lir")).unwrap(),
     )
     .unwrap();
     let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();
-    lanes_wfv::widen_into(&mut module, &p, &[], 8).expect("widens");
-    assert!(module.func_by_name("start.lane_item").is_some());
+    let mut notes = Vec::new();
+    lanes_wfv::widen_into_noting(&mut module, &p, &[], 8, &mut notes).expect("widens");
+    assert!(module.func_by_name("start.w8.v").is_some());
+    assert!(module.func_by_name("start.lane_item").is_none());
+    let text: Vec<String> = notes.iter().map(|n| n.to_string()).collect();
+    assert_eq!(
+        text,
+        ["@start: the call of @ping runs once per active lane: it is part of a cycle of calls"],
+    );
 }
 
 #[test]

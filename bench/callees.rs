@@ -1,0 +1,223 @@
+//! Benchmark: SPMD kernels that call a helper, vectorized by `lanes vectorize`, against the
+//! same kernels with the helper inlined by hand, and against clang-19 -O3 -march=native on
+//! the plain loops, side by side in one run.
+//!
+//! `bench/callees/kernels.c` holds three pairs: a Collatz step count (the helper holds a
+//! divergent loop), a polynomial called under a divergent branch (the helper's masked
+//! variant), and an axpy through pointers to the element (contiguous pointer arguments:
+//! the variant's accesses are vector loads and stores). The helpers are `noinline`, so the
+//! calls reach lanes, which vectorizes each helper for the argument shapes at its call site
+//! (`lanes-wfv` `widen/callees.rs`). Each `_call` build's LLVM IR must hold no scalar call of
+//! its helper (no per-lane calls) and no gather or scatter.
+//!
+//! The six kernels are vectorized with `lanes vectorize -O3 -march=native` into their
+//! `F_spmd(n, …)` launchers; `bench/callees/reference.c` runs the same kernels as loops
+//! compiled by `clang-19 -O3 -march=native` (one translation unit, so clang may inline
+//! and vectorize what it can). One driver (`bench/callees/driver.c`, clang-19 -O2) runs all
+//! twelve, taking turns in rotating order, 9 runs each; three rounds. Reported per kernel:
+//! the median over the rounds; per pair, lanes' call/inline ratio (the target: within
+//! 10%) and the speedup of lanes over clang on the same source. Checksums of a pair must be
+//! equal (both lanes builds compute the same arithmetic). Results go to
+//! `bench/results/callees.txt` and `bench/results/callees.json`.
+//!
+//! Run: `cargo bench -p lanes-cli --bench callees`.
+
+#[path = "common/cmd.rs"]
+mod cmd;
+#[path = "common/machine.rs"]
+mod machine;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cmd::{run, s};
+use machine::machine;
+
+/// (kernel, `--shapes`, the helper it calls: none in the scalar call of an `_call` build).
+const KERNELS: [(&str, &str, &str); 6] = [
+    ("steps_call", "c,u,u", "collatz_steps"),
+    ("steps_inline", "c,u,u", ""),
+    ("shade_call", "c,u,u,u", "shade"),
+    ("shade_inline", "c,u,u,u", ""),
+    ("axpy_call", "c,u,u,u", "axpy_at"),
+    ("axpy_inline", "c,u,u,u", ""),
+];
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// Vectorizes `f` into an object, checking its `.ll`: no gather or scatter, and no scalar
+/// call of `helper` (a call of its vector variant is inlined by LLVM or takes vectors).
+fn vectorize(kernels: &Path, dir: &Path, f: &str, shapes: &str, helper: &str) -> PathBuf {
+    let obj = dir.join(format!("{f}.o"));
+    let ll = dir.join(format!("{f}.ll"));
+    for out in [&obj, &ll] {
+        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+            .args(["vectorize", s(kernels), "--function", f, "--shapes", shapes])
+            .args(["-O3", "-march=native", "-o", s(out)]));
+    }
+    let text = std::fs::read_to_string(&ll).expect("ll");
+    assert!(
+        !text.contains("llvm.masked.gather") && !text.contains("llvm.masked.scatter"),
+        "{f}: gathers or scatters\n{text}"
+    );
+    if !helper.is_empty() {
+        let scalar_call = text
+            .lines()
+            .filter(|l| l.contains(" call ") && l.contains(&format!("@{helper}(")))
+            .find(|l| !l.contains("<"));
+        assert!(
+            scalar_call.is_none(),
+            "{f}: @{helper} is called per lane: {scalar_call:?}"
+        );
+    }
+    obj
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/callees");
+    let dir: PathBuf =
+        std::env::temp_dir().join(format!("lanes-bench-callees-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let kernels = root.join("kernels.c");
+    let mut objects: Vec<PathBuf> = KERNELS
+        .iter()
+        .map(|(f, shapes, helper)| vectorize(&kernels, &dir, f, shapes, helper))
+        .collect();
+    let clang = lanes_llvm::clang::clang_program();
+    let reference = dir.join("reference.o");
+    run(Command::new(&clang)
+        .args(["-O3", "-march=native", "-c", s(&root.join("reference.c"))])
+        .args(["-o", s(&reference)]));
+    objects.push(reference);
+    let exe = dir.join("callees");
+    run(Command::new(&clang)
+        .args(["-O2", s(&root.join("driver.c"))])
+        .args(&objects)
+        .args(["-o", s(&exe)]));
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "helper calls vs helpers inlined by hand: lanes vectorize and clang-19"
+    );
+    let _ = writeln!(out, "machine: {}", machine());
+    let isa = if std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| c.contains("avx512f")) {
+        "AVX-512, 16 lanes"
+    } else {
+        "AVX2, 8 lanes"
+    };
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "ISA: {isa}; lanes vectorize -O3 -march=native; clang-19 -O3 -march=native (plain loops); \
+         driver clang-19 -O2; median of 9 runs (kernels in rotating order), median of 3 rounds; \
+         load average at start: {}",
+        load.split_whitespace().next().unwrap_or("?")
+    );
+    let (n, reps) = (1u32 << 16, 400u32);
+    let mut times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut sums: BTreeMap<String, f64> = BTreeMap::new();
+    for _round in 0..3 {
+        let text = run(Command::new(&exe).args([n.to_string(), reps.to_string()]));
+        for line in text.lines() {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            if let ["kernel", name, ms, sum] = w[..] {
+                times
+                    .entry(name.to_string())
+                    .or_default()
+                    .push(ms.parse().expect("ms"));
+                sums.insert(name.to_string(), sum.parse().expect("checksum"));
+            }
+        }
+    }
+    let ms = |k: &str| median(times[k].clone());
+    let _ = writeln!(
+        out,
+        "\n{n} elements, {reps} sweeps per run (Collatz: {} sweeps)\n\
+         {:<7} {:>11} {:>13} {:>10} {:>12} {:>13} {:>12} {:>12}",
+        reps.div_ceil(100),
+        "kernel",
+        "lanes call",
+        "lanes inline",
+        "call/inl",
+        "within 10%",
+        "clang call",
+        "clang inline",
+        "lanes/clang"
+    );
+    let mut records = Vec::new();
+    let mut ok = true;
+    for pair in ["steps", "shade", "axpy"] {
+        let (call, inline) = (format!("{pair}_call"), format!("{pair}_inline"));
+        let lc = ms(&format!("{call}/lanes"));
+        let li = ms(&format!("{inline}/lanes"));
+        let cc = ms(&format!("{call}/clang"));
+        let ci = ms(&format!("{inline}/clang"));
+        let ratio = lc / li;
+        let within = ratio <= 1.10;
+        ok &= within;
+        // lanes calling the helper against clang's best build of the same computation.
+        let speedup = cc.min(ci) / lc;
+        let _ = writeln!(
+            out,
+            "{pair:<7} {lc:>9.3}ms {li:>11.3}ms {ratio:>9.3}x {:>12} {cc:>11.3}ms {ci:>10.3}ms {speedup:>11.2}x",
+            if within { "yes" } else { "no" },
+        );
+        let (a, b) = (
+            sums[&format!("{call}/lanes")],
+            sums[&format!("{inline}/lanes")],
+        );
+        assert!(
+            a == b,
+            "{pair}: the lanes builds compute different results: {a} vs {b}"
+        );
+        let c = sums[&format!("{inline}/clang")];
+        assert!(
+            (a - c).abs() <= 1e-4 * c.abs().max(1.0),
+            "{pair}: lanes and clang disagree: {a} vs {c}"
+        );
+        for (config, t) in [
+            ("lanes call", lc),
+            ("lanes inline", li),
+            ("clang call", cc),
+            ("clang inline", ci),
+        ] {
+            records.push(serde_json::json!({
+                "kernel": pair,
+                "config": config,
+                "median_ms": t,
+                "speedup_vs_clang": cc.min(ci) / t,
+            }));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nlanes/clang: clang's faster build of the pair over lanes' call build (> 1: lanes faster)"
+    );
+    print!("{out}");
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/results");
+    std::fs::write(results.join("callees.txt"), &out).expect("write results");
+    let json = serde_json::json!({
+        "machine": machine(),
+        "isa": isa,
+        "elements": n,
+        "sweeps": reps,
+        "records": records,
+    });
+    std::fs::write(
+        results.join("callees.json"),
+        serde_json::to_string_pretty(&json).expect("json"),
+    )
+    .expect("write json");
+    println!("written to bench/results/callees.txt and callees.json");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        ok,
+        "a kernel calling its helper is more than 10% slower than with it inlined"
+    );
+}
