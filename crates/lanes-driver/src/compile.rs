@@ -127,6 +127,17 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
                     Err(_) => Vec::new(),
                 };
                 let line = r.line.unwrap_or(0);
+                // The loop body is outlined as `f.simd.N`: its calls are `f`'s.
+                let body = format!("{}.simd.", r.function);
+                let per_lane: Vec<_> = per_lane
+                    .into_iter()
+                    .map(|mut c| {
+                        if c.caller.starts_with(&body) {
+                            c.caller = r.function.clone();
+                        }
+                        c
+                    })
+                    .collect();
                 remarks.push(Remark::parallel_loop(&req.input, r));
                 remarks.extend(
                     per_lane

@@ -91,7 +91,9 @@ pub(crate) fn vectorize_callees(
     let func = &prepared.func;
     let calls = CallGraph::with_module(module);
     let mut found = HashMap::new();
-    let caller = func.name.as_str();
+    // A masked variant is made from a copy named `f.masked` (`crate::entry_mask`): its
+    // calls are `f`'s.
+    let caller = func.name.strip_suffix(".masked").unwrap_or(&func.name);
     for b in func.layout.blocks() {
         for &inst in func.layout.block_insts(b) {
             let (callee, args) = match func.dfg.inst(inst) {

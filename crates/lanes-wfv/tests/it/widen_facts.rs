@@ -283,3 +283,74 @@ block0:
         "the all-off test is in the entry block"
     );
 }
+
+/// A call whose callee already has a vector-ABI variant for the call's letters (a
+/// `declare simd` variant lanes compile defined) calls that one; another call of the same
+/// callee with other shapes gets a variant made for it, and the two call sites that need
+/// the same variant share it.
+#[test]
+fn calls_use_existing_declare_simd_variants_and_share_made_ones() {
+    let text = "function @sq(v0: i32) -> i32 {
+block0:
+    v1: i32 = mul v0, v0
+    ret v1
+}
+
+function @_ZGVdN4v_sq(v0: <4 x i32>) -> <4 x i32> {
+block0:
+    v1: <4 x i32> = mul v0, v0
+    ret v1
+}
+
+function @cube(v0: i32) -> i32 {
+block0:
+    v1: i32 = mul v0, v0
+    v2: i32 = mul v1, v0
+    ret v2
+}
+
+function @twice(v0: ptr.global uniform align 16, v1: i32 uniform) -> i32 kernel {
+block0:
+    v2: i64 = global_id 0
+    v3: i32 = trunc v2
+    v4: i32 = call @sq(v3)
+    v5: i64 = iconst 4
+    v6: i64 = mul v2, v5
+    v7: ptr.global = ptradd v0, v6
+    v8: i32 = load v7 align 4
+    v9: i32 = call @cube(v8)
+    v10: i32 = call @cube(v8)
+    v11: i32 = add v4, v9
+    v12: i32 = add v11, v10
+    v13: i32 = call @cube(v3)
+    v14: i32 = add v12, v13
+    ret v14
+}
+";
+    let mut module: Module = lanes_ir::parse_module(text).unwrap();
+    let id = module.func_by_name("twice").unwrap();
+    let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();
+    let wid = lanes_wfv::widen_into(&mut module, &p, &[], 4).unwrap();
+    let f = module.function(wid).unwrap();
+    let callees: Vec<&str> = f
+        .dfg
+        .insts()
+        .filter_map(|i| match f.dfg.inst(i) {
+            lanes_ir::InstData::Call { func, .. } => Some(module.funcs[*func].name()),
+            _ => None,
+        })
+        .collect();
+    // `sq` has a `v` variant: the contiguous id (any non-uniform value matches `v`) goes
+    // to it. `cube` has none: the two calls with a varying argument share one variant lanes
+    // makes, the call with the contiguous id gets another, which takes the id linear (lane
+    // 0's scalar).
+    assert_eq!(
+        callees,
+        ["_ZGVdN4v_sq", "cube.w4.v", "cube.w4.v", "cube.w4.c"]
+    );
+    let linear = module.func_by_name("cube.w4.c").unwrap();
+    assert_eq!(
+        module.function(linear).unwrap().signature().params,
+        [lanes_ir::Type::I32]
+    );
+}
