@@ -85,8 +85,12 @@ pub(crate) fn define_variants(
             ));
             continue;
         }
-        if v.params.iter().any(|&c| c != 'v' && c != 'u') {
-            note("linear parameters are not supported (only uniform and varying)");
+        if let Some(p) = v.params.iter().find(|p| p.shape().is_none()) {
+            note(&format!(
+                "its linear parameter `{}` is not supported (lanes takes uniform, varying and \
+                 linear parameters with a constant step, not variable steps or references)",
+                p.mangled()
+            ));
             continue;
         }
         let Some(id) = module
@@ -103,25 +107,14 @@ pub(crate) fn define_variants(
                 v.params.len()
             )));
         }
-        let shapes: Vec<Option<(Shape, u32)>> = v
-            .params
-            .iter()
-            .map(|&c| {
-                Some((
-                    if c == 'u' {
-                        Shape::Uniform
-                    } else {
-                        Shape::Varying
-                    },
-                    0,
-                ))
-            })
-            .collect();
+        // Linear parameters (`l<step>`) arrive as lane 0's value: strided shapes passed
+        // linear; `aligned(…)` is the parameter's alignment.
+        let shapes: Vec<Option<(Shape, u32)>> = v.params.iter().map(|p| p.shape()).collect();
         if v.masked {
             let scalar = module
                 .function(id)
                 .ok_or_else(|| DriverError::Variant(format!("@{func} has no body")))?;
-            let cdt = masked::characteristic_type(scalar, &v.params);
+            let cdt = masked::characteristic_type(scalar, &v.letters());
             let mask_ty = match masked::mask_type(v.isa, v.width, cdt) {
                 Ok(t) => t,
                 Err(why) => {
@@ -136,7 +129,7 @@ pub(crate) fn define_variants(
                 width: v.width,
                 masked: true,
                 name: &body_name,
-                linear: false,
+                linear: true,
             };
             let body = widen_variant(module, id, &spec, notes)?;
             let wrapper = masked::masked_wrapper(module, body, vname, mask_ty, v.width)
@@ -151,7 +144,7 @@ pub(crate) fn define_variants(
                 width: v.width,
                 masked: false,
                 name: vname,
-                linear: false,
+                linear: true,
             };
             widen_variant(module, id, &spec, notes)?;
         }

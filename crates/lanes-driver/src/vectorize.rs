@@ -26,7 +26,7 @@ use lanes_llvm::pipeline::PipelineOptions;
 use lanes_llvm::target::{Target, TargetRequest};
 use lanes_llvm::ExportOptions;
 use lanes_wfv::outer_loop::launcher;
-use lanes_wfv::vfabi::mangle;
+use lanes_wfv::vfabi::{mangle, VParam};
 use lanes_wfv::{Mode, VariantSpec};
 
 use crate::declare_simd::widen_variant;
@@ -166,7 +166,12 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
     // The unmasked vector variant.
     let plain: Vec<Option<Shape>> = shapes.iter().map(|s| s.map(|(s, _)| s)).collect();
     let isa = target.vfabi_isa(u32::from(width) * 32);
-    let vname = mangle(&scalar.name, isa, width, &plain);
+    // Contiguous and strided parameters are the ABI's linear ones (lane 0's value).
+    let params: Vec<VParam> = shapes
+        .iter()
+        .map(|s| VParam::of_shape(s.map(|(s, _)| s), s.map_or(0, |(_, a)| a), true))
+        .collect();
+    let vname = mangle(&scalar.name, isa, width, &params);
     let unmasked = times.time("vectorize: the unmasked variant (lanes-wfv)", || {
         let spec = VariantSpec {
             shapes: &shapes,
@@ -174,7 +179,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
             width,
             masked: false,
             name: &vname,
-            linear: false,
+            linear: true,
         };
         widen_variant(&mut module, id, &spec, &mut notes)
     })?;
@@ -198,7 +203,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
                     width,
                     masked: true,
                     name: &body_name,
-                    linear: false,
+                    linear: true,
                 };
                 widen_variant(&mut module, id, &spec, &mut notes)
             })?;

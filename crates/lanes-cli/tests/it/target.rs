@@ -28,10 +28,10 @@ fn haswell_kernels_use_no_avx512_and_run() {
     let src = data("vectorize_kernels.c");
     let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../include");
     let kernels = [
-        ("saxpy", "c,u,u,u", "vuuu"),
-        ("branchy", "c,u,u", "vuu"),
-        ("mandel", "c,u,u,u,u,u,u", "vuuuuuu"),
-        ("guarded", "c,u,u", "vuu"),
+        ("saxpy", "c,u,u,u", "luuu"),
+        ("branchy", "c,u,u", "luu"),
+        ("mandel", "c,u,u,u,u,u,u", "luuuuuu"),
+        ("guarded", "c,u,u", "luu"),
     ];
     let mut objects = Vec::new();
     for (f, shapes, letters) in kernels {
@@ -94,7 +94,7 @@ fn feature_flags_narrow_the_width() {
         .args(["-march=skylake-avx512", "-mno-avx512f", "-o", s(&obj)]));
     assert_eq!(
         symbols(&obj, &["-g", "--defined-only"]),
-        ["_ZGVdN8vuuu_saxpy", "saxpy_spmd"]
+        ["_ZGVdN8luuu_saxpy", "saxpy_spmd"]
     );
     run(lanes()
         .args([
@@ -113,7 +113,7 @@ fn feature_flags_narrow_the_width() {
         ]));
     assert_eq!(
         symbols(&obj, &["-g", "--defined-only"]),
-        ["_ZGVbN4vuuu_saxpy", "saxpy_spmd"]
+        ["_ZGVbN4luuu_saxpy", "saxpy_spmd"]
     );
 }
 

@@ -16,10 +16,10 @@ use std::process::Command;
 use common::{clang, cpu_has, data, run, s, scratch_dir, symbols};
 
 const KERNELS: [(&str, &str, &str); 4] = [
-    ("saxpy", "c,u,u,u", "vuuu"),
-    ("branchy", "c,u,u", "vuu"),
-    ("mandel", "c,u,u,u,u,u,u", "vuuuuuu"),
-    ("guarded", "c,u,u", "vuu"),
+    ("saxpy", "c,u,u,u", "luuu"),
+    ("branchy", "c,u,u", "luu"),
+    ("mandel", "c,u,u,u,u,u,u", "luuuuuu"),
+    ("guarded", "c,u,u", "luu"),
 ];
 
 fn include_dir() -> PathBuf {
@@ -156,7 +156,7 @@ fn full_linearization_and_lir_output() {
         .expect("lanes runs");
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let text = std::fs::read_to_string(&out).expect("lir");
-    assert!(text.contains("@_ZGVdN8vuuuuuu_mandel("), "{text}");
+    assert!(text.contains("@_ZGVdN8luuuuuu_mandel("), "{text}");
     assert!(text.contains("@mandel_spmd("), "{text}");
     let v = Command::new(env!("CARGO_BIN_EXE_lanes"))
         .args(["verify", s(&out)])

@@ -5,12 +5,13 @@
 //! so a range that is not a multiple of `W` touches no memory the scalar loop would not;
 //! full groups run the unmasked variant, which needs no mask at all.
 
-use lanes_ir::{BinaryOp, FuncBuilder, FuncId, Function, InstData, IntCC, IntFlags, Type, Value};
+use lanes_ir::{BinaryOp, FuncBuilder, FuncId, Function, InstData, IntCC, IntFlags, Type};
 
 /// `name(params of scalar)`: the instances `0..n` (`n` the parameter `idx`), `W` at a time:
 /// full groups `b = 0, W, …` below `end = n - n mod W` call the unmasked variant
-/// `full(…, b + lane_id, …)`, and if `n mod W` instances are left, one last group calls
-/// the masked body `masked(…, end + lane_id, …, lane_id < n mod W)`.
+/// `full(…, b, …)`, and if `n mod W` instances are left, one last group calls the masked
+/// body `masked(…, end, …, lane_id < n mod W)`. Both take the index as a linear parameter
+/// (lane 0's value; [`crate::Prepared::linear_params`]).
 ///
 /// The full groups are a counted loop: `b + W ≤ end ≤ n` cannot wrap (`add nuw nsw`), so
 /// LLVM knows the trip count `end / W` and widens an `i32` counter to the 64-bit offsets
@@ -53,7 +54,8 @@ pub fn launcher(
     // A full group.
     b.switch_to_block(group);
     let base = b.phi(ity, vec![(counted, zero)]);
-    let (call_args, _) = group_args(&mut b, &params, idx, base, vty);
+    let mut call_args = params.clone();
+    call_args[idx] = base;
     b.call(full, call_args, None);
     let next = b.binary(BinaryOp::Add, base, step);
     let more = b.icmp(IntCC::Slt, next, end);
@@ -63,7 +65,9 @@ pub fn launcher(
     let left = b.icmp(IntCC::Slt, zero, rest);
     b.brif(left, tail, exit);
     b.switch_to_block(tail);
-    let (mut call_args, lane) = group_args(&mut b, &params, idx, end, vty);
+    let mut call_args = params.clone();
+    call_args[idx] = end;
+    let lane = b.lane_id(vty);
     let vrest = b.broadcast(rest, vty);
     let active = b.icmp(IntCC::Slt, lane, vrest);
     call_args.push(active);
@@ -85,21 +89,4 @@ pub fn launcher(
         }
     }
     f
-}
-
-/// The arguments of one group's call: the launcher's parameters with the index replaced by
-/// `base + lane_id`; and the lane ids.
-fn group_args(
-    b: &mut FuncBuilder<'_>,
-    params: &[Value],
-    idx: usize,
-    base: Value,
-    vty: Type,
-) -> (Vec<Value>, Value) {
-    let vbase = b.broadcast(base, vty);
-    let lane = b.lane_id(vty);
-    let items = b.binary(BinaryOp::Add, vbase, lane);
-    let mut args = params.to_vec();
-    args[idx] = items;
-    (args, lane)
 }
