@@ -108,7 +108,15 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
         let scalar: Vec<_> = module.functions().map(|(id, _)| id).collect();
         let mut internal = Vec::new();
         if openmp {
-            internal.extend(define_variants(module, variants, &target, &mut notes)?);
+            let mut widened = Vec::new();
+            internal.extend(define_variants(
+                module,
+                variants,
+                &target,
+                &mut notes,
+                &mut widened,
+            )?);
+            remarks.extend(widened.iter().map(|n| Remark::widened(&req.input, 0, n)));
         }
         if req.outer_loops {
             let before: Vec<String> = module.functions().map(|(_, f)| f.name.clone()).collect();
@@ -122,28 +130,21 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
                 },
             );
             for r in reports {
-                let per_lane = match &r.outcome {
-                    Ok(v) => v.per_lane_calls.clone(),
+                let widened = match &r.outcome {
+                    Ok(v) => v.notes.clone(),
                     Err(_) => Vec::new(),
                 };
                 let line = r.line.unwrap_or(0);
-                // The loop body is outlined as `f.simd.N`: its calls are `f`'s.
+                // The loop body is outlined as `f.simd.N`: its code is `f`'s.
                 let body = format!("{}.simd.", r.function);
-                let per_lane: Vec<_> = per_lane
-                    .into_iter()
-                    .map(|mut c| {
-                        if c.caller.starts_with(&body) {
-                            c.caller = r.function.clone();
-                        }
-                        c
-                    })
-                    .collect();
+                let function = r.function.clone();
                 remarks.push(Remark::parallel_loop(&req.input, r));
-                remarks.extend(
-                    per_lane
-                        .iter()
-                        .map(|c| Remark::per_lane_call(&req.input, line, c)),
-                );
+                remarks.extend(widened.into_iter().map(|mut n| {
+                    if n.function.starts_with(&body) {
+                        n.function = function.clone();
+                    }
+                    Remark::widened(&req.input, line, &n)
+                }));
             }
             internal.extend(
                 module

@@ -22,43 +22,34 @@
 use lanes_ir::{FuncId, Module, Shape};
 use lanes_llvm::target::Target;
 use lanes_wfv::vfabi::{isa_feature, masked, parse_variant};
-use lanes_wfv::{define_variant_noting, Mode, VariantSpec};
+use lanes_wfv::{define_variant_noting, Mode, VariantSpec, WidenNote};
 
 use crate::DriverError;
 
-/// [`lanes_wfv::define_variant_noting`], with the function named in the error; each call
-/// left running once per lane becomes a remark in `notes`.
+/// [`lanes_wfv::define_variant_noting`], with the function named in the error; the
+/// remarks of widening go to `remarks`.
 pub(crate) fn widen_variant(
     module: &mut Module,
     id: FuncId,
     spec: &VariantSpec<'_>,
-    notes: &mut Vec<String>,
+    remarks: &mut Vec<WidenNote>,
 ) -> Result<FuncId, DriverError> {
     let function = module.funcs[id].name().to_string();
-    let mut per_lane = Vec::new();
-    let made = define_variant_noting(module, id, spec, &mut per_lane).map_err(|e| {
-        DriverError::Vectorize {
-            function,
-            message: e.to_string(),
-        }
-    })?;
-    for call in per_lane {
-        let line = format!("remark: {call}");
-        if !notes.contains(&line) {
-            notes.push(line);
-        }
-    }
-    Ok(made)
+    define_variant_noting(module, id, spec, remarks).map_err(|e| DriverError::Vectorize {
+        function,
+        message: e.to_string(),
+    })
 }
 
 /// Defines every supported variant of `variants` (`(function, _ZGV name)`) in `module`
-/// for `target`; notes the others in `notes`. Returns the names of the functions it added
+/// for `target`; notes the others in `notes`, and gives widening's remarks in `remarks`. Returns the names of the functions it added
 /// that are not variants (to be internalized).
 pub(crate) fn define_variants(
     module: &mut Module,
     variants: &[(String, String)],
     target: &Target,
     notes: &mut Vec<String>,
+    remarks: &mut Vec<WidenNote>,
 ) -> Result<Vec<String>, DriverError> {
     let names =
         |m: &Module| -> Vec<String> { m.funcs.iter().map(|(_, f)| f.name().to_string()).collect() };
@@ -131,7 +122,7 @@ pub(crate) fn define_variants(
                 name: &body_name,
                 linear: true,
             };
-            let body = widen_variant(module, id, &spec, notes)?;
+            let body = widen_variant(module, id, &spec, remarks)?;
             let wrapper = masked::masked_wrapper(module, body, vname, mask_ty, v.width)
                 .ok_or_else(|| {
                     DriverError::Internal(format!("@{func}: {vname}: the masked body has no mask"))
@@ -146,7 +137,7 @@ pub(crate) fn define_variants(
                 name: vname,
                 linear: true,
             };
-            widen_variant(module, id, &spec, notes)?;
+            widen_variant(module, id, &spec, remarks)?;
         }
         defined.push(vname.clone());
     }

@@ -3,8 +3,9 @@
 //!
 //! A compiler user needs to know what the compiler did not do and why, at the source line
 //! it concerns, as clang's `-Rpass`/`-Rpass-missed` and ISPC's performance warnings say it:
-//! which parallel loops lanes vectorized, which it left to LLVM, and which functions it
-//! left as LLVM IR because lanes IR cannot express one of their constructs.
+//! which parallel loops lanes vectorized, which it left to LLVM, which functions it left
+//! as LLVM IR because lanes IR cannot express one of their constructs, and where vector
+//! code has gathers, scatters or code run once per lane, and why.
 
 use std::fmt;
 use std::path::Path;
@@ -13,7 +14,7 @@ use serde::Serialize;
 
 use lanes_llvm::import::KeptFunction;
 use lanes_wfv::outer_loop::LoopReport;
-use lanes_wfv::PerLaneCall;
+use lanes_wfv::{WidenNote, WidenNoteKind};
 
 /// Whether a remark reports work done, work not done, or something the user should fix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -71,21 +72,22 @@ impl Remark {
         }
     }
 
-    /// The remark for a call that vectorized code makes once per active lane, found while
-    /// vectorizing code at `line` of `file` (0 if unknown).
-    pub fn per_lane_call(file: &Path, line: u32, call: &PerLaneCall) -> Remark {
-        let callee = call.callee.as_deref().map_or_else(
-            || "an indirect call".to_string(),
-            |c| format!("the call of @{c}"),
-        );
+    /// The remark for a note of widening code of `file` (gathers, scatters, code run once
+    /// per active lane); `line` stands in for a note without a line of its own.
+    pub fn widened(file: &Path, line: u32, note: &WidenNote) -> Remark {
+        let name = match note.kind {
+            WidenNoteKind::Gather => "Gather",
+            WidenNoteKind::Scatter => "Scatter",
+            WidenNoteKind::PerLane => "PerLane",
+        };
         Remark {
             kind: RemarkKind::Missed,
             pass: "vectorize",
-            name: "PerLaneCall",
-            function: call.caller.clone(),
+            name,
+            function: note.function.clone(),
             file: file.display().to_string(),
-            line,
-            message: format!("{callee} runs once per active lane: {}", call.why),
+            line: if note.line != 0 { note.line } else { line },
+            message: note.message.clone(),
         }
     }
 

@@ -32,6 +32,7 @@ use lanes_wfv::{Mode, VariantSpec};
 use crate::declare_simd::widen_variant;
 use crate::param_shapes::{needs_c_signature, parameter_shapes_with};
 use crate::phases::PhaseTimes;
+use crate::remarks::Remark;
 use crate::{setup, DriverError, Setup};
 
 /// What `vectorize` writes.
@@ -71,6 +72,8 @@ pub struct Vectorized {
     pub exported: Vec<String>,
     /// Notes for the user (no launcher, a vector library not available).
     pub notes: Vec<String>,
+    /// Where the vector code has gathers, scatters or code run once per lane, and why.
+    pub remarks: Vec<Remark>,
     pub target: Target,
     /// Wall time per phase (`-ftime-report`).
     pub times: PhaseTimes,
@@ -172,6 +175,8 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         .map(|s| VParam::of_shape(s.map(|(s, _)| s), s.map_or(0, |(_, a)| a), true))
         .collect();
     let vname = mangle(&scalar.name, isa, width, &params);
+    // The masked body repeats the unmasked variant's remarks: one list for both.
+    let mut widened = Vec::new();
     let unmasked = times.time("vectorize: the unmasked variant (lanes-wfv)", || {
         let spec = VariantSpec {
             shapes: &shapes,
@@ -181,7 +186,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
             name: &vname,
             linear: true,
         };
-        widen_variant(&mut module, id, &spec, &mut notes)
+        widen_variant(&mut module, id, &spec, &mut widened)
     })?;
     let mut exported = vec![vname];
     // The launcher, when one parameter is the instance index and the others uniform.
@@ -205,7 +210,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
                     name: &body_name,
                     linear: true,
                 };
-                widen_variant(&mut module, id, &spec, &mut notes)
+                widen_variant(&mut module, id, &spec, &mut widened)
             })?;
             module.define(launcher(&scalar, &name, unmasked, body, idx, width));
             exported.push(name);
@@ -252,10 +257,15 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
             })?
         }
     };
+    let remarks = widened
+        .iter()
+        .map(|n| Remark::widened(&req.input, 0, n))
+        .collect();
     Ok(Vectorized {
         bytes,
         exported,
         notes,
+        remarks,
         target,
         times,
     })

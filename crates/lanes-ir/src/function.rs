@@ -6,6 +6,7 @@
 //! instances, the seeds of shape analysis (PLDI'18 §2.3, CC'12 §3.2).
 
 use core::fmt;
+use cranelift_entity::SecondaryMap;
 
 use crate::dfg::DataFlowGraph;
 use crate::entities::{Block, Inst, Value};
@@ -146,6 +147,10 @@ pub struct Function {
     pub abi: FuncAbi,
     pub dfg: DataFlowGraph,
     pub layout: Layout,
+    /// The source line each instruction came from (0 or absent: unknown), from the
+    /// input's line tables, for remarks that point at the source. Not part of the text
+    /// format; instructions keep their lines through the passes that copy functions.
+    pub source_lines: SecondaryMap<Inst, u32>,
 }
 
 impl Function {

@@ -68,7 +68,7 @@ pub use linearize::{linearize, Linearized, Mode};
 pub use normalize::normalize;
 pub use stats::Stats;
 pub use variant::{define_variant, define_variant_noting, VariantSpec};
-pub use widen::{widen, widen_into, widen_into_noting, PerLaneCall};
+pub use widen::{widen, widen_into, widen_into_noting, WidenNote, WidenNoteKind};
 
 /// The most lanes widening makes: a kept branch whose condition blends made varying
 /// follows the first active lane, found as `cttz(ballot(mask))`, and the widest ballot is

@@ -9,7 +9,7 @@
 use lanes_analysis::shapes::ArgShapes;
 use lanes_ir::{FuncId, Module, Shape};
 
-use crate::widen::{widen_into_noting, PerLaneCall};
+use crate::widen::{widen_into_noting, WidenNote};
 use crate::{prepare, with_entry_mask, Mode, WfvError};
 
 /// What variant to make: argument shapes, linearization mode, width, whether it takes a
@@ -28,8 +28,8 @@ pub struct VariantSpec<'a> {
 /// Widens function `id` of `module` to `width` lanes for argument `shapes`, with a
 /// trailing varying `i1` mask parameter if `masked` (lanes whose mask is false do nothing
 /// and return zero), names the result `name` and returns its id. The functions it calls
-/// with lane-varying arguments get variants too; which calls still run per lane is
-/// reported by [`define_variant_noting`].
+/// with lane-varying arguments get variants too; where gathers, scatters and per-lane code
+/// remain is reported by [`define_variant_noting`].
 pub fn define_variant(
     module: &mut Module,
     id: FuncId,
@@ -50,13 +50,13 @@ pub fn define_variant(
     define_variant_noting(module, id, &spec, &mut Vec::new())
 }
 
-/// [`define_variant`], noting in `notes` each call (in the function or a callee
-/// vectorized with it) that runs once per active lane, and why.
+/// [`define_variant`], adding to `notes` the remarks of widening the function and the
+/// callees vectorized with it (gathers, scatters, code run once per lane; [`WidenNote`]).
 pub fn define_variant_noting(
     module: &mut Module,
     id: FuncId,
     spec: &VariantSpec<'_>,
-    notes: &mut Vec<PerLaneCall>,
+    notes: &mut Vec<WidenNote>,
 ) -> Result<FuncId, WfvError> {
     let VariantSpec {
         shapes,

@@ -79,6 +79,14 @@ pub struct VectorizeArgs {
     /// error; `-ftime-report` says the same, as with clang
     #[arg(long)]
     pub time_report: bool,
+    /// Print where the vector code has gathers, scatters or code run once per active lane
+    /// (calls, atomics), with the source line and the reason, as clang's -Rpass-missed and
+    /// ISPC's performance warnings do
+    #[arg(long)]
+    pub remarks: bool,
+    /// Write the remarks as JSON to FILE (`-` for standard output)
+    #[arg(long, value_name = "FILE")]
+    pub remarks_json: Option<PathBuf>,
     #[command(flatten)]
     pub target: TargetArgs,
     #[command(flatten)]
@@ -124,6 +132,15 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
         .with_context(|| format!("{}: vectorization failed", args.file.display()))?;
     for note in &done.notes {
         eprintln!("lanes: {note}");
+    }
+    if args.remarks {
+        for r in &done.remarks {
+            eprintln!("{r}");
+        }
+    }
+    if let Some(path) = &args.remarks_json {
+        let text = serde_json::to_string_pretty(&done.remarks)? + "\n";
+        write_bytes(path, text.as_bytes())?;
     }
     if args.time_report {
         eprint!("{}", done.times.report());

@@ -392,3 +392,101 @@ fn time_report_lists_every_phase() {
     assert!((sum - seconds(total)).abs() < 0.01, "{sum} vs {report}");
     assert!(std::fs::metadata(&obj).is_ok_and(|m| m.len() > 0));
 }
+
+/// `--remarks` and `--remarks-json` say where the vector code has gathers, scatters and
+/// code run once per lane, at the source line and with the reason
+/// (tests/data/remarks_kernels.c: one construct per line); `lanes compile` says the same
+/// for the body of an `omp simd` loop. A function with none of them has no remarks.
+#[test]
+fn remarks_name_the_line_and_reason_of_gathers_scatters_and_per_lane_code() {
+    let d = scratch_dir("vectorize-remarks");
+    let src = data("remarks_kernels.c");
+    let json = d.join("remarks.json");
+    let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "vectorize",
+            s(&src),
+            "--function",
+            "k",
+            "--shapes",
+            "c,u,u,u,u",
+        ])
+        .args([
+            "--remarks",
+            "--remarks-json",
+            s(&json),
+            "-o",
+            s(&d.join("k.o")),
+        ]));
+    let text = String::from_utf8_lossy(&out.stderr);
+    let expect = [
+        "remarks_kernels.c:6: remark: @k: a load is a gather: its address is not affine in the instance (an indirect or non-linear index)",
+        "remarks_kernels.c:7: remark: @k: a store is a scatter: its address steps 8 bytes from lane to lane, not the 4 bytes of the access",
+        "remarks_kernels.c:9: remark: @k: an atomic operation runs once per active lane, in lane order",
+        "remarks_kernels.c:10: remark: @k: the call of @depth runs once per active lane: it is part of a cycle of calls",
+        "remarks_kernels.c:10: remark: @k: a store is a scatter: its address steps 8 bytes from lane to lane, not the 4 bytes of the access",
+    ];
+    for e in expect {
+        assert!(text.contains(e), "missing {e:?} in\n{text}");
+    }
+    let records: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("parses");
+    let records = records.as_array().expect("an array");
+    assert_eq!(records.len(), expect.len(), "{records:?}");
+    let kinds: Vec<(&str, u64)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap_or(""),
+                r["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("Gather", 6),
+            ("Scatter", 7),
+            ("PerLane", 9),
+            ("PerLane", 10),
+            ("Scatter", 10)
+        ]
+    );
+
+    // The loop in `lanes compile`.
+    let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "compile",
+            "-fopenmp-simd",
+            "-O2",
+            "--remarks",
+            "-c",
+            s(&src),
+        ])
+        .args(["-o", s(&d.join("loop.o"))]));
+    let text = String::from_utf8_lossy(&out.stderr);
+    for e in [
+        "remarks_kernels.c:17: remark: @loop: a load is a gather: its address is not affine",
+        "remarks_kernels.c:17: remark: @loop: the call of @depth runs once per active lane: it is part of a cycle of calls",
+    ] {
+        assert!(text.contains(e), "missing {e:?} in\n{text}");
+    }
+
+    // Nothing to say about saxpy.
+    let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "vectorize",
+            s(&data("vectorize_kernels.c")),
+            "--function",
+            "saxpy",
+        ])
+        .args([
+            "--shapes",
+            "c,u,u,u",
+            "--remarks",
+            "-o",
+            s(&d.join("saxpy.o")),
+        ]));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(!text.contains("remark"), "{text}");
+}

@@ -46,6 +46,19 @@ pub(super) struct FnCx<'a> {
     tails: HashMap<LLVMBasicBlockRef, Block>,
     /// `cmpxchg` results: the old value and the expected value.
     cas: HashMap<LLVMValueRef, (Value, Value)>,
+    /// The source file of the function's line tables, if it has them.
+    file: Option<Vec<u8>>,
+    /// The source line of `at` when it lies in `file` (0 otherwise): every instruction
+    /// made for it gets the line ([`Function::source_lines`]).
+    line: u32,
+}
+
+/// The file name of the debug location of `v` (an instruction or a function), if any.
+unsafe fn debug_file(v: LLVMValueRef) -> Option<Vec<u8>> {
+    let mut len = 0;
+    let p = LLVMGetDebugLocFilename(v, &mut len);
+    (!p.is_null() && len > 0)
+        .then(|| std::slice::from_raw_parts(p.cast::<u8>(), len as usize).to_vec())
 }
 
 /// Successor blocks of an LLVM terminator.
@@ -102,6 +115,8 @@ impl<'a> FnCx<'a> {
             loops: Vec::new(),
             cas: HashMap::new(),
             tails: HashMap::new(),
+            file: None,
+            line: 0,
         }
     }
 
@@ -146,6 +161,9 @@ impl<'a> FnCx<'a> {
     /// the entry block's terminator).
     pub fn emit(&mut self, data: InstData, ty: Option<Type>) -> Option<Value> {
         let inst = self.func.dfg.make_inst(data, ty);
+        if self.line != 0 {
+            self.func.source_lines[inst] = self.line;
+        }
         if self.phi_consts {
             let entry = self.func.entry_block().unwrap_or(self.cur);
             match self.func.layout.last_inst(entry) {
@@ -205,6 +223,7 @@ impl<'a> FnCx<'a> {
             self.values.insert(LLVMGetParam(f, i as u32), v);
         }
         let order = rpo(f);
+        self.file = debug_file(f);
         for &bb in &order {
             let b = self.func.append_new_block();
             self.blocks.insert(bb, b);
@@ -214,6 +233,14 @@ impl<'a> FnCx<'a> {
             let mut inst = LLVMGetFirstInstruction(bb);
             while !inst.is_null() {
                 self.at = inst;
+                // Code inlined from another file (a header) keeps no line: the remark
+                // would name the wrong file.
+                self.line = match &self.file {
+                    Some(file) if debug_file(inst).as_ref() == Some(file) => {
+                        LLVMGetDebugLocLine(inst)
+                    }
+                    _ => 0,
+                };
                 let before = self.func.dfg.num_insts();
                 if let Some(v) = self.inst(inst)? {
                     self.values.insert(inst, v);
@@ -231,6 +258,7 @@ impl<'a> FnCx<'a> {
             }
         }
         // φ operands, with constants placed in the entry block.
+        self.line = 0;
         self.phi_consts = true;
         for (phi, inst) in std::mem::take(&mut self.phis) {
             self.at = phi;

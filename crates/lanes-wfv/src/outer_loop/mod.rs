@@ -67,8 +67,9 @@ pub struct Vectorized {
     pub inner_loops: usize,
     /// The name of the widened body.
     pub body: String,
-    /// Calls in the body (or in callees vectorized with it) that run once per lane.
-    pub per_lane_calls: Vec<crate::PerLaneCall>,
+    /// The remarks of widening the body and the callees vectorized with it (gathers,
+    /// scatters, code run once per lane).
+    pub notes: Vec<crate::WidenNote>,
 }
 
 /// Vectorizes every parallel loop of every function of `module` that was defined when
@@ -206,7 +207,7 @@ fn vectorize_loop(
     ));
     let fail = |e: crate::WfvError| Declined::Vectorizer(e.to_string());
     let full_name = format!("{name}.w{width}");
-    let mut per_lane_calls = Vec::new();
+    let mut notes = Vec::new();
     let spec = VariantSpec {
         shapes: &shapes,
         mode: opts.mode,
@@ -215,8 +216,7 @@ fn vectorize_loop(
         name: &full_name,
         linear: false,
     };
-    let full =
-        define_variant_noting(&mut work, body_id, &spec, &mut per_lane_calls).map_err(fail)?;
+    let full = define_variant_noting(&mut work, body_id, &spec, &mut notes).map_err(fail)?;
     let masked_name = format!("{name}.masked.w{width}");
     let spec = VariantSpec {
         masked: true,
@@ -238,6 +238,6 @@ fn vectorize_loop(
         live_outs: pl.live_outs.len(),
         inner_loops,
         body: full_name,
-        per_lane_calls,
+        notes,
     })
 }

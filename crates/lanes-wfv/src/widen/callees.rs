@@ -23,46 +23,19 @@
 //!
 //! Where this stops: a callee that is part of a cycle of calls (recursion: its variant
 //! would need itself), a function only declared, an indirect call, and a callee the
-//! vectorizer declines keep the per-lane call, and each one is reported as a
-//! [`PerLaneCall`] saying why.
+//! vectorizer declines keep the per-lane call; the reason goes into the remark widening
+//! makes for it (module `notes`).
 
 use std::collections::HashMap;
-use std::fmt;
 
 use cranelift_entity::SecondaryMap;
 use lanes_analysis::shapes::ShapeInfo;
 use lanes_analysis::CallGraph;
 use lanes_ir::{FuncId, Inst, InstData, Module, Shape, Value};
 
+use super::notes::WidenNote;
 use super::{vec_of, Widener};
 use crate::{define_variant_noting, Prepared, VariantSpec, WfvError};
-
-/// A call that widening left running once per active lane, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PerLaneCall {
-    /// The function the call is in (the scalar function being widened).
-    pub caller: String,
-    /// The called function (`None` for an indirect call).
-    pub callee: Option<String>,
-    pub why: String,
-}
-
-impl fmt::Display for PerLaneCall {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.callee {
-            Some(c) => write!(
-                f,
-                "@{}: the call of @{c} runs once per active lane: {}",
-                self.caller, self.why
-            ),
-            None => write!(
-                f,
-                "@{}: an indirect call runs once per active lane: {}",
-                self.caller, self.why
-            ),
-        }
-    }
-}
 
 /// The vector variant a call site of the scalar function calls instead.
 #[derive(Clone, Copy, Debug)]
@@ -75,9 +48,17 @@ pub(crate) struct CalleeVariant {
     pub linear: bool,
 }
 
+/// The calls of a function being widened: the vector variant each vectorized call calls,
+/// and why each other call of a function runs once per lane.
+#[derive(Default)]
+pub(crate) struct CallPlan {
+    pub variants: HashMap<Inst, CalleeVariant>,
+    pub per_lane_why: HashMap<Inst, String>,
+}
+
 /// Defines (or finds) the vector variant of every call in `prepared` whose callee can be
-/// vectorized with it; returns them by call instruction, and notes the calls that stay
-/// per lane in `notes`. `uni` is widening's choice of scalar values
+/// vectorized with it, and says why the others cannot be; the remarks of the callees'
+/// own widening go to `notes`. `uni` is widening's choice of scalar values
 /// ([`super::shapes::uniform_values`]): a parameter of the variant is scalar exactly where
 /// the caller's argument is.
 pub(crate) fn vectorize_callees(
@@ -86,22 +67,15 @@ pub(crate) fn vectorize_callees(
     info: &ShapeInfo,
     uni: &SecondaryMap<Value, bool>,
     width: u16,
-    notes: &mut Vec<PerLaneCall>,
-) -> HashMap<Inst, CalleeVariant> {
+    notes: &mut Vec<WidenNote>,
+) -> CallPlan {
     let func = &prepared.func;
     let calls = CallGraph::with_module(module);
-    let mut found = HashMap::new();
-    // A masked variant is made from a copy named `f.masked` (`crate::entry_mask`): its
-    // calls are `f`'s.
-    let caller = func.name.strip_suffix(".masked").unwrap_or(&func.name);
+    let mut plan = CallPlan::default();
     for b in func.layout.blocks() {
         for &inst in func.layout.block_insts(b) {
             let (callee, args) = match func.dfg.inst(inst) {
                 InstData::Call { func: callee, args } => (*callee, args),
-                InstData::CallIndirect { .. } => {
-                    note(notes, caller, None, "the callee is not known".to_string());
-                    continue;
-                }
                 _ => continue,
             };
             // A uniform result comes from a pure callee with uniform arguments, which runs
@@ -111,23 +85,14 @@ pub(crate) fn vectorize_callees(
             if func.dfg.inst_result(inst).is_some_and(|r| uni[r]) {
                 continue;
             }
-            let name = module.funcs[callee].name().to_string();
             let Some(body) = module.function(callee) else {
-                note(
-                    notes,
-                    caller,
-                    Some(&name),
-                    "it is only declared here".to_string(),
-                );
+                plan.per_lane_why
+                    .insert(inst, "it is only declared here".to_string());
                 continue;
             };
             if calls.is_recursive(callee) {
-                note(
-                    notes,
-                    caller,
-                    Some(&name),
-                    "it is part of a cycle of calls".to_string(),
-                );
+                plan.per_lane_why
+                    .insert(inst, "it is part of a cycle of calls".to_string());
                 continue;
             }
             if let Some(p) = body
@@ -136,10 +101,8 @@ pub(crate) fn vectorize_callees(
                 .iter()
                 .position(|a| a.byval.is_some() || a.sret.is_some())
             {
-                note(
-                    notes,
-                    caller,
-                    Some(&name),
+                plan.per_lane_why.insert(
+                    inst,
                     format!("its parameter {p} is passed in memory (byval or sret)"),
                 );
                 continue;
@@ -166,7 +129,7 @@ pub(crate) fn vectorize_callees(
                 && !speculatable(body);
             match variant_for(module, callee, &shapes, prepared, width, masked, notes) {
                 Ok((v, linear)) => {
-                    found.insert(
+                    plan.variants.insert(
                         inst,
                         CalleeVariant {
                             func: v,
@@ -175,16 +138,14 @@ pub(crate) fn vectorize_callees(
                         },
                     );
                 }
-                Err(e) => note(
-                    notes,
-                    caller,
-                    Some(&name),
-                    format!("lanes cannot vectorize it ({e})"),
-                ),
+                Err(e) => {
+                    plan.per_lane_why
+                        .insert(inst, format!("lanes cannot vectorize it ({e})"));
+                }
             }
         }
     }
-    found
+    plan
 }
 
 /// Can `f` run for a lane that is not active, as linearization runs arithmetic under a
@@ -221,18 +182,6 @@ fn speculatable(f: &lanes_ir::Function) -> bool {
     })
 }
 
-/// Adds one per-lane call to `notes` (once per caller, callee and reason).
-fn note(notes: &mut Vec<PerLaneCall>, caller: &str, callee: Option<&str>, why: String) {
-    let n = PerLaneCall {
-        caller: caller.to_string(),
-        callee: callee.map(str::to_string),
-        why,
-    };
-    if !notes.contains(&n) {
-        notes.push(n);
-    }
-}
-
 /// The variant of `callee` for `shapes`: one the module has (made for another call site,
 /// or a matching unmasked `declare simd` variant), else a new one; and whether it takes
 /// strided arguments as scalars (the ones lanes makes here do).
@@ -243,7 +192,7 @@ fn variant_for(
     prepared: &Prepared,
     width: u16,
     masked: bool,
-    notes: &mut Vec<PerLaneCall>,
+    notes: &mut Vec<WidenNote>,
 ) -> Result<(FuncId, bool), WfvError> {
     let scalar = module.funcs[callee].name().to_string();
     let name = variant_name(&scalar, shapes, width, masked);

@@ -16,6 +16,7 @@
 
 use lanes_ir::{InstData, MemAccess, Type, Value};
 
+use super::notes::{self, WidenNoteKind};
 use super::{vec_of, Widener};
 
 impl Widener<'_> {
@@ -70,6 +71,8 @@ impl Widener<'_> {
                 }
             };
         }
+        let why = notes::scattered_because(self.info.shape(ptr), ty.bytes());
+        self.note_here(WidenNoteKind::Gather, format!("a load is a gather: {why}"));
         let ptrs = self.vector(ptr);
         let m = match mask {
             Some(m) => m,
@@ -124,6 +127,17 @@ impl Widener<'_> {
             self.emit(d, None);
             return;
         }
+        let why = if self.is_uniform(ptr) {
+            "a value that differs between lanes is stored to one address (the last active \
+             lane's value stays)"
+                .to_string()
+        } else {
+            notes::scattered_because(self.info.shape(ptr), ty.bytes())
+        };
+        self.note_here(
+            WidenNoteKind::Scatter,
+            format!("a store is a scatter: {why}"),
+        );
         let ptrs = self.vector(ptr);
         let m = match mask {
             Some(m) => m,

@@ -42,6 +42,7 @@ mod extend;
 mod lane0;
 mod lanes;
 mod memory;
+mod notes;
 mod shapes;
 mod values;
 
@@ -57,7 +58,7 @@ use lanes_ir::{
     IntrinsicClass, Module, Type, UnaryOp, Value, WorkItemQuery,
 };
 
-pub use callees::PerLaneCall;
+pub use notes::{WidenNote, WidenNoteKind};
 
 use crate::{shapes_of_prepared, Prepared, WfvError};
 
@@ -73,7 +74,7 @@ pub fn widen(
 ) -> Result<Function, WfvError> {
     check_width(width)?;
     let plan = Plan::new(module, prepared, args)?;
-    widen_with(module, prepared, width, &HashMap::new(), plan)
+    Ok(widen_with(module, prepared, width, &HashMap::new(), plan)?.0)
 }
 
 /// Refuses widths outside `1..=MAX_WIDTH`, naming the limit.
@@ -102,28 +103,28 @@ pub fn widen_into(
     widen_into_noting(module, prepared, args, width, &mut Vec::new())
 }
 
-/// [`widen_into`], noting in `notes` every call left running once per active lane and
-/// why. A function called per lane that queries `global_id 0` or `local_id 0` gets a
-/// copy taking the lane's ids as two extra `i64` parameters, so that each lane's call
+/// [`widen_into`], adding to `notes` the remarks of widening (gathers, scatters, code run
+/// once per active lane, each with its source line and reason; module `notes`), for the
+/// function and the callees vectorized with it. A function called per lane that queries
+/// `global_id 0` or `local_id 0` gets a copy taking the lane's ids as two extra `i64` parameters, so that each lane's call
 /// sees its own work item.
 pub fn widen_into_noting(
     module: &mut Module,
     prepared: &Prepared,
     args: &ArgShapes,
     width: u16,
-    notes: &mut Vec<PerLaneCall>,
+    notes: &mut Vec<WidenNote>,
 ) -> Result<FuncId, WfvError> {
     check_width(width)?;
     let mut plan = Plan::new(module, prepared, args)?;
-    plan.callees =
-        callees::vectorize_callees(module, prepared, &plan.info, &plan.uni, width, notes);
+    plan.calls = callees::vectorize_callees(module, prepared, &plan.info, &plan.uni, width, notes);
     let mut special: HashMap<FuncId, FuncId> = HashMap::new();
     let calls = CallGraph::with_module(module);
     for i in prepared.func.dfg.insts() {
         let InstData::Call { func, .. } = prepared.func.dfg.inst(i) else {
             continue;
         };
-        if plan.callees.contains_key(&i) {
+        if plan.calls.variants.contains_key(&i) {
             continue;
         }
         if special.contains_key(func) || !lanes::asks_work_item(module, *func) {
@@ -146,7 +147,12 @@ pub fn widen_into_noting(
         let cid = module.define(copy);
         special.insert(*func, cid);
     }
-    let f = widen_with(module, prepared, width, &special, plan)?;
+    let (f, new_notes) = widen_with(module, prepared, width, &special, plan)?;
+    for n in new_notes {
+        if !notes.contains(&n) {
+            notes.push(n);
+        }
+    }
     Ok(module.define(f))
 }
 
@@ -155,7 +161,7 @@ pub fn widen_into_noting(
 struct Plan {
     info: lanes_analysis::shapes::ShapeInfo,
     uni: SecondaryMap<Value, bool>,
-    callees: HashMap<Inst, callees::CalleeVariant>,
+    calls: callees::CallPlan,
 }
 
 impl Plan {
@@ -173,7 +179,7 @@ impl Plan {
         Ok(Plan {
             info,
             uni,
-            callees: HashMap::new(),
+            calls: callees::CallPlan::default(),
         })
     }
 }
@@ -184,9 +190,13 @@ fn widen_with(
     width: u16,
     special: &HashMap<FuncId, FuncId>,
     plan: Plan,
-) -> Result<Function, WfvError> {
+) -> Result<(Function, Vec<WidenNote>), WfvError> {
     let old = &prepared.func;
-    let Plan { info, uni, callees } = plan;
+    let Plan {
+        info,
+        uni,
+        calls: call_plan,
+    } = plan;
     let calls = CallGraph::with_module(module);
     // Strided parameters of a variant with linear parameters arrive as lane 0's value.
     let linear: Vec<Option<i64>> = old
@@ -223,7 +233,10 @@ fn widen_with(
     let mut w = Widener {
         module,
         special,
-        callees,
+        callees: call_plan.variants,
+        per_lane_why: call_plan.per_lane_why,
+        notes: Vec::new(),
+        current: None,
         calls,
         old,
         new,
@@ -278,7 +291,7 @@ fn widen_with(
     if let Some(active) = w.entry_active {
         lanes::return_early_when_no_lane_is_active(&mut w.new, active)?;
     }
-    Ok(w.new)
+    Ok((w.new, w.notes))
 }
 
 fn vec_of(t: Type, width: u16) -> Type {
@@ -291,6 +304,12 @@ pub(crate) struct Widener<'a> {
     special: &'a HashMap<FuncId, FuncId>,
     /// Calls that call a vector variant of their callee instead (module `callees`).
     callees: HashMap<Inst, callees::CalleeVariant>,
+    /// Why each other call of a function runs once per lane (module `callees`).
+    per_lane_why: HashMap<Inst, String>,
+    /// The remarks made so far (module `notes`).
+    notes: Vec<WidenNote>,
+    /// The old instruction being widened.
+    current: Option<Inst>,
     /// The module's call graph, for what a callee may do (work-item queries, lane reads).
     calls: CallGraph,
     old: &'a Function,
@@ -328,6 +347,7 @@ pub(crate) struct Widener<'a> {
 
 impl Widener<'_> {
     fn inst(&mut self, b: Block, inst: Inst) -> Result<(), WfvError> {
+        self.current = Some(inst);
         let data = self.old.dfg.inst(inst).clone();
         let res = self.old.dfg.inst_result(inst);
         let res_ty = res.map(|r| self.old.dfg.value_type(r));
@@ -509,6 +529,7 @@ impl Widener<'_> {
                 if !access.is_plain() =>
             {
                 let mask = self.guard_mask(b, inst);
+                self.note_per_lane(inst);
                 self.per_lane(&data, res_ty, mask)
             }
             InstData::Load { ptr, align, .. } => {
@@ -538,6 +559,7 @@ impl Widener<'_> {
             }
             InstData::Call { func, .. } if self.special.contains_key(func) => {
                 let mask = self.guard_mask(b, inst);
+                self.note_per_lane(inst);
                 self.per_lane(&data, res_ty, mask)
             }
             InstData::Call { func, .. } if self.callee_reads_lanes(*func) => {
@@ -558,6 +580,7 @@ impl Widener<'_> {
             | InstData::AtomicRmw { .. }
             | InstData::AtomicCas { .. } => {
                 let mask = self.guard_mask(b, inst);
+                self.note_per_lane(inst);
                 self.per_lane(&data, res_ty, mask)
             }
             InstData::MaskedLoad { .. }
