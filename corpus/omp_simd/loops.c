@@ -213,13 +213,25 @@ int first_negative(int n, const int *x) {
   return i;
 }
 
-// Declined: a value carried to the next iteration that is no reduction.
+// A value carried to the next iteration, computed there from the inductions alone (a
+// first-order recurrence): each iteration recomputes its predecessor's x[i].
 void shift_by_one(int n, const int *x, int *y) {
   int prev = 0;
 #pragma clang loop vectorize(assume_safety)
   for (int i = 0; i < n; i++) {
     y[i] = prev;
     prev = x[i];
+  }
+}
+
+// Declined: a value carried to the next iteration that depends on itself (no
+// reduction, no recurrence of the inductions).
+void carried_scan(int n, const int *x, int *y) {
+  int s = 0;
+#pragma clang loop vectorize(assume_safety)
+  for (int i = 0; i < n; i++) {
+    s = s / 2 + x[i];
+    y[i] = s;
   }
 }
 

@@ -24,6 +24,7 @@
 #define collatz_steps ref_collatz_steps
 #define first_negative ref_first_negative
 #define shift_by_one ref_shift_by_one
+#define carried_scan ref_carried_scan
 #define prefix ref_prefix
 #define pick ref_pick
 #define row_sum ref_row_sum
@@ -46,6 +47,7 @@
 #undef collatz_steps
 #undef first_negative
 #undef shift_by_one
+#undef carried_scan
 #undef prefix
 #undef pick
 #undef row_sum
@@ -68,6 +70,7 @@ void guarded_div(int n, const int *x, int *y);
 void collatz_steps(int n, const int *x, int *steps);
 int first_negative(int n, const int *x);
 void shift_by_one(int n, const int *x, int *y);
+void carried_scan(int n, const int *x, int *y);
 void prefix(int n, int *x);
 void pick(int n, const int *x, int *y);
 int row_sum(const int *a, int m, int r);
@@ -136,6 +139,7 @@ int main(void) {
       ref_collatz_steps(n, ia, ic); collatz_steps(n, ja, jc); check("collatz_steps", n, 1);
       { int r = ref_first_negative(n, ia), l = first_negative(n, ja); check("first_negative", n, r == l); }
       ref_shift_by_one(n, ia, ic); shift_by_one(n, ja, jc); check("shift_by_one", n, 1);
+      ref_carried_scan(n, ia, ic); carried_scan(n, ja, jc); check("carried_scan", n, 1);
       ref_prefix(n, ic); prefix(n, jc); check("prefix", n, 1);
       ref_pick(n, ia, ic); pick(n, ja, jc); check("pick", n, 1);
       { int r = ref_row_sum(ia, n < 1000 ? n : 1000, small), l = row_sum(ja, n < 1000 ? n : 1000, small); check("row_sum", n, r == l); }

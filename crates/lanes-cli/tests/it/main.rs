@@ -13,6 +13,7 @@ mod csmith;
 mod declare_simd;
 mod driver_conventions;
 mod fp_contract;
+mod kernel_corpus;
 mod llvm_commands;
 mod omp_simd;
 mod target;

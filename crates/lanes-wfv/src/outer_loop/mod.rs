@@ -21,6 +21,7 @@ mod logical;
 mod min_max;
 pub mod outline;
 pub mod recognize;
+pub mod recurrence;
 pub mod spmd_launcher;
 
 use lanes_analysis::{AnalysisSet, FunctionAnalyses, Loop};

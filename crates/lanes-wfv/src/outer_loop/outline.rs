@@ -19,6 +19,7 @@ use lanes_ir::{
 };
 
 use super::recognize::{LiveOut, ParallelLoop};
+use super::recurrence;
 
 /// What a per-lane slot holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,7 +156,11 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     body.attrs = FuncAttrs::default();
     body.ret = None;
     let mut cur = FuncCursor::new(&mut body);
-    for b in func.layout.blocks().filter(|&b| !in_loop.contains(b)) {
+    for b in func
+        .layout
+        .blocks()
+        .filter(|&b| !in_loop.contains(b) && !pl.traps.contains(&b))
+    {
         cur.remove_block(b);
     }
     let mut defined: EntitySet<Value> = EntitySet::new();
@@ -171,7 +176,8 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
         pl.inductions
             .iter()
             .map(|d| d.phi)
-            .chain(pl.reductions.iter().map(|r| r.phi)),
+            .chain(pl.reductions.iter().map(|r| r.phi))
+            .chain(pl.recurrences.iter().map(|r| r.phi)),
     );
     let mut outside: Vec<Value> = Vec::new();
     for &b in &pl.blocks {
@@ -186,10 +192,11 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
             }
         }
     }
-    // Induction starts are read in the new entry block.
-    for d in &pl.inductions {
-        if !outside.contains(&d.start) {
-            outside.push(d.start);
+    // Induction starts and recurrences' initial values are read in the new entry block.
+    let firsts = pl.inductions.iter().map(|d| d.start);
+    for v in firsts.chain(pl.recurrences.iter().map(|r| r.init)) {
+        if !outside.contains(&v) {
+            outside.push(v);
         }
     }
     let (consts, live_ins): (Vec<Value>, Vec<Value>) = outside
@@ -256,12 +263,14 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
         .iter()
         .filter_map(|(old, new)| Some((old, new.expand()?)))
         .collect();
+    let mut starts = Vec::new();
     for d in &pl.inductions {
         let ty = func.value_type(d.phi);
         let start = map[d.start].expand().expect(
             "an induction's start is read from outside the loop: a live-in parameter or a \
              rematerialized constant",
         );
+        starts.push(start);
         let v = if ty.is_ptr() {
             let k64 = int_to(&mut b, k, index_type, Type::I64);
             let step = b.iconst(Type::I64, d.step);
@@ -293,6 +302,17 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
             };
             replace.push((phi, partial));
         }
+    }
+    if !pl.recurrences.is_empty() {
+        replace.extend(recurrence::emit_previous(
+            &mut b,
+            func,
+            &pl.recurrences,
+            &pl.inductions,
+            &starts,
+            k,
+            index_type,
+        ));
     }
     b.jump(pl.header);
     for (old, new) in replace {

@@ -7,7 +7,8 @@
 //! ([`TripCount`]), so iteration `k` of `0..T` can run in lane `k mod W`.
 //!
 //! Every value carried around the back edge must be an induction (`start + k·step`,
-//! recomputed from `k` in each lane) or a reduction ([`Reduction`]): a chain of one
+//! recomputed from `k` in each lane), a first-order recurrence recomputed from the
+//! previous iteration's inductions ([`Recurrence`]), or a reduction ([`Reduction`]): a chain of one
 //! associative, commutative operation (or `sub`, combined by `add`) from the header φ to
 //! the latch, possibly through φs and selects that pass the running value unchanged
 //! (conditional updates). Each lane then keeps a partial result that is combined after
@@ -23,6 +24,7 @@ use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{EntitySet, SecondaryMap};
 use lanes_analysis::{ControlFlowGraph, Loop, LoopForest};
 
+use super::recurrence::{self, Recurrence};
 use super::{logical, min_max};
 use lanes_ir::{BinaryOp, Block, Function, Inst, InstData, IntCC, Intrinsic, Type, Value};
 
@@ -117,9 +119,14 @@ pub struct ParallelLoop {
     pub preheader: Block,
     pub exit: Block,
     pub blocks: Vec<Block>,
+    /// Blocks outside the loop that hold only `unreachable` and that the loop branches
+    /// to: the outlined body keeps them.
+    pub traps: Vec<Block>,
     pub inductions: Vec<Induction>,
     pub trip: TripCount,
     pub reductions: Vec<Reduction>,
+    /// Values carried from the previous iteration that each iteration can recompute.
+    pub recurrences: Vec<Recurrence>,
     /// Values defined in the loop and used after it.
     pub live_outs: Vec<(Value, LiveOut)>,
 }
@@ -130,6 +137,14 @@ pub(crate) fn int_const(func: &Function, v: Value) -> Option<i64> {
         Some(InstData::Iconst { imm }) if !func.value_type(v).is_vector() => Some(*imm),
         _ => None,
     }
+}
+
+/// Is `b` a block holding only `unreachable`?
+fn is_trap(func: &Function, b: Block) -> bool {
+    matches!(
+        func.layout.block_insts(b),
+        [i] if matches!(func.dfg.inst(*i), InstData::Unreachable)
+    )
 }
 
 /// The block defining each placed instruction's result (none for parameters and the
@@ -179,7 +194,20 @@ pub fn recognize(
     if cfg.succs(preheader) != [header] {
         return Err(Declined::NoPreheader);
     }
-    if loops.exiting_blocks(l) != [latch] {
+    // An edge to a block that is only `unreachable` (a `switch` whose default cannot be
+    // taken) leaves nothing: it stays in the body.
+    let traps: Vec<Block> = loops
+        .exit_blocks(l)
+        .iter()
+        .copied()
+        .filter(|&b| is_trap(func, b))
+        .collect();
+    let exiting = loops.exiting_blocks(l).iter().filter(|&&b| {
+        cfg.succs(b)
+            .iter()
+            .any(|s| !in_loop.contains(*s) && !traps.contains(s))
+    });
+    if !exiting.copied().eq([latch]) {
         return Err(Declined::SeveralExits);
     }
     let exit = match cfg.succs(latch) {
@@ -190,9 +218,11 @@ pub fn recognize(
     let defs = def_blocks(func);
     let defined_inside = |v: Value| defined_in(&defs, &in_loop, v);
 
-    // Header φs: inductions and reductions.
+    // Header φs: inductions, reductions and first-order recurrences (checked once all
+    // inductions are known).
     let mut inductions = Vec::new();
     let mut reductions = Vec::new();
+    let mut carried: Vec<(Value, Value, Value)> = Vec::new();
     for &i in func.layout.block_insts(header) {
         let InstData::Phi { incoming } = func.dfg.inst(i) else {
             break;
@@ -223,9 +253,16 @@ pub fn recognize(
                 combine,
             });
         } else {
-            return Err(Declined::CarriedValue(phi));
+            carried.push((phi, start, next));
         }
     }
+    let recurrences = carried
+        .into_iter()
+        .map(|c| {
+            recurrence::first_order_recurrence(func, header, latch, &in_loop, &inductions, c)
+                .ok_or(Declined::CarriedValue(c.0))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let trip = trip_count(func, latch, header, &inductions, &defined_inside)?;
 
     // Values used after the loop.
@@ -265,6 +302,8 @@ pub fn recognize(
         preheader,
         exit,
         blocks,
+        traps,
+        recurrences,
         inductions,
         trip,
         reductions,
