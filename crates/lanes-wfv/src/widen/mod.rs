@@ -15,7 +15,9 @@
 //! - `global_id 0`/`local_id 0` become the scalar query plus `lane_id`; `alloca` becomes a
 //!   `W` times larger allocation sliced per lane;
 //! - memory (module `memory`): contiguous addresses give vector loads and stores, masked where
-//!   the block mask is not all-true; other varying addresses give gathers and scatters; a
+//!   the block mask is not all-true; strided accesses that together fill their stride
+//!   give one wide access and shuffles (module `interleave`); other varying addresses give
+//!   gathers and scatters; a
 //!   uniform address under a varying mask is loaded once if any lane is active, and a
 //!   varying value stored to a uniform address is a scatter in which the highest active
 //!   lane wins, as if the lanes had run one after the other;
@@ -39,6 +41,7 @@ mod branches;
 mod callees;
 mod cross_lane;
 mod extend;
+mod interleave;
 mod lane0;
 mod lanes;
 mod memory;
@@ -230,6 +233,9 @@ fn widen_with(
     let Some(entry) = new.entry_block() else {
         return Err(WfvError::NoBody(old.name.clone()));
     };
+    let mut guarded = EntitySet::new();
+    guarded.extend(prepared.predication.guarded.iter().map(|&(i, _)| i));
+    let groups = interleave::find_groups(old, &info, &uni, &guarded);
     let mut w = Widener {
         module,
         special,
@@ -237,6 +243,8 @@ fn widen_with(
         per_lane_why: call_plan.per_lane_why,
         notes: Vec::new(),
         current: None,
+        groups,
+        group_values: HashMap::new(),
         calls,
         old,
         new,
@@ -310,6 +318,10 @@ pub(crate) struct Widener<'a> {
     notes: Vec<WidenNote>,
     /// The old instruction being widened.
     current: Option<Inst>,
+    /// Interleaved access groups (module `interleave`) and the values of load members
+    /// already read.
+    groups: interleave::Groups,
+    group_values: HashMap<Inst, Value>,
     /// The module's call graph, for what a callee may do (work-item queries, lane reads).
     calls: CallGraph,
     old: &'a Function,
@@ -534,13 +546,19 @@ impl Widener<'_> {
             }
             InstData::Load { ptr, align, .. } => {
                 let mask = self.guard_mask(b, inst);
-                Some(self.load(*ptr, *align, typed(res_ty)?, uniform, mask))
+                match self.groups.of_member.get(&inst).copied() {
+                    Some(k) => Some(self.group_load(inst, k, mask)),
+                    None => Some(self.load(*ptr, *align, typed(res_ty)?, uniform, mask)),
+                }
             }
             InstData::Store {
                 value, ptr, align, ..
             } => {
                 let mask = self.guard_mask(b, inst);
-                self.store(*value, *ptr, *align, mask);
+                match self.groups.of_member.get(&inst).copied() {
+                    Some(k) => self.group_store(inst, k, mask),
+                    None => self.store(*value, *ptr, *align, mask),
+                }
                 None
             }
             InstData::Call { .. } if uniform && res.is_some() => {

@@ -1,0 +1,184 @@
+//! Benchmark: array-of-structures kernels vectorized by `lanes vectorize` with interleaved
+//! access groups (one wide access and shuffles per group; `lanes-wfv` `widen/interleave.rs`)
+//! against their gather versions and against clang-19 -O3 -march=native, side by side in
+//! one run.
+//!
+//! `bench/interleaved/kernels.c` holds `norm3` (the length of 3-float points: one load
+//! group of three) and `cmul` (complex products of interleaved pairs: two load groups and
+//! a store group), each next to a gather version that computes the same with the stride
+//! passed at run time, which hides the groups (one gather or scatter per field, what
+//! every array-of-structures access cost before). The interleaved builds' LLVM IR must
+//! hold no gather or scatter and the gather builds' must. All four are vectorized into
+//! `F_spmd` launchers; `reference.c` runs the kernels as loops built by `clang-19 -O3
+//! -march=native` (whose loop vectorizer has interleaved groups of its own). One driver
+//! (clang-19 -O2) runs the six, taking turns, 9 runs each, three rounds; reported: the
+//! median of the rounds, the speedup of the interleaved build over its gather version and
+//! over clang. Checksums of a kernel's three builds must agree. Results go to
+//! `bench/results/interleaved.txt` and `.json`. The benchmark fails if an interleaved
+//! build is not faster than its gather version.
+//!
+//! Run: `cargo bench -p lanes-cli --bench interleaved`.
+
+#[path = "common/cmd.rs"]
+mod cmd;
+#[path = "common/machine.rs"]
+mod machine;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cmd::{run, s};
+use machine::machine;
+
+/// (kernel, `--shapes`, whether its IR must hold gathers or scatters).
+const KERNELS: [(&str, &str, bool); 4] = [
+    ("norm3", "c,u,u", false),
+    ("norm3_gather", "c,u,u,u", true),
+    ("cmul", "c,u,u,u", false),
+    ("cmul_gather", "c,u,u,u,u", true),
+];
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn vectorize(kernels: &Path, dir: &Path, f: &str, shapes: &str, gathers: bool) -> PathBuf {
+    let obj = dir.join(format!("{f}.o"));
+    let ll = dir.join(format!("{f}.ll"));
+    for out in [&obj, &ll] {
+        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+            .args(["vectorize", s(kernels), "--function", f, "--shapes", shapes])
+            .args(["-O3", "-march=native", "-o", s(out)]));
+    }
+    let text = std::fs::read_to_string(&ll).expect("ll");
+    let has = text.contains("llvm.masked.gather") || text.contains("llvm.masked.scatter");
+    assert_eq!(has, gathers, "{f}: gathers or scatters: {has}\n{text}");
+    obj
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/interleaved");
+    let dir: PathBuf =
+        std::env::temp_dir().join(format!("lanes-bench-interleaved-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let kernels = root.join("kernels.c");
+    let mut objects: Vec<PathBuf> = KERNELS
+        .iter()
+        .map(|(f, shapes, gathers)| vectorize(&kernels, &dir, f, shapes, *gathers))
+        .collect();
+    let clang = lanes_llvm::clang::clang_program();
+    let reference = dir.join("reference.o");
+    run(Command::new(&clang)
+        .args(["-O3", "-march=native", "-c", s(&root.join("reference.c"))])
+        .args(["-o", s(&reference)]));
+    objects.push(reference);
+    let exe = dir.join("interleaved");
+    run(Command::new(&clang)
+        .args(["-O2", s(&root.join("driver.c"))])
+        .args(&objects)
+        .args(["-lm", "-o", s(&exe)]));
+
+    let isa = if std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| c.contains("avx512f")) {
+        "AVX-512, 16 lanes"
+    } else {
+        "AVX2, 8 lanes"
+    };
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "interleaved access groups vs gathers: lanes vectorize and clang-19"
+    );
+    let _ = writeln!(out, "machine: {}", machine());
+    let _ = writeln!(
+        out,
+        "ISA: {isa}; lanes vectorize -O3 -march=native; clang-19 -O3 -march=native (plain loops); \
+         driver clang-19 -O2; median of 9 runs (rotating order), median of 3 rounds; load \
+         average at start: {}",
+        load.split_whitespace().next().unwrap_or("?")
+    );
+    let (n, reps) = (1u32 << 15, 400u32);
+    let mut times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut sums: BTreeMap<String, f64> = BTreeMap::new();
+    for _round in 0..3 {
+        let text = run(Command::new(&exe).args([n.to_string(), reps.to_string()]));
+        for line in text.lines() {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            if let ["kernel", name, ms, sum] = w[..] {
+                times
+                    .entry(name.to_string())
+                    .or_default()
+                    .push(ms.parse().expect("ms"));
+                sums.insert(name.to_string(), sum.parse().expect("checksum"));
+            }
+        }
+    }
+    let ms = |k: &str| median(times[k].clone());
+    let _ = writeln!(
+        out,
+        "\n{n} elements, {reps} sweeps per run\n{:<7} {:>12} {:>13} {:>12} {:>14} {:>13}",
+        "kernel", "interleaved", "gathers", "clang -O3", "vs gathers", "vs clang"
+    );
+    let mut records = Vec::new();
+    let mut ok = true;
+    for k in ["norm3", "cmul"] {
+        let (li, lg, c) = (
+            ms(&format!("{k}/lanes")),
+            ms(&format!("{k}/lanes-gather")),
+            ms(&format!("{k}/clang")),
+        );
+        ok &= li < lg;
+        let _ = writeln!(
+            out,
+            "{k:<7} {li:>10.3}ms {lg:>11.3}ms {c:>10.3}ms {:>13.2}x {:>12.2}x",
+            lg / li,
+            c / li
+        );
+        let (a, b, r) = (
+            sums[&format!("{k}/lanes")],
+            sums[&format!("{k}/lanes-gather")],
+            sums[&format!("{k}/clang")],
+        );
+        assert!(
+            (a - b).abs() <= 1e-6 * a.abs().max(1.0) && (a - r).abs() <= 1e-4 * r.abs().max(1.0),
+            "{k}: checksums differ: {a} {b} {r}"
+        );
+        for (config, t) in [
+            ("lanes interleaved", li),
+            ("lanes gathers", lg),
+            ("clang", c),
+        ] {
+            records.push(serde_json::json!({
+                "kernel": k,
+                "config": config,
+                "median_ms": t,
+                "speedup_vs_clang": c / t,
+            }));
+        }
+    }
+    let _ = writeln!(out, "\nvs gathers / vs clang: time of the other build over the interleaved one (> 1: interleaved faster)");
+    print!("{out}");
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/results");
+    std::fs::write(results.join("interleaved.txt"), &out).expect("write results");
+    let json = serde_json::json!({
+        "machine": machine(),
+        "isa": isa,
+        "elements": n,
+        "sweeps": reps,
+        "records": records,
+    });
+    std::fs::write(
+        results.join("interleaved.json"),
+        serde_json::to_string_pretty(&json).expect("json"),
+    )
+    .expect("write json");
+    println!("written to bench/results/interleaved.txt and interleaved.json");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        ok,
+        "an interleaved build is not faster than its gather version"
+    );
+}
