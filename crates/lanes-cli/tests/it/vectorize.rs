@@ -490,3 +490,55 @@ fn remarks_name_the_line_and_reason_of_gathers_scatters_and_per_lane_code() {
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(!text.contains("remark"), "{text}");
 }
+
+/// Structures passed by value as uniform parameters: one in a vector register
+/// (`struct { float x, y; }` is `<2 x float>`: its lanes' shared value stays one small
+/// vector) and one in general registers; both launchers equal the scalar functions. A
+/// varying vector parameter is refused with the reason and the fix.
+#[test]
+fn structs_by_value_are_uniform_parameters() {
+    let d = scratch_dir("vectorize-structs");
+    let src = data("struct_by_value.c");
+    let mut objects = Vec::new();
+    for (f, shapes) in [("affine", "c,u,u"), ("mixed_sum", "c,u,u")] {
+        let obj = d.join(format!("{f}.o"));
+        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+            .args(["vectorize", s(&src), "--function", f, "--shapes", shapes])
+            .args(["--clang-arg=-ffp-contract=off", "-o", s(&obj)]));
+        objects.push(obj);
+    }
+    let reference = d.join("ref.o");
+    run(clang()
+        .args([
+            "-O1",
+            "-ffp-contract=off",
+            "-Daffine=ref_affine",
+            "-Dmixed_sum=ref_mixed_sum",
+        ])
+        .args(["-c", s(&src), "-o", s(&reference)]));
+    let exe = d.join("structs");
+    run(clang()
+        .args(["-O1", "-o", s(&exe)])
+        .arg(data("struct_by_value_driver.c"))
+        .arg(&reference)
+        .args(&objects));
+    let out = run(&mut Command::new(&exe));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "mismatches 0\n");
+    let failed = Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "vectorize",
+            s(&src),
+            "--function",
+            "affine",
+            "--shapes",
+            "c,v,u",
+        ])
+        .args(["-o", s(&d.join("bad.o"))])
+        .output()
+        .expect("lanes runs");
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        !failed.status.success() && err.contains("give it the shape u"),
+        "{err}"
+    );
+}

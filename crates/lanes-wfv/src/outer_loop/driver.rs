@@ -22,7 +22,7 @@ use lanes_ir::{
     LoopHint, LoopMd, Type, Value,
 };
 
-use super::outline::{int_to, Outlined, SlotKind};
+use super::outline::{Outlined, SlotKind};
 use super::recognize::{Declined, LiveOut, ParallelLoop};
 
 /// The reduction intrinsic of a combining operation.
@@ -249,17 +249,7 @@ pub fn build(
             LiveOut::Induction { index, offset } => {
                 let d = pl.inductions[index];
                 let count = if offset == 1 { trips } else { last_iter };
-                if ty.is_ptr() {
-                    let c64 = int_to(&mut b, count, ity, Type::I64);
-                    let step = b.iconst(Type::I64, d.step);
-                    let off = b.binary(BinaryOp::Mul, c64, step);
-                    b.ptradd(d.start, off)
-                } else {
-                    let c = int_to(&mut b, count, ity, ty);
-                    let step = b.iconst(ty, d.step);
-                    let off = b.binary(BinaryOp::Mul, c, step);
-                    b.binary(BinaryOp::Add, d.start, off)
-                }
+                d.value_at(&mut b, ty, d.start, count, ity)
             }
             LiveOut::Reduction(r) => {
                 let slot = slot_index(outlined, SlotKind::Reduction(r))?;

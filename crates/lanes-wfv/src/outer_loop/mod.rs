@@ -17,6 +17,7 @@
 //! are handled outermost first; an inner one then is part of the outer body.
 
 pub mod driver;
+pub mod induction;
 mod logical;
 mod min_max;
 pub mod outline;

@@ -137,15 +137,6 @@ fn rematerialize(b: &mut FuncBuilder, func: &Function, v: Value, map: &mut Value
     map[v] = copy.into();
 }
 
-/// Casts integer `v` to `to` (zero-extending: `k` is a count).
-pub(crate) fn int_to(b: &mut FuncBuilder, v: Value, from: Type, to: Type) -> Value {
-    match from.bytes().cmp(&to.bytes()) {
-        std::cmp::Ordering::Less => b.cast(CastOp::Zext, v, to),
-        std::cmp::Ordering::Greater => b.cast(CastOp::Trunc, v, to),
-        std::cmp::Ordering::Equal => v,
-    }
-}
-
 /// Builds the body function of `pl` (a loop of `func`), named `name`.
 pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     let mut in_loop: EntitySet<Block> = EntitySet::new();
@@ -271,17 +262,7 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
              rematerialized constant",
         );
         starts.push(start);
-        let v = if ty.is_ptr() {
-            let k64 = int_to(&mut b, k, index_type, Type::I64);
-            let step = b.iconst(Type::I64, d.step);
-            let off = b.binary(BinaryOp::Mul, k64, step);
-            b.ptradd(start, off)
-        } else {
-            let kk = int_to(&mut b, k, index_type, ty);
-            let step = b.iconst(ty, d.step);
-            let off = b.binary(BinaryOp::Mul, kk, step);
-            b.binary(BinaryOp::Add, start, off)
-        };
+        let v = d.value_at(&mut b, ty, start, k, index_type);
         replace.push((d.phi, v));
     }
     let lane = b.lane_id(Type::I64);

@@ -24,6 +24,8 @@ use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{EntitySet, SecondaryMap};
 use lanes_analysis::{ControlFlowGraph, Loop, LoopForest};
 
+pub use super::induction::Induction;
+use super::induction::induction_step;
 use super::recurrence::{self, Recurrence};
 use super::{logical, min_max};
 use lanes_ir::{BinaryOp, Block, Function, Inst, InstData, IntCC, Intrinsic, Type, Value};
@@ -67,16 +69,6 @@ impl fmt::Display for Declined {
             Declined::Vectorizer(why) => write!(f, "{why}"),
         }
     }
-}
-
-/// `phi = start + k·step` in iteration `k` (`next` is its value for iteration `k + 1`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Induction {
-    pub phi: Value,
-    pub start: Value,
-    pub next: Value,
-    /// In elements for integers, bytes for pointers.
-    pub step: i64,
 }
 
 /// The loop continues after iteration `k` while `pred(x_k, bound)`, where `x_k` is
@@ -129,14 +121,6 @@ pub struct ParallelLoop {
     pub recurrences: Vec<Recurrence>,
     /// Values defined in the loop and used after it.
     pub live_outs: Vec<(Value, LiveOut)>,
-}
-
-/// The integer constant `v` is, if it is one.
-pub(crate) fn int_const(func: &Function, v: Value) -> Option<i64> {
-    match func.dfg.def_inst(v).map(|i| func.dfg.inst(i)) {
-        Some(InstData::Iconst { imm }) if !func.value_type(v).is_vector() => Some(*imm),
-        _ => None,
-    }
 }
 
 /// Is `b` a block holding only `unreachable`?
@@ -309,36 +293,6 @@ pub fn recognize(
         reductions,
         live_outs,
     })
-}
-
-/// `step` if `next` is `phi + step` (`ptradd phi, step` for pointers).
-fn induction_step(func: &Function, phi: Value, next: Value) -> Option<i64> {
-    let ty = func.value_type(phi);
-    if ty.is_vector() || !(ty.is_int() || ty.is_ptr()) || ty == Type::I1 {
-        return None;
-    }
-    match func.dfg.inst(func.dfg.def_inst(next)?) {
-        InstData::Binary {
-            op: BinaryOp::Add,
-            args: [a, b],
-            ..
-        } if ty.is_int() => {
-            if *a == phi {
-                int_const(func, *b)
-            } else if *b == phi {
-                int_const(func, *a)
-            } else {
-                None
-            }
-        }
-        InstData::Binary {
-            op: BinaryOp::Sub,
-            args: [a, b],
-            ..
-        } if ty.is_int() && *a == phi => int_const(func, *b).and_then(i64::checked_neg),
-        InstData::PtrAdd { args: [a, b], .. } if *a == phi => int_const(func, *b),
-        _ => None,
-    }
 }
 
 /// The operation of a reduction chain from `phi` to `next`, if the chain is one.

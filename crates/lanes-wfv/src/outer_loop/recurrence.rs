@@ -20,8 +20,7 @@
 use cranelift_entity::EntitySet;
 use lanes_ir::{BinaryOp, Block, FuncBuilder, Function, Inst, InstData, IntCC, Type, Value};
 
-use super::outline::int_to;
-use super::recognize::Induction;
+use super::induction::Induction;
 
 /// `phi = init` in iteration 0 and `latch_value` of iteration `k - 1` in iteration `k`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,18 +115,7 @@ pub(crate) fn emit_previous(
     // Old value → its value in iteration k - 1.
     let mut prev: Vec<(Value, Value)> = Vec::new();
     for (d, &start) in inductions.iter().zip(starts) {
-        let ty = old.value_type(d.phi);
-        let v = if ty.is_ptr() {
-            let k64 = int_to(b, prev_k, index_type, Type::I64);
-            let step = b.iconst(Type::I64, d.step);
-            let off = b.binary(BinaryOp::Mul, k64, step);
-            b.ptradd(start, off)
-        } else {
-            let kk = int_to(b, prev_k, index_type, ty);
-            let step = b.iconst(ty, d.step);
-            let off = b.binary(BinaryOp::Mul, kk, step);
-            b.binary(BinaryOp::Add, start, off)
-        };
+        let v = d.value_at(b, old.value_type(d.phi), start, prev_k, index_type);
         prev.push((d.phi, v));
     }
     let lookup = |prev: &[(Value, Value)], v: Value| {

@@ -170,15 +170,46 @@ struct Plan {
 impl Plan {
     fn new(module: &Module, prepared: &Prepared, args: &ArgShapes) -> Result<Plan, WfvError> {
         let old = &prepared.func;
-        for v in old.dfg.values() {
-            if old.dfg.value_type(v).is_vector() {
-                return Err(WfvError::Unsupported(format!("vector value {v}")));
-            }
-        }
         let info = shapes_of_prepared(module, prepared, args)?;
         let calls = CallGraph::with_module(module);
         let pure = |f: FuncId| lanes::is_pure(module, &calls, f);
         let uni = shapes::uniform_values(old, &info, &pure);
+        for p in &old.params {
+            if !uni[p.value] && old.value_type(p.value).is_vector() {
+                return Err(WfvError::Unsupported(format!(
+                    "the vector parameter {} is not uniform (a small struct passed in a \
+                     vector register: give it the shape u)",
+                    p.value
+                )));
+            }
+        }
+        // Vector values of the scalar function (a small struct passed in a vector register,
+        // `struct { float x, y; }` as `<2 x float>`) stay as they are where they are the
+        // same in every lane; a varying one would be a vector of vectors.
+        for i in old.dfg.insts() {
+            let data = old.dfg.inst(i);
+            let varying = match old.dfg.inst_result(i) {
+                Some(r) => !uni[r],
+                None => data.args().iter().any(|&a| !uni[a]),
+            };
+            let vector = old
+                .dfg
+                .inst_result(i)
+                .map(|r| old.value_type(r))
+                .into_iter()
+                .chain(data.args().iter().map(|&a| old.value_type(a)))
+                .any(|t| t.is_vector());
+            if varying && vector {
+                let v = old
+                    .dfg
+                    .inst_result(i)
+                    .map_or_else(|| i.to_string(), |r| r.to_string());
+                return Err(WfvError::Unsupported(format!(
+                    "a vector value that differs between lanes ({v}; a small struct passed \
+                     in a vector register, used with a varying value)"
+                )));
+            }
+        }
         Ok(Plan {
             info,
             uni,
