@@ -9,6 +9,7 @@ mod common;
 mod filetests;
 mod generated;
 mod kernels;
+mod lanes_h;
 mod native;
 mod outer_loop;
 mod outer_loop_generated;

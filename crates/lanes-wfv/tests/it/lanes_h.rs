@@ -1,0 +1,119 @@
+//! `include/lanes.h`'s reductions and scan with interpreter semantics: an SPMD function
+//! using `lanes_reduce_{add,min,max,and,or}`, `lanes_exclusive_scan_add`,
+//! `lanes_broadcast` (the first active lane) and `lanes_extract` (tests/data/lanes_h_reductions.c, through
+//! clang-19 with the header's lanes definitions) is vectorized at 4, 8 and 16 lanes and
+//! run once in the interpreter over one group of instances; every output equals what
+//! the header promises, computed here from the inputs — over all lanes, and, inside a
+//! divergent branch, over the lanes that took it.
+
+use std::path::Path;
+
+use lanes_interp::{Interpreter, Memory, RtValue};
+use lanes_ir::{AddrSpace, ScalarType, Shape, Type};
+use lanes_llvm::clang::ClangOptions;
+use lanes_wfv::{define_variant, Mode};
+
+#[test]
+fn header_reductions_fold_the_active_lanes_in_the_interpreter() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("tests/data/lanes_h_reductions.c");
+    let include = root.join("../../include");
+    let opts = ClangOptions {
+        extra: vec![
+            format!("-I{}", include.display()),
+            "-D__LANES__".to_string(),
+        ],
+        ..ClangOptions::default()
+    };
+    let module = lanes_llvm::driver::import_file(&src, &opts).expect("imports");
+    let id = module.func_by_name("reduce").expect("reduce");
+    let shapes = [
+        Some((Shape::Contiguous, 0)),
+        Some((Shape::Uniform, 0)),
+        Some((Shape::Uniform, 0)),
+        Some((Shape::Uniform, 0)),
+        Some((Shape::Uniform, 0)),
+    ];
+    for w in [4u16, 8, 16] {
+        let mut m = module.clone();
+        let wid = define_variant(&mut m, id, &shapes, Mode::Partial, w, false, "reduce_w")
+            .expect("vectorizes");
+        let n = usize::from(w);
+        let base = 3usize;
+        // Inputs for instances base..base + n (the group), some divisible by 3.
+        let a: Vec<i32> = (0..base + n).map(|i| ((i as i32 * 37) % 23) - 9).collect();
+        let u: Vec<u32> = (0..base + n)
+            .map(|i| 0xF0F0_FFFF ^ (1u32 << (i % 32)))
+            .collect();
+        let bytes = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let mut mem = Memory::new();
+        let g = AddrSpace::PRIVATE;
+        let a_bits: Vec<u32> = a.iter().map(|&x| x as u32).collect();
+        let pa = mem.alloc_init(&bytes(&a_bits), 16, g, false).unwrap();
+        let pu = mem.alloc_init(&bytes(&u), 16, g, false).unwrap();
+        let po = mem
+            .alloc_init(&vec![0u8; 4 * 8 * (base + n)], 16, g, false)
+            .unwrap();
+        let puo = mem
+            .alloc_init(&vec![0u8; 4 * 2 * (base + n)], 16, g, false)
+            .unwrap();
+        let index: Vec<u64> = (0..n).map(|k| (base + k) as u64).collect();
+        let args = vec![
+            RtValue::from_lanes(Type::Vector(w, ScalarType::I32), index).unwrap(),
+            RtValue::ptr_of(ScalarType::Ptr(g), pa),
+            RtValue::ptr_of(ScalarType::Ptr(g), pu),
+            RtValue::ptr_of(ScalarType::Ptr(g), po),
+            RtValue::ptr_of(ScalarType::Ptr(g), puo),
+        ];
+        Interpreter::new(&m)
+            .call(wid, &args, &mut mem)
+            .unwrap_or_else(|e| panic!("W={w}: {e}"));
+        let words = |ptr: u64, count: usize| -> Vec<u32> {
+            mem.read_bytes(ptr, 4 * count as u64)
+                .unwrap()
+                .chunks(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        let o = words(po, 8 * (base + n));
+        let uo = words(puo, 2 * (base + n));
+        let group = &a[base..];
+        let taken: Vec<bool> = group.iter().map(|x| x % 3 != 0).collect();
+        let sum: i32 = group.iter().sum();
+        let taken_sum: i32 = group
+            .iter()
+            .zip(&taken)
+            .filter(|(_, t)| **t)
+            .map(|(x, _)| x)
+            .sum();
+        let and = u[base..].iter().fold(!0u32, |x, y| x & y);
+        let or = u[base..].iter().fold(0u32, |x, y| x | y);
+        for k in 0..n {
+            let row = &o[8 * (base + k)..8 * (base + k) + 8];
+            let got: Vec<i32> = row.iter().map(|&x| x as i32).collect();
+            let before: i32 = group[..k].iter().sum();
+            let taken_before: i32 = group[..k]
+                .iter()
+                .zip(&taken)
+                .filter(|(_, t)| **t)
+                .map(|(x, _)| x)
+                .sum();
+            let want = [
+                sum,
+                *group.iter().min().unwrap(),
+                *group.iter().max().unwrap(),
+                before,
+                if taken[k] { taken_sum } else { 0 },
+                if taken[k] { taken_before } else { 0 },
+                group[0],
+                group[n - 1],
+            ];
+            assert_eq!(got, want, "W={w} lane {k}");
+            assert_eq!(
+                &uo[2 * (base + k)..2 * (base + k) + 2],
+                &[and, or],
+                "W={w} lane {k}"
+            );
+        }
+    }
+}
