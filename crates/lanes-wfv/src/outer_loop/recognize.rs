@@ -24,8 +24,8 @@ use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{EntitySet, SecondaryMap};
 use lanes_analysis::{ControlFlowGraph, Loop, LoopForest};
 
-pub use super::induction::Induction;
 use super::induction::induction_step;
+pub use super::induction::Induction;
 use super::recurrence::{self, Recurrence};
 use super::{logical, min_max};
 use lanes_ir::{BinaryOp, Block, Function, Inst, InstData, IntCC, Intrinsic, Type, Value};
