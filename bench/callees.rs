@@ -26,14 +26,16 @@
 mod cmd;
 #[path = "common/machine.rs"]
 mod machine;
+#[path = "common/rounds.rs"]
+mod rounds;
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use cmd::{run, s};
 use machine::machine;
+use rounds::Rounds;
 
 /// (kernel, `--shapes`, the helper it calls: none in the scalar call of an `_call` build).
 const KERNELS: [(&str, &str, &str); 6] = [
@@ -44,11 +46,6 @@ const KERNELS: [(&str, &str, &str); 6] = [
     ("axpy_call", "c,u,u,u", "axpy_at"),
     ("axpy_inline", "c,u,u,u", ""),
 ];
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
 
 /// Vectorizes `f` into an object, checking its `.ll`: no gather or scatter, and no scalar
 /// call of `helper` (a call of its vector variant is inlined by LLVM or takes vectors).
@@ -120,22 +117,8 @@ fn main() {
         load.split_whitespace().next().unwrap_or("?")
     );
     let (n, reps) = (1u32 << 16, 400u32);
-    let mut times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    let mut sums: BTreeMap<String, f64> = BTreeMap::new();
-    for _round in 0..3 {
-        let text = run(Command::new(&exe).args([n.to_string(), reps.to_string()]));
-        for line in text.lines() {
-            let w: Vec<&str> = line.split_whitespace().collect();
-            if let ["kernel", name, ms, sum] = w[..] {
-                times
-                    .entry(name.to_string())
-                    .or_default()
-                    .push(ms.parse().expect("ms"));
-                sums.insert(name.to_string(), sum.parse().expect("checksum"));
-            }
-        }
-    }
-    let ms = |k: &str| median(times[k].clone());
+    let rounds = Rounds::run(&exe, &[n.to_string(), reps.to_string()], 3);
+    let ms = |k: &str| rounds.median(k);
     let _ = writeln!(
         out,
         "\n{n} elements, {reps} sweeps per run (Collatz: {} sweeps)\n\
@@ -169,14 +152,14 @@ fn main() {
             if within { "yes" } else { "no" },
         );
         let (a, b) = (
-            sums[&format!("{call}/lanes")],
-            sums[&format!("{inline}/lanes")],
+            rounds.sum(&format!("{call}/lanes")),
+            rounds.sum(&format!("{inline}/lanes")),
         );
         assert!(
             a == b,
             "{pair}: the lanes builds compute different results: {a} vs {b}"
         );
-        let c = sums[&format!("{inline}/clang")];
+        let c = rounds.sum(&format!("{inline}/clang"));
         assert!(
             (a - c).abs() <= 1e-4 * c.abs().max(1.0),
             "{pair}: lanes and clang disagree: {a} vs {c}"

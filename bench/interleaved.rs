@@ -23,14 +23,16 @@
 mod cmd;
 #[path = "common/machine.rs"]
 mod machine;
+#[path = "common/rounds.rs"]
+mod rounds;
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use cmd::{run, s};
 use machine::machine;
+use rounds::Rounds;
 
 /// (kernel, `--shapes`, whether its IR must hold gathers or scatters).
 const KERNELS: [(&str, &str, bool); 4] = [
@@ -39,11 +41,6 @@ const KERNELS: [(&str, &str, bool); 4] = [
     ("cmul", "c,u,u,u", false),
     ("cmul_gather", "c,u,u,u,u", true),
 ];
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
 
 fn vectorize(kernels: &Path, dir: &Path, f: &str, shapes: &str, gathers: bool) -> PathBuf {
     let obj = dir.join(format!("{f}.o"));
@@ -101,22 +98,8 @@ fn main() {
         load.split_whitespace().next().unwrap_or("?")
     );
     let (n, reps) = (1u32 << 15, 400u32);
-    let mut times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    let mut sums: BTreeMap<String, f64> = BTreeMap::new();
-    for _round in 0..3 {
-        let text = run(Command::new(&exe).args([n.to_string(), reps.to_string()]));
-        for line in text.lines() {
-            let w: Vec<&str> = line.split_whitespace().collect();
-            if let ["kernel", name, ms, sum] = w[..] {
-                times
-                    .entry(name.to_string())
-                    .or_default()
-                    .push(ms.parse().expect("ms"));
-                sums.insert(name.to_string(), sum.parse().expect("checksum"));
-            }
-        }
-    }
-    let ms = |k: &str| median(times[k].clone());
+    let rounds = Rounds::run(&exe, &[n.to_string(), reps.to_string()], 3);
+    let ms = |k: &str| rounds.median(k);
     let _ = writeln!(
         out,
         "\n{n} elements, {reps} sweeps per run\n{:<7} {:>12} {:>13} {:>12} {:>14} {:>13}",
@@ -138,9 +121,9 @@ fn main() {
             c / li
         );
         let (a, b, r) = (
-            sums[&format!("{k}/lanes")],
-            sums[&format!("{k}/lanes-gather")],
-            sums[&format!("{k}/clang")],
+            rounds.sum(&format!("{k}/lanes")),
+            rounds.sum(&format!("{k}/lanes-gather")),
+            rounds.sum(&format!("{k}/clang")),
         );
         assert!(
             (a - b).abs() <= 1e-6 * a.abs().max(1.0) && (a - r).abs() <= 1e-4 * r.abs().max(1.0),

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "../common/timing.h"
 
 #define KERNEL(f, ...) void f##_spmd(__VA_ARGS__); void ref_##f(__VA_ARGS__);
 KERNEL(steps_call, int n, const int *in, int *out)
@@ -22,12 +22,6 @@ static const char *names[KERNELS] = {
 static int *in, *out;
 static float *x, *y, *y0;
 static int n, reps;
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 static void once(int k) {
   switch (k) {
@@ -62,11 +56,6 @@ static double run(int k, double *sum) {
   return ms;
 }
 
-static int cmp(const void *a, const void *b) {
-  double d = *(const double *)a - *(const double *)b;
-  return (d > 0) - (d < 0);
-}
-
 int main(int argc, char **argv) {
   n = argc > 1 ? atoi(argv[1]) : 1 << 14;
   reps = argc > 2 ? atoi(argv[2]) : 1000;
@@ -89,7 +78,7 @@ int main(int argc, char **argv) {
       ms[k][r] = run(k, &sums[k]);
     }
   for (int k = 0; k < KERNELS; k++) {
-    qsort(ms[k], RUNS, sizeof(double), cmp);
+    qsort(ms[k], RUNS, sizeof(double), cmp_double);
     printf("kernel %s %.4f %.9g\n", names[k], ms[k][RUNS / 2], sums[k]);
   }
   return 0;

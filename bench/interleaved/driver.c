@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "../common/timing.h"
 
 void norm3_spmd(int n, const float *p, float *out);
 void norm3_gather_spmd(int n, int s, const float *p, float *out);
@@ -18,12 +18,6 @@ static const char *names[KERNELS] = {"norm3/lanes",        "norm3/lanes-gather",
                                      "cmul/lanes",         "cmul/lanes-gather",  "cmul/clang"};
 static float *p, *a, *b, *out, *c;
 static int n, reps;
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 static double run(int k, double *sum) {
   memset(out, 0, sizeof(float) * n);
@@ -47,11 +41,6 @@ static double run(int k, double *sum) {
     for (int i = 0; i < 2 * n; i++) s += c[i];
   *sum = s;
   return ms;
-}
-
-static int cmp(const void *x, const void *y) {
-  double d = *(const double *)x - *(const double *)y;
-  return (d > 0) - (d < 0);
 }
 
 int main(int argc, char **argv) {
@@ -79,7 +68,7 @@ int main(int argc, char **argv) {
       ms[k][r] = run(k, &sums[k]);
     }
   for (int k = 0; k < KERNELS; k++) {
-    qsort(ms[k], RUNS, sizeof(double), cmp);
+    qsort(ms[k], RUNS, sizeof(double), cmp_double);
     printf("kernel %s %.4f %.9g\n", names[k], ms[k][RUNS / 2], sums[k]);
   }
   return 0;

@@ -135,17 +135,24 @@ fn int_form(func: &Function, v: Value, depth: u32) -> (Vec<(Leaf, i64)>, i64) {
             arg,
             ..
         } => {
-            // `ext(x + c)` is `ext(x) + c` when the addition cannot wrap in x's type.
+            // `ext(x + c)` is `ext(x) + c` when the addition cannot wrap in x's type; so is
+            // `ext(x | c)` for a disjoint `or` with a non-negative `c` (no carry, and the
+            // sign bit is x's).
             let signed = *op == CastOp::Sext;
             let inner = func.dfg.def_inst(*arg).map(|i| func.dfg.inst(i));
             if let Some(InstData::Binary {
-                op: BinaryOp::Add,
+                op: o @ (BinaryOp::Add | BinaryOp::Or),
                 args: [x, c],
                 flags,
             }) = inner
             {
-                let no_wrap = if signed { flags.nsw() } else { flags.nuw() };
-                if let (true, Some(k)) = (no_wrap, constant(func, *c)) {
+                let no_wrap = match o {
+                    BinaryOp::Or => flags.disjoint(),
+                    _ if signed => flags.nsw(),
+                    _ => flags.nuw(),
+                };
+                let k = constant(func, *c).filter(|&k| *o != BinaryOp::Or || k >= 0);
+                if let (true, Some(k)) = (no_wrap, k) {
                     return (vec![(Leaf::Ext(signed, *x), 1)], k);
                 }
             }
@@ -511,5 +518,54 @@ impl Widener<'_> {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `a[2*i]` and `a[2*i+1]` with an `int i` as clang writes them: `sext(i << 1)` and
+    /// `sext((i << 1) | 1)` (a disjoint `or`), and a field at a constant offset.
+    #[test]
+    fn addresses_of_one_structure_differ_by_constants() {
+        let text = "function @f(v0: ptr, v1: i32) {
+block0:
+    v2: i32 = iconst 1
+    v3: i32 = shl nsw v1, v2
+    v4: i64 = sext v3
+    v5: i64 = iconst 4
+    v6: i64 = mul v4, v5
+    v7: ptr = ptradd v0, v6
+    v8: i32 = or disjoint v3, v2
+    v9: i64 = sext v8
+    v10: i64 = mul v9, v5
+    v11: ptr = ptradd v0, v10
+    v12: i64 = iconst 8
+    v13: ptr = ptradd v7, v12
+    v14: i32 = iconst -1
+    v15: i32 = or disjoint v3, v14
+    v16: i64 = sext v15
+    v17: i64 = mul v16, v5
+    v18: ptr = ptradd v0, v17
+    ret
+}
+";
+        let module = lanes_ir::parse_module(text).expect("parses");
+        let f = module
+            .function(module.func_by_name("f").expect("f"))
+            .expect("body");
+        let v = |n: u32| Value::from_u32(n);
+        let (a0, a1, a2, neg) = (
+            address_form(f, v(7)),
+            address_form(f, v(11)),
+            address_form(f, v(13)),
+            address_form(f, v(18)),
+        );
+        assert_eq!((a0.root, &a0.terms), (a1.root, &a1.terms));
+        assert_eq!((a1.offset - a0.offset, a2.offset - a0.offset), (4, 8));
+        assert_eq!(a2.terms, a0.terms);
+        // A negative constant may change the sign bit: not a constant offset.
+        assert_ne!(neg.terms, a0.terms);
     }
 }
