@@ -26,6 +26,8 @@
 mod cmd;
 #[path = "common/machine.rs"]
 mod machine;
+#[path = "common/results.rs"]
+mod results;
 #[path = "common/rounds.rs"]
 mod rounds;
 
@@ -35,6 +37,7 @@ use std::process::Command;
 
 use cmd::{run, s};
 use machine::machine;
+use results::write_results;
 use rounds::Rounds;
 
 /// (kernel, `--shapes`, the helper it calls: none in the scalar call of an `_call` build).
@@ -103,11 +106,7 @@ fn main() {
         "helper calls vs helpers inlined by hand: lanes vectorize and clang-19"
     );
     let _ = writeln!(out, "machine: {}", machine());
-    let isa = if std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| c.contains("avx512f")) {
-        "AVX-512, 16 lanes"
-    } else {
-        "AVX2, 8 lanes"
-    };
+    let isa = machine::vector_isa();
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let _ = writeln!(
         out,
@@ -182,9 +181,6 @@ fn main() {
         out,
         "\nlanes/clang: clang's faster build of the pair over lanes' call build (> 1: lanes faster)"
     );
-    print!("{out}");
-    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/results");
-    std::fs::write(results.join("callees.txt"), &out).expect("write results");
     let json = serde_json::json!({
         "machine": machine(),
         "isa": isa,
@@ -192,12 +188,7 @@ fn main() {
         "sweeps": reps,
         "records": records,
     });
-    std::fs::write(
-        results.join("callees.json"),
-        serde_json::to_string_pretty(&json).expect("json"),
-    )
-    .expect("write json");
-    println!("written to bench/results/callees.txt and callees.json");
+    write_results("callees", &out, &json);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(
         ok,

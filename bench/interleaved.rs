@@ -23,6 +23,8 @@
 mod cmd;
 #[path = "common/machine.rs"]
 mod machine;
+#[path = "common/results.rs"]
+mod results;
 #[path = "common/rounds.rs"]
 mod rounds;
 
@@ -32,6 +34,7 @@ use std::process::Command;
 
 use cmd::{run, s};
 use machine::machine;
+use results::write_results;
 use rounds::Rounds;
 
 /// (kernel, `--shapes`, whether its IR must hold gathers or scatters).
@@ -78,11 +81,7 @@ fn main() {
         .args(&objects)
         .args(["-lm", "-o", s(&exe)]));
 
-    let isa = if std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| c.contains("avx512f")) {
-        "AVX-512, 16 lanes"
-    } else {
-        "AVX2, 8 lanes"
-    };
+    let isa = machine::vector_isa();
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let mut out = String::new();
     let _ = writeln!(
@@ -143,9 +142,6 @@ fn main() {
         }
     }
     let _ = writeln!(out, "\nvs gathers / vs clang: time of the other build over the interleaved one (> 1: interleaved faster)");
-    print!("{out}");
-    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/results");
-    std::fs::write(results.join("interleaved.txt"), &out).expect("write results");
     let json = serde_json::json!({
         "machine": machine(),
         "isa": isa,
@@ -153,12 +149,7 @@ fn main() {
         "sweeps": reps,
         "records": records,
     });
-    std::fs::write(
-        results.join("interleaved.json"),
-        serde_json::to_string_pretty(&json).expect("json"),
-    )
-    .expect("write json");
-    println!("written to bench/results/interleaved.txt and interleaved.json");
+    write_results("interleaved", &out, &json);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(
         ok,

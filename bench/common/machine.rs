@@ -15,3 +15,17 @@ pub fn machine() -> String {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     format!("{cpu}, {cores} hardware threads, {}", std::env::consts::OS)
 }
+
+/// The host's widest x86 vector ISA and its lanes of 32 bits, as the benchmarks' `-march=native`
+/// builds use it.
+#[allow(dead_code)] // not every benchmark prints it
+pub fn vector_isa() -> &'static str {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    if cpu.contains("avx512f") {
+        "AVX-512, 16 lanes"
+    } else if cpu.contains("avx2") {
+        "AVX2, 8 lanes"
+    } else {
+        "SSE, 4 lanes"
+    }
+}
