@@ -8,7 +8,8 @@
  * crates/lanes-cli/tests/it/kernel_corpus.rs compiles this file with lanes at 4, 8, 16
  * lanes and the target's own, and compares every kernel with clang-19's scalar build.
  * Sections: straight-line, divergent branches, divergent loops, reductions, calls,
- * gathers and strided access, early exits. */
+ * gathers and strided access, early exits of inner loops, early exits of the parallel
+ * loop itself. */
 #include <math.h>
 
 #ifndef NAME
@@ -331,6 +332,42 @@ KERNEL(column) {
   /* Every eighth element: a strided gather. */
 #pragma omp simd
   for (int i = 0; i < n / 8; i++) out[i] = a[8 * i] + 1.0f;
+}
+
+/* --- early exits of each instance's own loop (the divergent loop transform) --- */
+KERNEL(find_in_window) {
+  /* The first j in the instance's window with a[j] > b[i]; -1 if none. */
+#pragma omp simd
+  for (int i = 0; i < n; i++) {
+    int found = -1;
+    for (int j = i; j < i + 32 && j < n + 64; j++)
+      if (a[j] > b[i]) {
+        found = j;
+        break;
+      }
+    iout[i] = found;
+  }
+}
+KERNEL(copy_until_negative) {
+  /* Stores before the exit: copy a window until the first negative element. */
+#pragma omp simd
+  for (int i = 0; i < n / 8; i++) {
+    int j = 0;
+    for (; j < 8; j++) {
+      out[8 * i + j] = a[8 * i + j] * 2.0f;
+      if (a[8 * i + j] < 0.0f) break;
+    }
+    iout[i] = j;
+  }
+}
+KERNEL(strlen_like) {
+  /* A `while` over "strings" of idx values ended by a multiple of 7. */
+#pragma omp simd
+  for (int i = 0; i < n; i++) {
+    int k = i;
+    while (k < n + 63 && idx[k] % 7 != 0) k++;
+    iout[i] = k - i;
+  }
 }
 
 /* --- early exits (parallel loops lanes leaves to LLVM today; they must stay correct) --- */

@@ -1,11 +1,12 @@
-//! The kernel corpus (`corpus/kernels/kernels.c`: 41 `omp simd` loops — straight-line
+//! The kernel corpus (`corpus/kernels/kernels.c`: 44 `omp simd` loops — straight-line
 //! code, divergent branches and loops, reductions, calls of helpers, gathers and strided
-//! accesses, early exits) compiled by `lanes compile -fopenmp-simd -march=native` at 4, 8
+//! accesses, early exits of inner loops (with and without stores before the exit, a
+//! `while`) and of the parallel loop itself) compiled by `lanes compile -fopenmp-simd -march=native` at 4, 8
 //! and 16 lanes and at the target's own width, each build linked with a generated driver
 //! that runs every kernel beside clang-19's scalar build of the same source on 17 lengths
 //! (0 to 1000; seeded inputs) and compares all outputs byte for byte, including the
-//! elements past `n`. lanes must vectorize every loop but the early exits, which it leaves
-//! to LLVM with a warning naming the reason.
+//! elements past `n`. lanes must vectorize every loop but the two that the parallel loop
+//! itself leaves early, which it leaves to LLVM with a warning naming the reason.
 
 use crate::common;
 
