@@ -10,6 +10,7 @@
 float ref_branchy(float x, float s);
 int ref_collatz(int n);
 int ref_store_scaled(int *out, int i, int x);
+int ref_offset(int i, int base);
 
 typedef float f4 __attribute__((vector_size(16)));
 typedef int i4 __attribute__((vector_size(16)));
@@ -20,6 +21,9 @@ f4 _ZGVbM4vu_branchy(f4 x, float s, f4 mask);
 i4 _ZGVbM4v_collatz(i4 n, i4 mask);
 i4 _ZGVbM4uvv_store_scaled(int *out, i4 i, i4 x, i4 mask);
 i8 _ZGVdM8uvv_store_scaled(int *out, i8 i, i8 x, i8 mask);
+/* A linear parameter: lane k's i is the argument plus k. */
+i4 _ZGVbM4lu_offset(int i, int base, i4 mask);
+i8 _ZGVdM8lu_offset(int i, int base, i8 mask);
 f16 _ZGVeM16vu_branchy(f16 x, float s, unsigned short mask);
 i16 _ZGVeM16uvv_store_scaled(int *out, i16 i, i16 x, unsigned short mask);
 
@@ -58,6 +62,9 @@ int main(void) {
         check(r4[k] == ref_store_scaled(want, i4v[k], v4[k]));
       }
     check_stores(4, round);
+    i4 o4 = _ZGVbM4lu_offset(3 * round - 5, 100, m4);
+    for (int k = 0; k < 4; k++)
+      if (on(k, round)) check(o4[k] == ref_offset(3 * round - 5 + k, 100));
 #ifdef __AVX2__
     i8 i8v, v8, m8;
     for (int k = 0; k < 8; k++) { i8v[k] = 2 * k + 1; v8[k] = 7 * k - round; m8[k] = on(k, round) ? -1 : 0; }
@@ -66,6 +73,9 @@ int main(void) {
     for (int k = 0; k < 8; k++)
       if (on(k, round)) check(r8[k] == ref_store_scaled(want, i8v[k], v8[k]));
     check_stores(8, round);
+    i8 o8 = _ZGVdM8lu_offset(3 * round - 5, -7, m8);
+    for (int k = 0; k < 8; k++)
+      if (on(k, round)) check(o8[k] == ref_offset(3 * round - 5 + k, -7));
 #endif
 #ifdef __AVX512F__
     f16 x16; i16 i16v, v16; unsigned short m16 = 0;
