@@ -20,7 +20,7 @@ use std::time::Instant;
 use lanes_ir::{ExternFunc, FuncEntry, FuncId, InstData, Module, Shape};
 use lanes_llvm::c_params::c_signature;
 use lanes_llvm::clang::ClangOptions;
-use lanes_llvm::driver::{compile_module_exporting, import_file, CompileOptions};
+use lanes_llvm::driver::{compile_module_exporting, import_file_partial, CompileOptions};
 use lanes_llvm::emit::EmitKind;
 use lanes_llvm::pipeline::PipelineOptions;
 use lanes_llvm::target::{Target, TargetRequest};
@@ -142,12 +142,23 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
                 })
             });
         let module = times.time("front end and import (clang, LLVM IR to lanes IR)", || {
-            import_file(&req.input, &clang)
+            import_file_partial(&req.input, &clang)
         });
         (module, signature.map(|handle| handle.join()))
     });
-    let mut module = imported?;
+    let imported = imported?;
+    if let Some(kept) = req.function.as_deref().and_then(|name| {
+        let name = name.strip_prefix('@').unwrap_or(name);
+        imported.kept.iter().find(|k| k.name == name)
+    }) {
+        return Err(DriverError::Vectorize {
+            function: kept.name.clone(),
+            message: format!("lanes IR cannot express it: {}", kept.reason),
+        });
+    }
+    let mut module = imported.module;
     let id = select_function(&module, req.function.as_deref())?;
+    self_contained(&module, id, &imported.kept, &imported.opaque_globals)?;
     let scalar = module
         .function(id)
         .cloned()
@@ -273,13 +284,10 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
 
 /// Turns every defined function that the functions named in `roots` do not reach (by
 /// calls and function addresses) into a declaration; ids stay valid.
-fn drop_unreached(module: &mut Module, roots: &[String]) {
+/// The functions `root` calls or takes the address of, directly or not, itself included.
+fn reached(module: &Module, root: FuncId) -> HashSet<FuncId> {
     let mut reached: HashSet<FuncId> = HashSet::new();
-    let mut work: Vec<FuncId> = module
-        .functions()
-        .filter(|(_, f)| roots.contains(&f.name))
-        .map(|(id, _)| id)
-        .collect();
+    let mut work = vec![root];
     while let Some(id) = work.pop() {
         if !reached.insert(id) {
             continue;
@@ -287,14 +295,73 @@ fn drop_unreached(module: &mut Module, roots: &[String]) {
         let Some(f) = module.function(id) else {
             continue;
         };
-        for b in f.layout.blocks() {
-            for &i in f.layout.block_insts(b) {
-                if let InstData::Call { func, .. } | InstData::FuncAddr { func } = f.dfg.inst(i) {
-                    work.push(*func);
+        for i in f.dfg.insts() {
+            if let InstData::Call { func, .. } | InstData::FuncAddr { func } = f.dfg.inst(i) {
+                work.push(*func);
+            }
+        }
+    }
+    reached
+}
+
+/// Refuses to vectorize `id` when it (or a function it reaches) needs what the import
+/// left to LLVM: a function lanes IR cannot express, or a global whose initializer it
+/// cannot (`lanes vectorize` writes a module of its own, without clang's). The rest of
+/// the file does not matter.
+fn self_contained(
+    module: &Module,
+    id: FuncId,
+    kept: &[lanes_llvm::import::KeptFunction],
+    opaque_globals: &[String],
+) -> Result<(), DriverError> {
+    let function = module.funcs[id].name().to_string();
+    for f in reached(module, id) {
+        let name = module.funcs[f].name();
+        // How the function at hand reaches `name`.
+        let via = if f == id {
+            "it".to_string()
+        } else {
+            format!("it calls @{name}, which")
+        };
+        if let Some(k) = kept.iter().find(|k| k.name == name) {
+            return Err(DriverError::Vectorize {
+                function,
+                message: format!(
+                    "it calls @{name}, which lanes IR cannot express: {}",
+                    k.reason
+                ),
+            });
+        }
+        let Some(body) = module.function(f) else {
+            continue;
+        };
+        for i in body.dfg.insts() {
+            if let InstData::GlobalAddr { global } = body.dfg.inst(i) {
+                let g = &module.globals[*global].name;
+                if opaque_globals.contains(g) {
+                    return Err(DriverError::Vectorize {
+                        function,
+                        message: format!(
+                            "{via} uses the global @{g}, whose contents lanes IR cannot \
+                             express (an initializer holding addresses, or a declaration)"
+                        ),
+                    });
                 }
             }
         }
     }
+    Ok(())
+}
+
+fn drop_unreached(module: &mut Module, roots: &[String]) {
+    let reached: HashSet<FuncId> = module
+        .functions()
+        .filter(|(_, f)| roots.contains(&f.name))
+        .map(|(id, _)| id)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flat_map(|root| reached(module, root))
+        .collect();
     for (id, entry) in module.funcs.iter_mut() {
         if let FuncEntry::Defined(f) = entry {
             if !reached.contains(&id) {

@@ -71,6 +71,28 @@ pub fn import_file_with_variants(
     Ok((crate::import::import_module(&llm)?, variants))
 }
 
+/// Imports `path` function by function ([`import_partial`]): what lanes IR cannot express
+/// is reported rather than failing the file (a `.lir` file is read whole).
+pub fn import_file_partial(
+    path: &Path,
+    clang: &ClangOptions,
+) -> Result<crate::import::PartialImport, LlvmError> {
+    if path.extension().is_some_and(|e| e == "lir") {
+        let module = import_file(path, clang)?;
+        return Ok(crate::import::PartialImport {
+            module,
+            kept: Vec::new(),
+            opaque_globals: Vec::new(),
+        });
+    }
+    if SourceKind::of(path).is_none() {
+        return Err(LlvmError::UnknownInput(path.to_path_buf()));
+    }
+    let ctx = Context::create();
+    let llm = load_module(&ctx, path, clang)?;
+    import_partial(&llm)
+}
+
 /// Compiles a lanes module to the bytes of `opts.emit`.
 pub fn compile_module(
     module: &Module,

@@ -542,3 +542,47 @@ fn structs_by_value_are_uniform_parameters() {
         "{err}"
     );
 }
+
+/// One construct lanes IR cannot express does not fail the file
+/// (tests/data/vectorize_mixed_file.c): the kernel next to it vectorizes; a function that
+/// uses a global holding an address, one with inline assembly, and one calling it are
+/// each refused with the construct (and its line when the source has one).
+#[test]
+fn a_kernel_vectorizes_beside_code_lanes_cannot_express() {
+    let d = scratch_dir("vectorize-mixed");
+    let src = data("vectorize_mixed_file.c");
+    let obj = d.join("saxpy.o");
+    run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "vectorize",
+            s(&src),
+            "--function",
+            "saxpy",
+            "--shapes",
+            "c,u,u,u",
+        ])
+        .args(["-o", s(&obj)]));
+    assert!(
+        symbols(&obj, &["-g", "--defined-only"]).contains(&"saxpy_spmd".to_string()),
+        "the launcher is defined"
+    );
+    for (f, want) in [
+        (
+            "use_gp",
+            "@use_gp: it uses the global @gp, whose contents lanes IR cannot express",
+        ),
+        ("fenced", "vectorize_mixed_file.c:10): inline assembly"),
+        (
+            "calls_fenced",
+            "@calls_fenced: it calls @fenced, which lanes IR cannot express",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_lanes"))
+            .args(["vectorize", s(&src), "--function", f, "--shapes", "c"])
+            .args(["-o", s(&d.join("x.o"))])
+            .output()
+            .expect("lanes runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(want), "{f}: {err}");
+    }
+}
