@@ -11,7 +11,8 @@
 //! arbitrary control flow: that is the point of §7.
 //!
 //! What is taken ([`recognize`](mod@recognize)): counted loops with one latch that is the
-//! only exit, whose carried values are inductions and reductions. A parallel loop not of
+//! only exit (edges to `unreachable` do not count), whose carried values are inductions
+//! ([`induction`]), reductions, and first-order recurrences ([`recurrence`]). A parallel loop not of
 //! that form, or whose body the vectorizer rejects, is left as it was and reported
 //! ([`Declined`]) — LLVM's own vectorizer may still take it later. Nested parallel loops
 //! are handled outermost first; an inner one then is part of the outer body.

@@ -9,13 +9,15 @@
 //! (a contiguous index stays contiguous in the callee, so its accesses are vector loads),
 //! at the caller's width. The call passes uniform arguments as scalars, strided ones as
 //! lane 0's value (the vector-function ABI's `linear` parameters: the callee rebuilds the
-//! vector if it needs one, and its contiguous accesses take their address from the scalar),
-//! and the others as vectors. A call under a
-//! varying mask calls the masked variant with that mask (its inactive lanes do nothing
-//! and return zero, [`crate::entry_mask`]), unless the callee is arithmetic that may run
-//! for inactive lanes (no memory, no trap, no loop): that one is called unmasked, as its
-//! code inlined would run under the linearized branch without guards. In the callee, lane `k` is the caller's lane
-//! `k`, so work-item queries and cross-lane reads mean what they meant in the caller.
+//! vector if it needs one, and its contiguous accesses take their address from the
+//! scalar), and the others as vectors.
+//!
+//! A call under a varying mask calls the masked variant with that mask (its inactive
+//! lanes do nothing and return zero, [`crate::entry_mask`]), unless the callee is
+//! arithmetic that may run for inactive lanes (no memory, no trap, no loop): that one is
+//! called unmasked, as its code inlined would run under the linearized branch without
+//! guards. In the callee, lane `k` is the caller's lane `k`, so work-item queries and
+//! cross-lane reads mean what they meant in the caller.
 //!
 //! Variants are made once per callee, argument shapes, width and mask
 //! ([`variant_name`]), and reused from every call site that needs the same one; a
