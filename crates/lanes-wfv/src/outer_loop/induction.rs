@@ -1,5 +1,5 @@
 //! Induction variables of a parallel loop (PLDI'18 §7): `x = start + k·step` in iteration
-//! `k`. Recognized from the header φ and its latch value ([`induction_step`]) and
+//! `k`. Recognized from the header φ and its latch value (`induction_step`) and
 //! recomputed from an iteration number wherever the vectorized loop needs one
 //! ([`Induction::value_at`]): each lane's own iteration in the outlined body, the previous
 //! iteration for a first-order recurrence, the final value after the loop.
