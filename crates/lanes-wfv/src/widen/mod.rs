@@ -13,7 +13,7 @@
 //!   blends (`select` on an `i1` predicate) become lane-wise selects on the `<W x i1>`
 //!   masks of the [`Predication`](crate::Predication) table;
 //! - `global_id 0`/`local_id 0` become the scalar query plus `lane_id`; `alloca` becomes a
-//!   `W` times larger allocation sliced per lane;
+//!   `W` times larger allocation sliced per lane (module `lane_private`);
 //! - memory (module `memory`): contiguous addresses give vector loads and stores, masked where
 //!   the block mask is not all-true; strided accesses that together fill their stride
 //!   give one wide access and shuffles (module `interleave`); other varying addresses give
@@ -43,9 +43,11 @@ mod cross_lane;
 mod extend;
 mod interleave;
 mod lane0;
+mod lane_private;
 mod lanes;
 mod memory;
 mod notes;
+mod plan;
 mod shapes;
 mod values;
 
@@ -57,13 +59,15 @@ use cranelift_entity::{EntitySet, SecondaryMap};
 use lanes_analysis::shapes::ArgShapes;
 use lanes_analysis::CallGraph;
 use lanes_ir::{
-    BinaryOp, Block, CastOp, FuncCursor, FuncId, Function, Inst, InstData, IntFlags, Intrinsic,
-    IntrinsicClass, Module, Type, UnaryOp, Value, WorkItemQuery,
+    Block, CastOp, FuncCursor, FuncId, Function, Inst, InstData, Intrinsic, IntrinsicClass, Module,
+    Type, Value, WorkItemQuery,
 };
 
 pub use notes::{WidenNote, WidenNoteKind};
 
-use crate::{shapes_of_prepared, Prepared, WfvError};
+use plan::Plan;
+
+use crate::{Prepared, WfvError};
 
 /// Widens `prepared`, the linearized form of one of `module`'s functions, to `width` lanes.
 /// Parameters whose shape is not uniform become vectors; the result is always a vector.
@@ -157,65 +161,6 @@ pub fn widen_into_noting(
         }
     }
     Ok(module.define(f))
-}
-
-/// What widening decides before it emits code: the shapes of the linearized function,
-/// which values stay scalar, and the vector variants its calls use.
-struct Plan {
-    info: lanes_analysis::shapes::ShapeInfo,
-    uni: SecondaryMap<Value, bool>,
-    calls: callees::CallPlan,
-}
-
-impl Plan {
-    fn new(module: &Module, prepared: &Prepared, args: &ArgShapes) -> Result<Plan, WfvError> {
-        let old = &prepared.func;
-        let info = shapes_of_prepared(module, prepared, args)?;
-        let calls = CallGraph::with_module(module);
-        let pure = |f: FuncId| lanes::is_pure(module, &calls, f);
-        let uni = shapes::uniform_values(old, &info, &pure);
-        for p in &old.params {
-            if !uni[p.value] && old.value_type(p.value).is_vector() {
-                return Err(WfvError::Unsupported(format!(
-                    "the vector parameter {} is not uniform (a small struct passed in a \
-                     vector register: give it the shape u)",
-                    p.value
-                )));
-            }
-        }
-        // Vector values of the scalar function (a small struct passed in a vector register,
-        // `struct { float x, y; }` as `<2 x float>`) stay as they are where they are the
-        // same in every lane; a varying one would be a vector of vectors.
-        for i in old.dfg.insts() {
-            let data = old.dfg.inst(i);
-            let varying = match old.dfg.inst_result(i) {
-                Some(r) => !uni[r],
-                None => data.args().iter().any(|&a| !uni[a]),
-            };
-            let vector = old
-                .dfg
-                .inst_result(i)
-                .map(|r| old.value_type(r))
-                .into_iter()
-                .chain(data.args().iter().map(|&a| old.value_type(a)))
-                .any(|t| t.is_vector());
-            if varying && vector {
-                let v = old
-                    .dfg
-                    .inst_result(i)
-                    .map_or_else(|| i.to_string(), |r| r.to_string());
-                return Err(WfvError::Unsupported(format!(
-                    "a vector value that differs between lanes ({v}; a small struct passed \
-                     in a vector register, used with a varying value)"
-                )));
-            }
-        }
-        Ok(Plan {
-            info,
-            uni,
-            calls: callees::CallPlan::default(),
-        })
-    }
 }
 
 fn widen_with(
@@ -457,58 +402,14 @@ impl Widener<'_> {
             }
             InstData::Unreachable => self.emit(InstData::Unreachable, None),
             InstData::Alloca { size, align } => {
-                // One copy per lane, each at the alignment the scalar slot promised (its
-                // accesses keep their `align`).
-                let stride = size.next_multiple_of((*align).max(1));
-                let total = stride.saturating_mul(u32::from(self.width));
-                let base = self.emit_v(
-                    InstData::Alloca {
-                        size: total,
-                        align: *align,
-                    },
-                    typed(res_ty)?,
-                );
-                let lanes = self.lane_id(Type::I64);
-                let sz = self.emit_v(
-                    InstData::Iconst {
-                        imm: i64::from(stride),
-                    },
-                    vec_of(Type::I64, self.width),
-                );
-                let off = self.emit_v(
-                    InstData::Binary {
-                        op: BinaryOp::Mul,
-                        args: [lanes, sz],
-                        flags: IntFlags::NONE,
-                    },
-                    vec_of(Type::I64, self.width),
-                );
-                let bb = self.broadcast(base);
-                Some(self.emit_v(
-                    InstData::PtrAdd {
-                        args: [bb, off],
-                        flags: IntFlags::NONE,
-                    },
-                    typed(out_ty)?,
-                ))
+                Some(self.private_alloca(*size, *align, typed(res_ty)?, typed(out_ty)?))
             }
             InstData::WorkItem { query, dim }
                 if !uniform
                     && *dim == 0
                     && matches!(query, WorkItemQuery::GlobalId | WorkItemQuery::LocalId) =>
             {
-                let ty = typed(res_ty)?;
-                let s = self.emit_v(data.clone(), ty);
-                let sv = self.broadcast(s);
-                let l = self.lane_id(ty);
-                Some(self.emit_v(
-                    InstData::Binary {
-                        op: BinaryOp::Add,
-                        args: [sv, l],
-                        flags: IntFlags::NONE,
-                    },
-                    typed(out_ty)?,
-                ))
+                Some(self.item_per_lane(&data, typed(res_ty)?, typed(out_ty)?))
             }
             InstData::Intrinsic { id, args } => match id.class() {
                 IntrinsicClass::LaneQuery if *id == Intrinsic::LaneId => {
@@ -520,46 +421,7 @@ impl Widener<'_> {
                     },
                     typed(res_ty)?,
                 )),
-                IntrinsicClass::MaskQuery => {
-                    let m = self.vector(args[0]);
-                    let mask = self.mask_of(b);
-                    let mt = Type::mask(self.width);
-                    let m = match (mask, *id) {
-                        (None, _) => m,
-                        (Some(k), Intrinsic::All) => {
-                            let nk = self.emit_v(
-                                InstData::Unary {
-                                    op: UnaryOp::Not,
-                                    arg: k,
-                                },
-                                mt,
-                            );
-                            self.emit_v(
-                                InstData::Binary {
-                                    op: BinaryOp::Or,
-                                    args: [m, nk],
-                                    flags: IntFlags::NONE,
-                                },
-                                mt,
-                            )
-                        }
-                        (Some(k), _) => self.emit_v(
-                            InstData::Binary {
-                                op: BinaryOp::And,
-                                args: [m, k],
-                                flags: IntFlags::NONE,
-                            },
-                            mt,
-                        ),
-                    };
-                    Some(self.emit_v(
-                        InstData::Intrinsic {
-                            id: *id,
-                            args: vec![m],
-                        },
-                        typed(res_ty)?,
-                    ))
-                }
+                IntrinsicClass::MaskQuery => Some(self.mask_query(b, *id, args[0], typed(res_ty)?)),
                 IntrinsicClass::CrossLane(_) => Some(self.cross_lane(b, *id, args, uniform)),
                 IntrinsicClass::Barrier => {
                     return Err(WfvError::Unsupported("barrier".into()));
