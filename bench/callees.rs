@@ -30,15 +30,16 @@ mod machine;
 mod results;
 #[path = "common/rounds.rs"]
 mod rounds;
+#[path = "common/spmd.rs"]
+mod spmd;
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-use cmd::{run, s};
 use machine::machine;
 use results::write_results;
 use rounds::Rounds;
+use spmd::{header, SpmdBench};
 
 /// (kernel, `--shapes`, the helper it calls: none in the scalar call of an `_call` build).
 const KERNELS: [(&str, &str, &str); 6] = [
@@ -50,17 +51,11 @@ const KERNELS: [(&str, &str, &str); 6] = [
     ("axpy_inline", "c,u,u,u", ""),
 ];
 
-/// Vectorizes `f` into an object, checking its `.ll`: no gather or scatter, and no scalar
-/// call of `helper` (a call of its vector variant is inlined by LLVM or takes vectors).
-fn vectorize(kernels: &Path, dir: &Path, f: &str, shapes: &str, helper: &str) -> PathBuf {
-    let obj = dir.join(format!("{f}.o"));
-    let ll = dir.join(format!("{f}.ll"));
-    for out in [&obj, &ll] {
-        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
-            .args(["vectorize", s(kernels), "--function", f, "--shapes", shapes])
-            .args(["-O3", "-march=native", "-o", s(out)]));
-    }
-    let text = std::fs::read_to_string(&ll).expect("ll");
+/// Vectorizes `f`, checking its `.ll`: no gather or scatter, and no scalar call of
+/// `helper` (a call of its vector variant is inlined by LLVM or takes vectors).
+fn vectorize(bench: &SpmdBench, f: &str, shapes: &str, helper: &str) -> PathBuf {
+    let (obj, text) = bench.vectorize(f, shapes, true);
+    let text = text.unwrap_or_default();
     assert!(
         !text.contains("llvm.masked.gather") && !text.contains("llvm.masked.scatter"),
         "{f}: gathers or scatters\n{text}"
@@ -79,42 +74,14 @@ fn vectorize(kernels: &Path, dir: &Path, f: &str, shapes: &str, helper: &str) ->
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/callees");
-    let dir: PathBuf =
-        std::env::temp_dir().join(format!("lanes-bench-callees-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let kernels = root.join("kernels.c");
-    let mut objects: Vec<PathBuf> = KERNELS
+    let bench = SpmdBench::new("callees");
+    let objects: Vec<PathBuf> = KERNELS
         .iter()
-        .map(|(f, shapes, helper)| vectorize(&kernels, &dir, f, shapes, helper))
+        .map(|(f, shapes, helper)| vectorize(&bench, f, shapes, helper))
         .collect();
-    let clang = lanes_llvm::clang::clang_program();
-    let reference = dir.join("reference.o");
-    run(Command::new(&clang)
-        .args(["-O3", "-march=native", "-c", s(&root.join("reference.c"))])
-        .args(["-o", s(&reference)]));
-    objects.push(reference);
-    let exe = dir.join("callees");
-    run(Command::new(&clang)
-        .args(["-O2", s(&root.join("driver.c"))])
-        .args(&objects)
-        .args(["-o", s(&exe)]));
-
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "helper calls vs helpers inlined by hand: lanes vectorize and clang-19"
-    );
-    let _ = writeln!(out, "machine: {}", machine());
+    let exe = bench.link(objects, &[]);
     let isa = machine::vector_isa();
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "ISA: {isa}; lanes vectorize -O3 -march=native; clang-19 -O3 -march=native (plain loops); \
-         driver clang-19 -O2; median of 9 runs (kernels in rotating order), median of 3 rounds; \
-         load average at start: {}",
-        load.split_whitespace().next().unwrap_or("?")
-    );
+    let mut out = header("helper calls vs helpers inlined by hand: lanes vectorize and clang-19");
     let (n, reps) = (1u32 << 16, 400u32);
     let rounds = Rounds::run(&exe, &[n.to_string(), reps.to_string()], 3);
     let ms = |k: &str| rounds.median(k);
@@ -189,7 +156,7 @@ fn main() {
         "records": records,
     });
     write_results("callees", &out, &json);
-    let _ = std::fs::remove_dir_all(&dir);
+    bench.clean();
     assert!(
         ok,
         "a kernel calling its helper is more than 10% slower than with it inlined"

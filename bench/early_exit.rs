@@ -22,15 +22,16 @@ mod machine;
 mod results;
 #[path = "common/rounds.rs"]
 mod rounds;
+#[path = "common/spmd.rs"]
+mod spmd;
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-use cmd::{run, s};
 use machine::machine;
 use results::write_results;
 use rounds::Rounds;
+use spmd::{header, SpmdBench};
 
 /// (kernel, `--shapes`, its name in the driver's table).
 const KERNELS: [(&str, &str, &str); 3] = [
@@ -40,55 +41,14 @@ const KERNELS: [(&str, &str, &str); 3] = [
 ];
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/early_exit");
-    let dir: PathBuf =
-        std::env::temp_dir().join(format!("lanes-bench-early-exit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let kernels = root.join("kernels.c");
-    let mut objects: Vec<PathBuf> = KERNELS
+    let bench = SpmdBench::new("early_exit");
+    let objects: Vec<PathBuf> = KERNELS
         .iter()
-        .map(|(f, shapes, _)| {
-            let obj = dir.join(format!("{f}.o"));
-            run(Command::new(env!("CARGO_BIN_EXE_lanes"))
-                .args([
-                    "vectorize",
-                    s(&kernels),
-                    "--function",
-                    f,
-                    "--shapes",
-                    shapes,
-                ])
-                .args(["-O3", "-march=native", "-o", s(&obj)]));
-            obj
-        })
+        .map(|(f, shapes, _)| bench.vectorize(f, shapes, false).0)
         .collect();
-    let clang = lanes_llvm::clang::clang_program();
-    let reference = dir.join("reference.o");
-    run(Command::new(&clang)
-        .args(["-O3", "-march=native", "-c", s(&root.join("reference.c"))])
-        .args(["-o", s(&reference)]));
-    objects.push(reference);
-    let exe = dir.join("early_exit");
-    run(Command::new(&clang)
-        .args(["-O2", s(&root.join("driver.c"))])
-        .args(&objects)
-        .args(["-o", s(&exe)]));
-
+    let exe = bench.link(objects, &[]);
     let isa = machine::vector_isa();
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "early-exit loops of each instance: lanes vectorize and clang-19"
-    );
-    let _ = writeln!(out, "machine: {}", machine());
-    let _ = writeln!(
-        out,
-        "ISA: {isa}; lanes vectorize -O3 -march=native; clang-19 -O3 -march=native (plain \
-         loops); driver clang-19 -O2; median of 9 runs (rotating order), median of 3 rounds; \
-         load average at start: {}",
-        load.split_whitespace().next().unwrap_or("?")
-    );
+    let mut out = header("early-exit loops of each instance: lanes vectorize and clang-19");
     let (n, reps) = (1u32 << 14, 40u32);
     let rounds = Rounds::run(&exe, &[n.to_string(), reps.to_string()], 3);
     let _ = writeln!(
@@ -130,5 +90,5 @@ fn main() {
         "records": records,
     });
     write_results("early_exit", &out, &json);
-    let _ = std::fs::remove_dir_all(&dir);
+    bench.clean();
 }

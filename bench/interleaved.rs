@@ -27,15 +27,16 @@ mod machine;
 mod results;
 #[path = "common/rounds.rs"]
 mod rounds;
+#[path = "common/spmd.rs"]
+mod spmd;
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-use cmd::{run, s};
 use machine::machine;
 use results::write_results;
 use rounds::Rounds;
+use spmd::{header, SpmdBench};
 
 /// (kernel, `--shapes`, whether its IR must hold gathers or scatters).
 const KERNELS: [(&str, &str, bool); 4] = [
@@ -45,57 +46,21 @@ const KERNELS: [(&str, &str, bool); 4] = [
     ("cmul_gather", "c,u,u,u,u", true),
 ];
 
-fn vectorize(kernels: &Path, dir: &Path, f: &str, shapes: &str, gathers: bool) -> PathBuf {
-    let obj = dir.join(format!("{f}.o"));
-    let ll = dir.join(format!("{f}.ll"));
-    for out in [&obj, &ll] {
-        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
-            .args(["vectorize", s(kernels), "--function", f, "--shapes", shapes])
-            .args(["-O3", "-march=native", "-o", s(out)]));
-    }
-    let text = std::fs::read_to_string(&ll).expect("ll");
-    let has = text.contains("llvm.masked.gather") || text.contains("llvm.masked.scatter");
-    assert_eq!(has, gathers, "{f}: gathers or scatters: {has}\n{text}");
-    obj
-}
-
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/interleaved");
-    let dir: PathBuf =
-        std::env::temp_dir().join(format!("lanes-bench-interleaved-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let kernels = root.join("kernels.c");
-    let mut objects: Vec<PathBuf> = KERNELS
+    let bench = SpmdBench::new("interleaved");
+    let objects: Vec<PathBuf> = KERNELS
         .iter()
-        .map(|(f, shapes, gathers)| vectorize(&kernels, &dir, f, shapes, *gathers))
+        .map(|(f, shapes, gathers)| {
+            let (obj, text) = bench.vectorize(f, shapes, true);
+            let text = text.unwrap_or_default();
+            let has = text.contains("llvm.masked.gather") || text.contains("llvm.masked.scatter");
+            assert_eq!(has, *gathers, "{f}: gathers or scatters: {has}\n{text}");
+            obj
+        })
         .collect();
-    let clang = lanes_llvm::clang::clang_program();
-    let reference = dir.join("reference.o");
-    run(Command::new(&clang)
-        .args(["-O3", "-march=native", "-c", s(&root.join("reference.c"))])
-        .args(["-o", s(&reference)]));
-    objects.push(reference);
-    let exe = dir.join("interleaved");
-    run(Command::new(&clang)
-        .args(["-O2", s(&root.join("driver.c"))])
-        .args(&objects)
-        .args(["-lm", "-o", s(&exe)]));
-
+    let exe = bench.link(objects, &["-lm"]);
     let isa = machine::vector_isa();
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "interleaved access groups vs gathers: lanes vectorize and clang-19"
-    );
-    let _ = writeln!(out, "machine: {}", machine());
-    let _ = writeln!(
-        out,
-        "ISA: {isa}; lanes vectorize -O3 -march=native; clang-19 -O3 -march=native (plain loops); \
-         driver clang-19 -O2; median of 9 runs (rotating order), median of 3 rounds; load \
-         average at start: {}",
-        load.split_whitespace().next().unwrap_or("?")
-    );
+    let mut out = header("interleaved access groups vs gathers: lanes vectorize and clang-19");
     let (n, reps) = (1u32 << 15, 400u32);
     let rounds = Rounds::run(&exe, &[n.to_string(), reps.to_string()], 3);
     let ms = |k: &str| rounds.median(k);
@@ -150,7 +115,7 @@ fn main() {
         "records": records,
     });
     write_results("interleaved", &out, &json);
-    let _ = std::fs::remove_dir_all(&dir);
+    bench.clean();
     assert!(
         ok,
         "an interleaved build is not faster than its gather version"

@@ -1,7 +1,9 @@
-/* Timing helpers of the benchmark drivers: a monotonic clock in milliseconds and the
- * comparison qsort needs for medians. */
+/* Timing helpers of the benchmark drivers: a monotonic clock in milliseconds, and the
+ * rotating schedule every driver reports with. */
 #ifndef LANES_BENCH_TIMING_H
 #define LANES_BENCH_TIMING_H
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 static double now_ms(void) {
@@ -13,5 +15,22 @@ static double now_ms(void) {
 static int cmp_double(const void *x, const void *y) {
   double d = *(const double *)x - *(const double *)y;
   return (d > 0) - (d < 0);
+}
+/* Runs kernel k = 0..kernels-1 `runs` times each, taking turns in an order that rotates
+ * from run to run (each kernel in each position equally often), through `run(k, &sum)`,
+ * which returns milliseconds and sets a checksum; prints `kernel NAME MS CHECKSUM` with
+ * each kernel's median. At most 16 kernels and 16 runs. */
+static void report_rotating(int kernels, int runs, const char *const *names,
+                            double (*run)(int k, double *sum)) {
+  double ms[16][16], sums[16];
+  for (int r = 0; r < runs; r++)
+    for (int j = 0; j < kernels; j++) {
+      int k = (r + j) % kernels;
+      ms[k][r] = run(k, &sums[k]);
+    }
+  for (int k = 0; k < kernels; k++) {
+    qsort(ms[k], runs, sizeof(double), cmp_double);
+    printf("kernel %s %.4f %.9g\n", names[k], ms[k][runs / 2], sums[k]);
+  }
 }
 #endif

@@ -70,15 +70,6 @@ int main(int argc, char **argv) {
   keys = malloc(sizeof(int) * n);
   for (int i = 0; i < n; i++) keys[i] = (int)(RAND() % (12 * M + 8));
   res = malloc(sizeof(int) * n);
-  double ms[KERNELS][RUNS], sums[KERNELS];
-  for (int r = 0; r < RUNS; r++)
-    for (int j = 0; j < KERNELS; j++) {
-      int k = (r + j) % KERNELS;
-      ms[k][r] = run(k, &sums[k]);
-    }
-  for (int k = 0; k < KERNELS; k++) {
-    qsort(ms[k], RUNS, sizeof(double), cmp_double);
-    printf("kernel %s %.4f %.9g\n", names[k], ms[k][RUNS / 2], sums[k]);
-  }
+  report_rotating(KERNELS, RUNS, names, run);
   return 0;
 }

@@ -287,10 +287,14 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     if !pl.recurrences.is_empty() {
         replace.extend(recurrence::emit_previous(
             &mut b,
+            entry,
             func,
             &pl.recurrences,
-            &pl.inductions,
-            &starts,
+            &pl.inductions
+                .iter()
+                .copied()
+                .zip(starts)
+                .collect::<Vec<_>>(),
             k,
             index_type,
         ));

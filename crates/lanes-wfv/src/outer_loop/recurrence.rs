@@ -87,23 +87,21 @@ pub(crate) fn first_order_recurrence(
     })
 }
 
-/// Emits, at the builder's position (the body's entry, which then ends), the values of
+/// Emits, at the end of block `from` (the body's entry, which then ends), the values of
 /// `recs` for iteration `k`: `brif k != 0` into a block that recomputes each slice for
-/// iteration `k - 1` (the inductions' values there from `starts`, each induction's start
-/// in the body), and a join block with one φ per recurrence, where the builder is left.
+/// iteration `k - 1` (the inductions' values there from their starts in the body, paired
+/// with them), and a join block with one φ per recurrence, where the builder is left.
 /// Returns `(φ, value)` pairs for the caller to substitute.
 pub(crate) fn emit_previous(
     b: &mut FuncBuilder,
+    from: Block,
     old: &Function,
     recs: &[Recurrence],
-    inductions: &[Induction],
-    starts: &[Value],
+    inductions: &[(Induction, Value)],
     k: Value,
     index_type: Type,
 ) -> Vec<(Value, Value)> {
-    let from = b
-        .current_block()
-        .expect("the outlined body's entry block is being filled");
+    b.switch_to_block(from);
     let again = b.create_block();
     let join = b.create_block();
     let zero = b.iconst(index_type, 0);
@@ -114,7 +112,7 @@ pub(crate) fn emit_previous(
     let prev_k = b.binary(BinaryOp::Sub, k, one);
     // Old value → its value in iteration k - 1.
     let mut prev: Vec<(Value, Value)> = Vec::new();
-    for (d, &start) in inductions.iter().zip(starts) {
+    for &(d, start) in inductions {
         let v = d.value_at(b, old.value_type(d.phi), start, prev_k, index_type);
         prev.push((d.phi, v));
     }
