@@ -37,6 +37,7 @@ use lanes_ir::{FuncId, Inst, InstData, Module, Shape, Value};
 
 use super::notes::WidenNote;
 use super::{vec_of, Widener};
+use crate::vfabi::{mangle, VParam};
 use crate::{define_variant_noting, Prepared, VariantSpec, WfvError};
 
 /// The vector variant a call site of the scalar function calls instead.
@@ -202,15 +203,13 @@ fn variant_for(
         return Ok((id, true));
     }
     if !masked {
-        let letters: String = shapes
+        // `declare simd` variants name non-uniform parameters `v` (no linear ones here).
+        let params: Vec<VParam> = shapes
             .iter()
-            .map(|s| match s {
-                Some((Shape::Uniform, _)) => 'u',
-                _ => 'v',
-            })
+            .map(|s| VParam::of_shape(s.map(|(s, _)| s), 0, false))
             .collect();
         for isa in ['e', 'd', 'c', 'b'] {
-            let declared = format!("_ZGV{isa}N{width}{letters}_{scalar}");
+            let declared = mangle(&scalar, isa, width, &params);
             if let Some(id) = module.func_by_name(&declared) {
                 if module.function(id).is_some() {
                     return Ok((id, false));
@@ -229,28 +228,23 @@ fn variant_for(
     Ok((define_variant_noting(module, callee, &spec, notes)?, true))
 }
 
-/// `callee.w<W>.<shapes>[.masked]`: one name per variant, so that call sites needing the
-/// same one share it. Shapes are `u` uniform, `c` contiguous, `s<n>` strided, `v` varying,
-/// each followed by `a<n>` when an alignment is known.
+/// `callee.w<W>.<params>[.masked]`: one name per variant, so that call sites needing the
+/// same one share it. The parameters are spelled as the vector-function ABI spells them
+/// (`u` uniform, `l<step>` linear — these variants take strided arguments as lane 0's
+/// value —, `v` vector, `a<n>` a known alignment).
 pub(crate) fn variant_name(
     callee: &str,
     shapes: &[Option<(Shape, u32)>],
     width: u16,
     masked: bool,
 ) -> String {
-    let mut letters = String::new();
-    for s in shapes {
-        let (shape, align) = s.unwrap_or((Shape::Varying, 0));
-        match shape {
-            Shape::Uniform => letters.push('u'),
-            Shape::Contiguous => letters.push('c'),
-            Shape::Strided(n) => letters.push_str(&format!("s{n}")),
-            Shape::Varying => letters.push('v'),
-        }
-        if align > 1 {
-            letters.push_str(&format!("a{align}"));
-        }
-    }
+    let letters: String = shapes
+        .iter()
+        .map(|s| {
+            let (shape, align) = s.unwrap_or((Shape::Varying, 0));
+            VParam::of_shape(Some(shape), if align > 1 { align } else { 0 }, true).mangled()
+        })
+        .collect();
     let mask = if masked { ".masked" } else { "" };
     format!("{callee}.w{width}.{letters}{mask}")
 }

@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 
 use cranelift_entity::{EntitySet, SecondaryMap};
-use lanes_analysis::shapes::ShapeInfo;
+use lanes_analysis::shapes::{constant_of as constant, ShapeInfo};
 use lanes_ir::{BinaryOp, CastOp, Function, Inst, InstData, Type, Value};
 
 use super::{vec_of, Widener};
@@ -54,13 +54,6 @@ fn add_terms(into: &mut Vec<(Leaf, i64)>, from: Vec<(Leaf, i64)>, scale: i64) {
         }
     }
     into.retain(|&(_, c)| c != 0);
-}
-
-fn constant(func: &Function, v: Value) -> Option<i64> {
-    match func.dfg.def_inst(v).map(|i| func.dfg.inst(i)) {
-        Some(InstData::Iconst { imm }) if !func.value_type(v).is_vector() => Some(*imm),
-        _ => None,
-    }
 }
 
 /// The integer `v` as `Σ cᵢ·leafᵢ + offset`.

@@ -346,9 +346,9 @@ block0:
     // 0's scalar).
     assert_eq!(
         callees,
-        ["_ZGVdN4v_sq", "cube.w4.v", "cube.w4.v", "cube.w4.c"]
+        ["_ZGVdN4v_sq", "cube.w4.v", "cube.w4.v", "cube.w4.l"]
     );
-    let linear = module.func_by_name("cube.w4.c").unwrap();
+    let linear = module.func_by_name("cube.w4.l").unwrap();
     assert_eq!(
         module.function(linear).unwrap().signature().params,
         [lanes_ir::Type::I32]
