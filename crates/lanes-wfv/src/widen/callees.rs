@@ -60,20 +60,18 @@ pub(crate) struct CallPlan {
 }
 
 /// Defines (or finds) the vector variant of every call in `prepared` whose callee can be
-/// vectorized with it, and says why the others cannot be; the remarks of the callees'
-/// own widening go to `notes`. `uni` is widening's choice of scalar values
-/// ([`super::shapes::uniform_values`]): a parameter of the variant is scalar exactly where
-/// the caller's argument is.
+/// vectorized with it (`calls` is the module's call graph), and says why the others
+/// cannot be; the remarks of the callees' own widening go to `notes`. `uni` is widening's
+/// choice of scalar values ([`super::shapes::uniform_values`]): a parameter of the
+/// variant is scalar exactly where the caller's argument is.
 pub(crate) fn vectorize_callees(
     module: &mut Module,
     prepared: &Prepared,
-    info: &ShapeInfo,
-    uni: &SecondaryMap<Value, bool>,
+    (info, uni, calls): (&ShapeInfo, &SecondaryMap<Value, bool>, &CallGraph),
     width: u16,
     notes: &mut Vec<WidenNote>,
 ) -> CallPlan {
     let func = &prepared.func;
-    let calls = CallGraph::with_module(module);
     let mut plan = CallPlan::default();
     for b in func.layout.blocks() {
         for &inst in func.layout.block_insts(b) {

@@ -124,9 +124,10 @@ pub fn widen_into_noting(
 ) -> Result<FuncId, WfvError> {
     check_width(width)?;
     let mut plan = Plan::new(module, prepared, args)?;
-    plan.calls = callees::vectorize_callees(module, prepared, &plan.info, &plan.uni, width, notes);
+    let facts = (&plan.info, &plan.uni, &plan.graph);
+    plan.calls = callees::vectorize_callees(module, prepared, facts, width, notes);
     let mut special: HashMap<FuncId, FuncId> = HashMap::new();
-    let calls = CallGraph::with_module(module);
+    let calls = &plan.graph;
     for i in prepared.func.dfg.insts() {
         let InstData::Call { func, .. } = prepared.func.dfg.inst(i) else {
             continue;
@@ -175,8 +176,8 @@ fn widen_with(
         info,
         uni,
         calls: call_plan,
+        graph: calls,
     } = plan;
-    let calls = CallGraph::with_module(module);
     // Strided parameters of a variant with linear parameters arrive as lane 0's value.
     let linear: Vec<Option<i64>> = old
         .params

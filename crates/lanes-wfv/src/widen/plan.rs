@@ -17,14 +17,17 @@ pub(super) struct Plan {
     pub info: lanes_analysis::shapes::ShapeInfo,
     pub uni: SecondaryMap<Value, bool>,
     pub calls: callees::CallPlan,
+    /// The module's call graph when widening started (functions widening then defines are
+    /// variants and copies that nothing in the function being widened reaches).
+    pub graph: CallGraph,
 }
 
 impl Plan {
     pub fn new(module: &Module, prepared: &Prepared, args: &ArgShapes) -> Result<Plan, WfvError> {
         let old = &prepared.func;
         let info = shapes_of_prepared(module, prepared, args)?;
-        let calls = CallGraph::with_module(module);
-        let pure = |f: FuncId| lanes::is_pure(module, &calls, f);
+        let graph = CallGraph::with_module(module);
+        let pure = |f: FuncId| lanes::is_pure(module, &graph, f);
         let uni = shapes::uniform_values(old, &info, &pure);
         for p in &old.params {
             if !uni[p.value] && old.value_type(p.value).is_vector() {
@@ -66,6 +69,7 @@ impl Plan {
             info,
             uni,
             calls: callees::CallPlan::default(),
+            graph,
         })
     }
 }
