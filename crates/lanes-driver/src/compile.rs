@@ -135,16 +135,8 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
                     Err(_) => Vec::new(),
                 };
                 let line = r.line.unwrap_or(0);
-                // The loop body is outlined as `f.simd.N`: its code is `f`'s.
-                let body = format!("{}.simd.", r.function);
-                let function = r.function.clone();
                 remarks.push(Remark::parallel_loop(&req.input, r));
-                remarks.extend(widened.into_iter().map(|mut n| {
-                    if n.function.starts_with(&body) {
-                        n.function = function.clone();
-                    }
-                    Remark::widened(&req.input, line, &n)
-                }));
+                remarks.extend(widened.iter().map(|n| Remark::widened(&req.input, line, n)));
             }
             internal.extend(
                 module

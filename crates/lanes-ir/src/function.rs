@@ -151,6 +151,16 @@ pub struct Function {
     /// input's line tables, for remarks that point at the source. Not part of the text
     /// format; instructions keep their lines through the passes that copy functions.
     pub source_lines: SecondaryMap<Inst, u32>,
+    /// The function as written that this one was made from (a masked copy, an outlined
+    /// loop body), for messages about it; `None` for a function as written.
+    pub origin: Option<String>,
+}
+
+impl Function {
+    /// The name of the function as written this one stands for.
+    pub fn origin_name(&self) -> &str {
+        self.origin.as_deref().unwrap_or(&self.name)
+    }
 }
 
 impl Function {

@@ -24,6 +24,7 @@ pub fn with_entry_mask(module: &mut Module, id: FuncId) -> Result<FuncId, WfvErr
     };
     let mut copy = f.clone();
     copy.name = format!("{}.masked", f.name);
+    copy.origin = Some(f.origin_name().to_string());
     add_active_param(&mut copy)?;
     Ok(module.define(copy))
 }

@@ -143,6 +143,7 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     in_loop.extend(pl.blocks.iter().copied());
     let mut body = func.clone();
     body.name = name.to_string();
+    body.origin = Some(func.origin_name().to_string());
     body.abi = FuncAbi::default();
     body.attrs = FuncAttrs::default();
     body.ret = None;

@@ -4,8 +4,8 @@
 //! once per active lane costs a scalar loop; the user who knows where and why can often
 //! fix the source (a contiguous index, a helper that is not recursive, a `declare simd`).
 //!
-//! Each note names the scalar function as written (a masked variant is made from a copy
-//! named `f.masked`: its notes are `f`'s), the source line of the instruction
+//! Each note names the scalar function as written (a masked copy or an outlined loop
+//! body stands for its [`lanes_ir::Function::origin_name`]), the source line of the instruction
 //! ([`lanes_ir::Function::source_lines`], 0 when unknown) and the reason.
 
 use std::fmt;
@@ -58,12 +58,7 @@ pub(super) fn scattered_because(shape: VShape, bytes: u32) -> String {
 impl Widener<'_> {
     /// Records a note about old instruction `inst` (once per kind, line and message).
     pub(super) fn note(&mut self, inst: Inst, kind: WidenNoteKind, message: String) {
-        let function = self
-            .old
-            .name
-            .strip_suffix(".masked")
-            .unwrap_or(&self.old.name)
-            .to_string();
+        let function = self.old.origin_name().to_string();
         let line = self.old.source_lines.get(inst).copied().unwrap_or(0);
         let note = WidenNote {
             function,
