@@ -36,7 +36,6 @@ mod spmd;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use machine::machine;
 use results::write_results;
 use rounds::Rounds;
 use spmd::{header, SpmdBench};
@@ -80,7 +79,6 @@ fn main() {
         .map(|(f, shapes, helper)| vectorize(&bench, f, shapes, helper))
         .collect();
     let exe = bench.link(objects, &[]);
-    let isa = machine::vector_isa();
     let mut out = header("helper calls vs helpers inlined by hand: lanes vectorize and clang-19");
     let (n, reps) = (1u32 << 16, 400u32);
     let rounds = Rounds::run(&exe, &[n.to_string(), reps.to_string()], 3);
@@ -148,14 +146,8 @@ fn main() {
         out,
         "\nlanes/clang: clang's faster build of the pair over lanes' call build (> 1: lanes faster)"
     );
-    let json = serde_json::json!({
-        "machine": machine(),
-        "isa": isa,
-        "elements": n,
-        "sweeps": reps,
-        "records": records,
-    });
-    write_results("callees", &out, &json);
+    let size = serde_json::json!({ "elements": n, "sweeps": reps });
+    write_results("callees", &out, size, records);
     bench.clean();
     assert!(
         ok,

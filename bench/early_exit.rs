@@ -28,7 +28,6 @@ mod spmd;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use machine::machine;
 use results::write_results;
 use rounds::Rounds;
 use spmd::{header, SpmdBench};
@@ -47,7 +46,6 @@ fn main() {
         .map(|(f, shapes, _)| bench.vectorize(f, shapes, false).0)
         .collect();
     let exe = bench.link(objects, &[]);
-    let isa = machine::vector_isa();
     let mut out = header("early-exit loops of each instance: lanes vectorize and clang-19");
     let (n, reps) = (1u32 << 14, 40u32);
     let rounds = Rounds::run(&exe, &[n.to_string(), reps.to_string()], 3);
@@ -82,13 +80,7 @@ fn main() {
         out,
         "\nlanes/clang: clang's time over lanes' (> 1: lanes faster)"
     );
-    let json = serde_json::json!({
-        "machine": machine(),
-        "isa": isa,
-        "instances": n,
-        "sweeps": reps,
-        "records": records,
-    });
-    write_results("early_exit", &out, &json);
+    let size = serde_json::json!({ "instances": n, "sweeps": reps });
+    write_results("early_exit", &out, size, records);
     bench.clean();
 }

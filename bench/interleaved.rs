@@ -33,7 +33,6 @@ mod spmd;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use machine::machine;
 use results::write_results;
 use rounds::Rounds;
 use spmd::{header, SpmdBench};
@@ -59,7 +58,6 @@ fn main() {
         })
         .collect();
     let exe = bench.link(objects, &["-lm"]);
-    let isa = machine::vector_isa();
     let mut out = header("interleaved access groups vs gathers: lanes vectorize and clang-19");
     let (n, reps) = (1u32 << 15, 400u32);
     let rounds = Rounds::run(&exe, &[n.to_string(), reps.to_string()], 3);
@@ -107,14 +105,8 @@ fn main() {
         }
     }
     let _ = writeln!(out, "\nvs gathers / vs clang: time of the other build over the interleaved one (> 1: interleaved faster)");
-    let json = serde_json::json!({
-        "machine": machine(),
-        "isa": isa,
-        "elements": n,
-        "sweeps": reps,
-        "records": records,
-    });
-    write_results("interleaved", &out, &json);
+    let size = serde_json::json!({ "elements": n, "sweeps": reps });
+    write_results("interleaved", &out, size, records);
     bench.clean();
     assert!(
         ok,
