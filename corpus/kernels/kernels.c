@@ -370,7 +370,8 @@ KERNEL(strlen_like) {
   }
 }
 
-/* --- early exits (parallel loops lanes leaves to LLVM today; they must stay correct) --- */
+/* --- early exits of the parallel loop itself (`break` needs `assume_safety`: clang
+ * rejects it in `omp simd` loops) --- */
 KERNEL(first_above) {
   int i;
 #pragma clang loop vectorize(assume_safety)

@@ -203,7 +203,8 @@ int row_sum(const int *a, int m, int r) {
   return s;
 }
 
-// Declined: left from the body.
+// Early exits: the loop is left from the body. clang rejects `break` in `omp simd`
+// loops, so these use `assume_safety`, which declares the iterations independent too.
 int first_negative(int n, const int *x) {
   int i;
 #pragma clang loop vectorize(assume_safety)
@@ -211,6 +212,69 @@ int first_negative(int n, const int *x) {
     if (x[i] < 0)
       break;
   return i;
+}
+
+// `return` from the loop, and a value of the exiting iteration used after it.
+int first_big_double(int n, const float *x, float limit, float *out) {
+#pragma clang loop vectorize(assume_safety)
+  for (int i = 0; i < n; i++) {
+    float v = x[i] * 2.0f;
+    if (v > limit) {
+      *out = v;
+      return i;
+    }
+  }
+  return -1;
+}
+
+// Stores before the exit: the iterations before the first negative element, and that
+// one, store; none after it. (`restrict` lets clang reuse the load of x[i] for the exit
+// test; without it the test reads x[i] after the store to y[i], which could be x[i]:
+// see `copy_through_negative_aliased`.)
+int copy_through_negative(int n, const int *restrict x, int *restrict y) {
+  int i;
+#pragma clang loop vectorize(assume_safety)
+  for (i = 0; i < n; i++) {
+    y[i] = x[i] + 1;
+    if (x[i] < 0)
+      break;
+  }
+  return i;
+}
+
+// Declined: the exit test reloads x[i] after the store to y[i], which may be the same
+// element; the test cannot be run ahead of the store.
+int copy_through_negative_aliased(int n, const int *x, int *y) {
+  int i;
+#pragma clang loop vectorize(assume_safety)
+  for (i = 0; i < n; i++) {
+    y[i] = x[i] + 1;
+    if (x[i] < 0)
+      break;
+  }
+  return i;
+}
+
+// A bounded strlen: byte loads, which the probe reads ahead within the page.
+int bounded_strlen(int n, const char *s) {
+  int i;
+#pragma clang loop vectorize(assume_safety)
+  for (i = 0; i < n; i++)
+    if (s[i] == 0)
+      break;
+  return i;
+}
+
+// Two exits to different places, each with its own result, and an index loaded through.
+int two_exits(int n, const int *x, const int *idx) {
+#pragma clang loop vectorize(assume_safety)
+  for (int i = 0; i < n; i++) {
+    if (x[i] == 7)
+      return 1000 + i;
+    if (x[idx[i] & 1023] == 5)
+      return 2000 + i;
+  }
+  return -1;
 }
 
 // A value carried to the next iteration, computed there from the inductions alone (a

@@ -17,7 +17,9 @@
 //! (no Rust recursion, so deep recursion in the program cannot overflow the host stack);
 //! calls to declared functions are evaluated here ([`crate::externals`]).
 
-use lanes_ir::{Block, EntityRef, FuncEntry, FuncId, Function, Inst, InstData, Module, Value};
+use lanes_ir::{
+    Block, EntityRef, FuncEntry, FuncId, Function, Inst, InstData, Intrinsic, Module, Value,
+};
 
 use crate::arith::{self, malformed};
 use crate::cast;
@@ -296,6 +298,15 @@ fn eval_inner(
             }
             call(cx, func, argv, rty)
         }
+        InstData::Intrinsic {
+            id: Intrinsic::SpeculativeLoad,
+            args,
+        } if args.len() == 2 => value(mem_ops::speculative_load(
+            cx.mem,
+            get(args[0])?,
+            get(args[1])?,
+            need_ty()?,
+        )?),
         InstData::Intrinsic { id, args } => {
             let argv = args
                 .iter()

@@ -20,6 +20,8 @@
 //!   uses minNum).
 //! - `extract`/`insert` take an integer lane index read as unsigned; an index outside the
 //!   vector is an error ([`ErrorKind::LaneIndex`]), not poison. `broadcast` splats.
+//! - `page_probe` is true: an instance run alone is lane 0 of its group. (Widened code
+//!   computes it on vectors; `speculative_load` is a memory access, in `mem_ops`.)
 //! - `barrier` is a no-op: an instance run alone has no one to wait for. The work-group
 //!   and SIMT drivers give it meaning by scheduling instances around it (CC'12 §2.3).
 
@@ -114,6 +116,14 @@ pub fn intrinsic(
         IntrinsicClass::Barrier => {
             arity(0)?;
             return Ok(None);
+        }
+        IntrinsicClass::PageProbe => {
+            // Run alone, an instance is lane 0 of its group: its access is on its own page.
+            arity(2)?;
+            RtValue::bool(true)
+        }
+        IntrinsicClass::SpeculativeLoad => {
+            return Err(malformed(format!("`{id}` is a memory access (mem_ops)")));
         }
     };
     Ok(Some(out))

@@ -200,6 +200,35 @@ pub fn gather(
     RtValue::from_lanes(passthru.ty(), lanes).ok_or_else(|| malformed("gather lanes"))
 }
 
+/// `speculative_load ptr, mask` of type `ty`: the active lanes, from `ptr + i × size`
+/// (scalar `ptr`) or `ptrs[i]`; bytes outside every live allocation read as zero and the
+/// reads are traced as [`AccessKind::Speculative`], never as the program's own.
+pub fn speculative_load(
+    mem: &mut Memory,
+    ptr: &RtValue,
+    mask: &RtValue,
+    ty: Type,
+) -> Result<RtValue, ErrorKind> {
+    let like = RtValue::splat(ty, 0);
+    check_mask(mask, &like)?;
+    let elem = ty.elem();
+    let addr = |i: usize| -> Result<u64, ErrorKind> {
+        if ptr.is_vector() {
+            check_ptrs(ptr, &like)?;
+            Ok(ptr.lanes()[i])
+        } else {
+            Ok(lane_addr(address(ptr)?, i, elem))
+        }
+    };
+    let mut lanes = like.lanes().to_vec();
+    for i in active_lanes(mask) {
+        let lane = if ty.is_vector() { Some(i as u32) } else { None };
+        let v = mem.speculative_read(addr(i)?, Type::Scalar(elem), lane);
+        lanes[i] = v.lanes()[0];
+    }
+    RtValue::from_lanes(ty, lanes).ok_or_else(|| malformed("speculative_load lanes"))
+}
+
 /// `scatter value, ptrs, mask`.
 pub fn scatter(
     mem: &mut Memory,

@@ -410,6 +410,10 @@ impl InstData {
                 | InstData::Fence { .. }
                 | InstData::Call { .. }
                 | InstData::CallIndirect { .. }
+                | InstData::Intrinsic {
+                    id: Intrinsic::SpeculativeLoad,
+                    ..
+                }
         )
     }
 

@@ -304,6 +304,15 @@ named_enum!(
         Insert = "insert",
         // Work-group barrier (OpenCL `barrier`), CC'12 §2.3.
         Barrier = "barrier",
+        // Speculation of a parallel loop's exit test (PLDI'18 §7 with early exits):
+        // `page_probe ptr, size` is whether the `size` bytes at `ptr` lie on the 4 KiB page
+        // of the same access by lane 0 of the SIMD group while lane 0 is active here (true
+        // at width 1); `speculative_load ptr, mask` reads the active lanes (contiguously
+        // from a scalar `ptr` or from a vector of pointers) where the bytes need not belong
+        // to any object, provided each lies on a page the program accesses (so it cannot
+        // fault): outside every allocation the interpreter reads zero.
+        PageProbe = "page_probe",
+        SpeculativeLoad = "speculative_load",
     }
 );
 
@@ -331,6 +340,10 @@ pub enum IntrinsicClass {
     Insert,
     /// No operands and no result.
     Barrier,
+    /// A scalar pointer and a scalar integer size; `i1`.
+    PageProbe,
+    /// A pointer (scalar or vector) and a mask (`i1` or `<N x i1>`); the loaded type.
+    SpeculativeLoad,
 }
 
 impl Intrinsic {
@@ -357,6 +370,8 @@ impl Intrinsic {
             Extract => IntrinsicClass::Extract,
             Insert => IntrinsicClass::Insert,
             Barrier => IntrinsicClass::Barrier,
+            PageProbe => IntrinsicClass::PageProbe,
+            SpeculativeLoad => IntrinsicClass::SpeculativeLoad,
         }
     }
 

@@ -269,6 +269,16 @@ struct BrokenUse {
 /// whose definitions join the worklist when their last use goes (a chain of dead values
 /// does not cost one pass over the function per link); each block is then compacted once.
 pub(crate) fn remove_dead_code(func: &mut Function, roots: &[Value]) {
+    remove_dead_code_where(func, roots, |d| !(d.has_side_effects() || d.reads_memory()));
+}
+
+/// [`remove_dead_code`] of the unused instructions that `may_go` allows (never
+/// terminators).
+pub(crate) fn remove_dead_code_where(
+    func: &mut Function,
+    roots: &[Value],
+    may_go: impl Fn(&InstData) -> bool,
+) {
     let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
     for &r in roots {
         uses[r] += 1;
@@ -280,8 +290,7 @@ pub(crate) fn remove_dead_code(func: &mut Function, roots: &[Value]) {
     }
     let removable = |func: &Function, i: Inst| {
         let d = func.dfg.inst(i);
-        !(d.is_terminator() || d.has_side_effects() || d.reads_memory())
-            && func.layout.inst_block(i).is_some()
+        !d.is_terminator() && may_go(d) && func.layout.inst_block(i).is_some()
     };
     let mut work: Vec<Inst> = Vec::new();
     for b in func.layout.blocks() {

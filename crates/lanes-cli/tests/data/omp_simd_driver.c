@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define saxpy ref_saxpy
 #define halve_until ref_halve_until
@@ -28,6 +30,11 @@
 #define prefix ref_prefix
 #define pick ref_pick
 #define row_sum ref_row_sum
+#define first_big_double ref_first_big_double
+#define copy_through_negative ref_copy_through_negative
+#define copy_through_negative_aliased ref_copy_through_negative_aliased
+#define bounded_strlen ref_bounded_strlen
+#define two_exits ref_two_exits
 #include "loops.c"
 #undef saxpy
 #undef halve_until
@@ -51,6 +58,11 @@
 #undef prefix
 #undef pick
 #undef row_sum
+#undef first_big_double
+#undef copy_through_negative
+#undef copy_through_negative_aliased
+#undef bounded_strlen
+#undef two_exits
 
 void saxpy(int n, float a, const float *x, float *y);
 void halve_until(long n, float *y, float lo);
@@ -74,11 +86,19 @@ void carried_scan(int n, const int *x, int *y);
 void prefix(int n, int *x);
 void pick(int n, const int *x, int *y);
 int row_sum(const int *a, int m, int r);
+int first_big_double(int n, const float *x, float limit, float *out);
+int copy_through_negative(int n, const int *restrict x, int *restrict y);
+int copy_through_negative_aliased(int n, const int *x, int *y);
+int bounded_strlen(int n, const char *s);
+int two_exits(int n, const int *x, const int *idx);
 
 #define ELEMS 40000
 static int ia[ELEMS], ib[ELEMS], ic[ELEMS], ja[ELEMS], jb[ELEMS], jc[ELEMS];
 static float fa[ELEMS], fb[ELEMS], ga[ELEMS], gb[ELEMS];
 static double da[ELEMS], db[ELEMS], ea[ELEMS], eb[ELEMS];
+// Early exits far in: rare negatives, rare zero bytes.
+static int ra[ELEMS], rb[ELEMS], rc[ELEMS], rd[ELEMS];
+static char sa[ELEMS];
 static long calls, mismatches;
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
@@ -95,6 +115,9 @@ static void fill(unsigned seed) {
     fb[i] = gb[i] = (float)(rand() % 64 - 16) / 4.0f;
     da[i] = ea[i] = (double)(rand() % 64 - 16) / 4.0;
     db[i] = eb[i] = (double)(rand() % 64 - 16) / 4.0;
+    ra[i] = rb[i] = rand() % 400 == 0 ? -1 : rand() % 1000;
+    rc[i] = rd[i] = 0;
+    sa[i] = (char)(rand() % 60 == 0 ? 0 : 1 + rand() % 120);
   }
   qsort(ib, ELEMS, sizeof(int), cmp_int);
   memcpy(jb, ib, sizeof ib);
@@ -104,12 +127,37 @@ static void check(const char *name, int n, int same) {
   calls++;
   same = same && !memcmp(ia, ja, sizeof ia) && !memcmp(ib, jb, sizeof ib) &&
          !memcmp(ic, jc, sizeof ic) && !memcmp(fa, ga, sizeof fa) &&
-         !memcmp(fb, gb, sizeof fb) && !memcmp(da, ea, sizeof da) && !memcmp(db, eb, sizeof db);
+         !memcmp(fb, gb, sizeof fb) && !memcmp(da, ea, sizeof da) && !memcmp(db, eb, sizeof db) &&
+         !memcmp(ra, rb, sizeof ra) && !memcmp(rc, rd, sizeof rc);
   if (!same) {
     mismatches++;
     if (mismatches < 10)
       printf("MISMATCH %s n=%d\n", name, n);
   }
+}
+
+// Data that ends right before an inaccessible page, with a trip bound far past it: the
+// vector loops read ahead of the exit only on pages the loop itself reads, or this
+// faults.
+static int guard_page_misses(void) {
+  long pg = sysconf(_SC_PAGESIZE);
+  char *m = mmap(0, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED || mprotect(m + pg, pg, PROT_NONE))
+    return 1000;
+  int misses = 0;
+  for (int len = 0; len < 70; len++) {
+    char *s = m + pg - len - 1;
+    memset(s, 'x', len);
+    s[len] = 0;
+    misses += bounded_strlen(1 << 30, s) != len;
+    int *x = (int *)(m + pg) - len - 1;
+    for (int k = 0; k < len; k++)
+      x[k] = k;
+    x[len] = -1;
+    misses += first_negative(1 << 30, x) != len;
+  }
+  munmap(m, 2 * pg);
+  return misses;
 }
 
 int main(void) {
@@ -142,9 +190,18 @@ int main(void) {
       ref_carried_scan(n, ia, ic); carried_scan(n, ja, jc); check("carried_scan", n, 1);
       ref_prefix(n, ic); prefix(n, jc); check("prefix", n, 1);
       ref_pick(n, ia, ic); pick(n, ja, jc); check("pick", n, 1);
+      { float o1 = 0, o2 = 0;
+        int r = ref_first_big_double(n, fa, 7.0f + lo, &o1), l = first_big_double(n, ga, 7.0f + lo, &o2);
+        check("first_big_double", n, r == l && o1 == o2); }
+      { int r = ref_copy_through_negative(n, ra, rc), l = copy_through_negative(n, rb, rd); check("copy_through_negative", n, r == l); }
+      { int r = ref_copy_through_negative_aliased(n, ra, rc), l = copy_through_negative_aliased(n, rb, rd); check("copy_through_negative_aliased", n, r == l); }
+      { int r = ref_bounded_strlen(n, sa), l = bounded_strlen(n, sa); check("bounded_strlen", n, r == l); }
+      { int r = ref_two_exits(n, ra, ia), l = two_exits(n, rb, ja); check("two_exits", n, r == l); }
       { int r = ref_row_sum(ia, n < 1000 ? n : 1000, small), l = row_sum(ja, n < 1000 ? n : 1000, small); check("row_sum", n, r == l); }
     }
   }
   printf("omp simd loops: %ld calls, %ld mismatches\n", calls, mismatches);
-  return mismatches != 0;
+  int guard = guard_page_misses();
+  printf("early exits before a guard page: %d misses\n", guard);
+  return mismatches != 0 || guard != 0;
 }

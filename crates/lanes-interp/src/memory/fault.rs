@@ -12,6 +12,9 @@ use core::fmt;
 pub enum AccessKind {
     Read,
     Write,
+    /// A read that speculation makes (`speculative_load`): it may fall outside every
+    /// object, so it is never a fault, and it is not one of the program's reads.
+    Speculative,
 }
 
 impl fmt::Display for AccessKind {
@@ -19,6 +22,7 @@ impl fmt::Display for AccessKind {
         f.write_str(match self {
             AccessKind::Read => "read",
             AccessKind::Write => "write",
+            AccessKind::Speculative => "speculative read",
         })
     }
 }

@@ -335,6 +335,7 @@ impl Memory {
         match kind {
             AccessKind::Read => self.reads += 1,
             AccessKind::Write => self.writes += 1,
+            AccessKind::Speculative => {}
         }
         if let Some(trace) = &mut self.trace {
             trace.push(Access {
@@ -359,6 +360,21 @@ impl Memory {
         self.record(AccessKind::Read, ptr, size, lane);
         let bytes = &self.allocs[index].bytes[offset..offset + size as usize];
         Ok(RtValue::from_le_bytes(ty, bytes).unwrap_or_else(|| RtValue::splat(ty, 0)))
+    }
+
+    /// A speculative read of `ty` at `ptr`: the bytes inside a live allocation, zero for
+    /// the others; traced as [`AccessKind::Speculative`], never a fault.
+    pub fn speculative_read(&mut self, ptr: u64, ty: Type, lane: Option<u32>) -> RtValue {
+        let size = u64::from(ty.bytes());
+        self.record(AccessKind::Speculative, ptr, size, lane);
+        let bytes: Vec<u8> = (0..size)
+            .map(|k| {
+                let at = ptr.wrapping_add(k);
+                self.check(AccessKind::Read, at, 1, 0)
+                    .map_or(0, |(index, offset)| self.allocs[index].bytes[offset])
+            })
+            .collect();
+        RtValue::from_le_bytes(ty, &bytes).unwrap_or_else(|| RtValue::splat(ty, 0))
     }
 
     /// A program store (traced, alignment-checked).

@@ -595,5 +595,38 @@ fn check_intrinsic(
         IntrinsicClass::Barrier => {
             arity(0, err);
         }
+        IntrinsicClass::PageProbe => {
+            if arity(2, err)
+                && (args[0].is_vector()
+                    || !args[0].elem().is_ptr()
+                    || !args[1].is_int()
+                    || args[1].is_vector())
+            {
+                err(format!(
+                    "{id} takes a scalar pointer and a scalar size, found {} and {}",
+                    args[0], args[1]
+                ));
+            }
+            if res != Type::I1 {
+                err(format!("{id} produces {res}, expected i1"));
+            }
+        }
+        IntrinsicClass::SpeculativeLoad => {
+            if arity(2, err) {
+                let (ptr, mask) = (args[0], args[1]);
+                let lanes_ok = if ptr.is_vector() {
+                    res.lane_count() == ptr.lane_count() && res.is_vector()
+                } else {
+                    true
+                };
+                if !ptr.elem().is_ptr()
+                    || !mask.is_bool()
+                    || mask.lane_count() != res.lane_count()
+                    || !lanes_ok
+                {
+                    err(format!("{id} of {ptr} under {mask} cannot produce {res}"));
+                }
+            }
+        }
     }
 }

@@ -237,6 +237,9 @@ impl FuncCx<'_> {
                 self.call(f, fty, &[]);
                 return Ok(None);
             }
+            // Exported code is one SIMD instance: lane 0, whose access is on its own page.
+            Intrinsic::PageProbe => self.t.i1c(true),
+            Intrinsic::SpeculativeLoad => self.speculative_load(args, ret_ty()?)?,
             other => {
                 let name = reduce_name(other).ok_or_else(|| ExportError {
                     func: self.func.name.clone(),
@@ -247,6 +250,43 @@ impl FuncCx<'_> {
             }
         };
         Ok(Some(v))
+    }
+
+    /// `speculative_load ptr, mask` as `llvm.masked.load` (a scalar pointer; a scalar
+    /// result as one lane) or `llvm.masked.gather` (a vector of pointers). Masked-off
+    /// lanes never fault; the active ones lie on pages the program accesses, which the
+    /// vectorizer guarantees (`page_probe`), so the machine load cannot fault either.
+    unsafe fn speculative_load(
+        &self,
+        args: &[(LLVMValueRef, Type)],
+        ty: Type,
+    ) -> Result<LLVMValueRef, ExportError> {
+        let n = noname();
+        let (ptr, ptr_ty) = args[0];
+        let (mut mask, _) = args[1];
+        let vty = match ty {
+            Type::Scalar(e) => Type::Vector(1, e),
+            v => v,
+        };
+        if !ty.is_vector() {
+            let one = LLVMGetUndef(self.t.ty(Type::Vector(1, ScalarType::I1)));
+            mask = LLVMBuildInsertElement(self.b, one, mask, self.t.i32c(0), n);
+        }
+        let mty = self.t.mem_ty(vty);
+        let name = if ptr_ty.is_vector() {
+            "llvm.masked.gather"
+        } else {
+            "llvm.masked.load"
+        };
+        let align = self.t.i32c(ty.elem().bytes().max(1));
+        let pass = LLVMConstNull(mty);
+        let r = self.call_intrinsic(name, &[mty, LLVMTypeOf(ptr)], &[ptr, align, mask, pass])?;
+        let r = self.mem_to_value(r, vty);
+        Ok(if ty.is_vector() {
+            r
+        } else {
+            LLVMBuildExtractElement(self.b, r, self.t.i32c(0), n)
+        })
     }
 
     /// Calls the libm function `base` (`f`-suffixed for `f32`), lane by lane on vectors; the

@@ -74,7 +74,12 @@ fn identity(b: &mut FuncBuilder, op: BinaryOp, ty: Type) -> Value {
 }
 
 /// `T`, the number of iterations of `pl` (at least 1: the loop is a do-while).
-fn trip_count(b: &mut FuncBuilder, func_ty: Type, pl: &ParallelLoop, start: Value) -> Value {
+pub(super) fn trip_count(
+    b: &mut FuncBuilder,
+    func_ty: Type,
+    pl: &ParallelLoop,
+    start: Value,
+) -> Value {
     use IntCC::*;
     let d = pl.inductions[pl.trip.induction];
     let ty = func_ty;

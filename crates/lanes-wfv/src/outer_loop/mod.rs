@@ -10,18 +10,22 @@
 //! vectorizer, the body may hold divergent inner loops (a `while` per element) and
 //! arbitrary control flow: that is the point of §7.
 //!
-//! What is taken ([`recognize`](mod@recognize)): counted loops with one latch that is the
-//! only exit (edges to `unreachable` do not count), whose carried values are inductions
+//! What is taken ([`recognize`](mod@recognize)): counted loops with one latch (edges to
+//! `unreachable` do not count as exits; `break` and `return` in the body are run with a
+//! probe of the exit test, [`early_exit`]), whose carried values are inductions
 //! ([`induction`]), reductions, and first-order recurrences ([`recurrence`]). A parallel loop not of
 //! that form, or whose body the vectorizer rejects, is left as it was and reported
 //! ([`Declined`]) — LLVM's own vectorizer may still take it later. Nested parallel loops
 //! are handled outermost first; an inner one then is part of the outer body.
 
 pub mod driver;
+pub mod early_exit;
+pub mod exit_edges;
 pub mod induction;
 mod logical;
 mod min_max;
 pub mod outline;
+pub mod probe;
 pub mod recognize;
 pub mod recurrence;
 pub mod spmd_launcher;
@@ -66,6 +70,8 @@ pub struct Vectorized {
     pub width: u16,
     pub reductions: usize,
     pub live_outs: usize,
+    /// Edges leaving the loop from the body (`break`, `return`).
+    pub early_exits: usize,
     /// Loops nested in the body (now vector loops over the lanes).
     pub inner_loops: usize,
     /// The name of the widened body.
@@ -179,10 +185,10 @@ fn vectorize_loop(
         header
     };
     let analyses = loop_forest(&work, id).ok_or(Declined::NoPreheader)?;
-    let (cfg, loops) = (analyses.cfg(), analyses.loops());
+    let loops = analyses.loops();
     let l = loops.loop_of_header(header).ok_or(Declined::NoPreheader)?;
     let func = work.function(id).ok_or(Declined::NoPreheader)?;
-    let pl = recognize(func, cfg, loops, l)?;
+    let pl = recognize(func, &analyses, l)?;
     // `simdlen(N)`/`vectorize_width(N)` is the user's width; one lanes cannot make (1 asks
     // for no vectorization at all) leaves the loop to LLVM, with the reason.
     let width = match loop_hint(&work, id, l, WIDTH_HINT) {
@@ -202,6 +208,11 @@ fn vectorize_loop(
         .filter(|&m| m != l && loops.is_nested_in(Some(m), l))
         .count();
     let outlined = outline::outline(func, &pl, name);
+    let probe_fn = if pl.early_exits.is_empty() {
+        None
+    } else {
+        Some(probe::probe(&outlined.body, &format!("{name}.probe"))?)
+    };
     let body_id = work.define(outlined.body.clone());
     let mut shapes: Vec<Option<(Shape, u32)>> = vec![Some((Shape::Contiguous, 0))];
     shapes.extend(std::iter::repeat_n(
@@ -219,6 +230,38 @@ fn vectorize_loop(
         name: &full_name,
         linear: false,
     };
+    if let Some(probe_fn) = probe_fn {
+        // Early exits: every step runs masked variants (module `early_exit`).
+        let probe_id = work.define(probe_fn);
+        let spec = VariantSpec {
+            masked: true,
+            ..spec
+        };
+        let masked_name = format!("{name}.masked.w{width}");
+        let body = VariantSpec {
+            name: &masked_name,
+            ..spec
+        };
+        let body = define_variant_noting(&mut work, body_id, &body, &mut notes).map_err(fail)?;
+        let probe_name = format!("{name}.probe.masked.w{width}");
+        let probe = VariantSpec {
+            name: &probe_name,
+            ..spec
+        };
+        let probe =
+            define_variant_noting(&mut work, probe_id, &probe, &mut Vec::new()).map_err(fail)?;
+        let f = work
+            .function_mut(id)
+            .ok_or_else(|| Declined::Vectorizer("the function vanished".to_string()))?;
+        early_exit::build(
+            f,
+            &pl,
+            &outlined,
+            &early_exit::StepFunctions { probe, body },
+            width,
+        )?;
+        return finish(module, work, &pl, width, inner_loops, masked_name, notes);
+    }
     let full = define_variant_noting(&mut work, body_id, &spec, &mut notes).map_err(fail)?;
     let masked_name = format!("{name}.masked.w{width}");
     let spec = VariantSpec {
@@ -232,6 +275,19 @@ fn vectorize_loop(
         .function_mut(id)
         .ok_or_else(|| Declined::Vectorizer("the function vanished".to_string()))?;
     driver::build(f, &pl, &outlined, full, masked, width)?;
+    finish(module, work, &pl, width, inner_loops, full_name, notes)
+}
+
+/// Verifies the rewritten module `work` and makes it `module`.
+fn finish(
+    module: &mut Module,
+    work: Module,
+    pl: &ParallelLoop,
+    width: u16,
+    inner_loops: usize,
+    body: String,
+    notes: Vec<crate::WidenNote>,
+) -> Result<Vectorized, Declined> {
     lanes_ir::verifier::verify_module(&work)
         .map_err(|e| Declined::Vectorizer(format!("internal error: {e}")))?;
     *module = work;
@@ -239,8 +295,9 @@ fn vectorize_loop(
         width,
         reductions: pl.reductions.len(),
         live_outs: pl.live_outs.len(),
+        early_exits: pl.early_exits.len(),
         inner_loops,
-        body: full_name,
+        body,
         notes,
     })
 }

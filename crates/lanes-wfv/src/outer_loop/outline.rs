@@ -137,6 +137,16 @@ fn rematerialize(b: &mut FuncBuilder, func: &Function, v: Value, map: &mut Value
     map[v] = copy.into();
 }
 
+/// Stores `v` of type `ty` to the slot `ptr` holding `slot_ty` (`i1` as a byte).
+fn store_slot(b: &mut FuncBuilder, v: Value, ty: Type, ptr: Value, slot_ty: Type) {
+    let stored = if ty == Type::I1 {
+        b.cast(CastOp::Zext, v, Type::I8)
+    } else {
+        v
+    };
+    b.store(stored, ptr, slot_ty.bytes());
+}
+
 /// Builds the body function of `pl` (a loop of `func`), named `name`.
 pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     let mut in_loop: EntitySet<Block> = EntitySet::new();
@@ -146,7 +156,10 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     body.origin = Some(func.origin_name().to_string());
     body.abi = FuncAbi::default();
     body.attrs = FuncAttrs::default();
-    body.ret = None;
+    // With early exits the body returns which way the iteration ended: 0 for the latch,
+    // `j` for `pl.early_exits[j - 1]` (module `early_exit`).
+    let early = !pl.early_exits.is_empty();
+    body.ret = early.then_some(Type::I32);
     let mut cur = FuncCursor::new(&mut body);
     for b in func
         .layout
@@ -301,8 +314,31 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
         ));
     }
     b.jump(pl.header);
-    for (old, new) in replace {
+    for &(old, new) in &replace {
         body.dfg.replace_uses(old, new);
+    }
+    let renamed = |v: Value| {
+        replace
+            .iter()
+            .find(|&&(old, _)| old == v)
+            .map_or(v, |&(_, new)| new)
+    };
+    // Each early exit stores the live-outs it has and returns its code.
+    for (j, edge) in pl.early_exits.iter().enumerate() {
+        let mut cur = FuncCursor::new(&mut body);
+        let exit = cur.create_block_after(edge.from);
+        cur.retarget(edge.from, edge.to, exit);
+        let mut b = FuncBuilder::new(&mut body);
+        b.switch_to_block(exit);
+        for (s, &ptr) in slots.iter().zip(&slot_ptrs) {
+            if let SlotKind::Last(v) = s.kind {
+                if edge.live.contains(&v) {
+                    store_slot(&mut b, renamed(v), func.value_type(v), ptr, s.ty);
+                }
+            }
+        }
+        let code = b.iconst(Type::I32, j as i64 + 1);
+        b.ret(Some(code));
     }
     // The back edge and the exit become the end of the body.
     if let Some(t) = body.terminator(pl.latch) {
@@ -313,21 +349,15 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     b.jump(done);
     b.switch_to_block(done);
     for (s, &ptr) in slots.iter().zip(&slot_ptrs) {
-        let (v, ty) = match s.kind {
-            SlotKind::Reduction(r) => {
-                let v = pl.reductions[r].latch_value;
-                (v, func.value_type(v))
-            }
-            SlotKind::Last(v) => (v, func.value_type(v)),
+        let v = match s.kind {
+            SlotKind::Reduction(r) => pl.reductions[r].latch_value,
+            SlotKind::Last(v) if early && !pl.latch_live.contains(&v) => continue,
+            SlotKind::Last(v) => v,
         };
-        let stored = if ty == Type::I1 {
-            b.cast(CastOp::Zext, v, Type::I8)
-        } else {
-            v
-        };
-        b.store(stored, ptr, s.ty.bytes());
+        store_slot(&mut b, renamed(v), func.value_type(v), ptr, s.ty);
     }
-    b.ret(None);
+    let code = early.then(|| b.iconst(Type::I32, 0));
+    b.ret(code);
     Outlined {
         body,
         live_ins,

@@ -22,8 +22,9 @@ use std::fmt;
 
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{EntitySet, SecondaryMap};
-use lanes_analysis::{ControlFlowGraph, Loop, LoopForest};
+use lanes_analysis::{FunctionAnalyses, Loop};
 
+use super::exit_edges::{self, ExitEdge};
 use super::induction::induction_step;
 pub use super::induction::Induction;
 use super::recurrence::{self, Recurrence};
@@ -43,6 +44,10 @@ pub enum Declined {
     CarriedValue(Value),
     /// A reduction's running value (before the update) is used after the loop.
     ReductionUsedOutside(Value),
+    /// A loop left from the body that also carries a reduction.
+    ExitWithReduction,
+    /// The exit test cannot be run ahead for later iterations ([`super::probe`]).
+    Unprobeable(String),
     /// The body could not be vectorized.
     Vectorizer(String),
 }
@@ -66,6 +71,14 @@ impl fmt::Display for Declined {
             Declined::ReductionUsedOutside(v) => {
                 write!(f, "the reduction value {v} before its last update is used after the loop")
             }
+            Declined::ExitWithReduction => write!(
+                f,
+                "the loop is left from the body (break or return) and also carries a reduction"
+            ),
+            Declined::Unprobeable(why) => write!(
+                f,
+                "the loop is left from the body and its exit test cannot be run ahead for later iterations: {why}"
+            ),
             Declined::Vectorizer(why) => write!(f, "{why}"),
         }
     }
@@ -121,6 +134,12 @@ pub struct ParallelLoop {
     pub recurrences: Vec<Recurrence>,
     /// Values defined in the loop and used after it.
     pub live_outs: Vec<(Value, LiveOut)>,
+    /// Edges leaving the loop from the body (`break`, `return`), in the order of their
+    /// exit codes 1, 2, …
+    pub early_exits: Vec<ExitEdge>,
+    /// The [`LiveOut::Last`] values the latch's exit reads (with early exits, others may
+    /// exist only on the way to one of them).
+    pub latch_live: Vec<Value>,
 }
 
 /// Is `b` a block holding only `unreachable`?
@@ -155,10 +174,10 @@ fn defined_in(defs: &DefBlocks, in_loop: &EntitySet<Block>, v: Value) -> bool {
 /// Recognizes loop `l` of `func`.
 pub fn recognize(
     func: &Function,
-    cfg: &ControlFlowGraph,
-    loops: &LoopForest,
+    analyses: &FunctionAnalyses,
     l: Loop,
 ) -> Result<ParallelLoop, Declined> {
+    let (cfg, loops) = (analyses.cfg(), analyses.loops());
     let header = loops.header(l);
     let blocks: Vec<Block> = loops.blocks(l).to_vec();
     let mut in_loop: EntitySet<Block> = EntitySet::new();
@@ -186,14 +205,14 @@ pub fn recognize(
         .copied()
         .filter(|&b| is_trap(func, b))
         .collect();
-    let exiting = loops.exiting_blocks(l).iter().filter(|&&b| {
-        cfg.succs(b)
-            .iter()
-            .any(|s| !in_loop.contains(*s) && !traps.contains(s))
-    });
-    if !exiting.copied().eq([latch]) {
+    let edges = exit_edges::exit_edges(cfg, loops, l, &in_loop, &traps);
+    if edges.iter().all(|&(from, _)| from != latch) {
         return Err(Declined::SeveralExits);
     }
+    let early_edges: Vec<(Block, Block)> = edges
+        .into_iter()
+        .filter(|&(from, _)| from != latch)
+        .collect();
     let exit = match cfg.succs(latch) {
         [a, b] if *a == header && !in_loop.contains(*b) => *b,
         [a, b] if *b == header && !in_loop.contains(*a) => *a,
@@ -280,6 +299,28 @@ pub fn recognize(
             }
         }
     }
+    if !early_edges.is_empty() && !reductions.is_empty() {
+        return Err(Declined::ExitWithReduction);
+    }
+    let domtree = analyses.domtree();
+    let available = |at: Block| -> Vec<Value> {
+        live_outs
+            .iter()
+            .filter(|&&(v, kind)| {
+                kind == LiveOut::Last && defs[v].expand().is_some_and(|d| domtree.dominates(d, at))
+            })
+            .map(|&(v, _)| v)
+            .collect()
+    };
+    let early_exits = early_edges
+        .iter()
+        .map(|&(from, to)| ExitEdge {
+            from,
+            to,
+            live: available(from),
+        })
+        .collect();
+    let latch_live = available(latch);
     Ok(ParallelLoop {
         header,
         latch,
@@ -292,6 +333,8 @@ pub fn recognize(
         trip,
         reductions,
         live_outs,
+        early_exits,
+        latch_live,
     })
 }
 

@@ -162,7 +162,7 @@ fn speculatable(f: &lanes_ir::Function) -> bool {
         let lanes_matter = matches!(
             d,
             InstData::Intrinsic { id, .. }
-                if matches!(id.class(), IntrinsicClass::MaskQuery | IntrinsicClass::CrossLane(_))
+                if matches!(id.class(), IntrinsicClass::MaskQuery | IntrinsicClass::CrossLane(_) | IntrinsicClass::PageProbe)
         );
         !(d.has_side_effects()
             || d.reads_memory()

@@ -49,6 +49,7 @@ mod memory;
 mod notes;
 mod plan;
 mod shapes;
+mod speculation;
 mod values;
 
 use std::collections::HashMap;
@@ -426,6 +427,10 @@ impl Widener<'_> {
                 IntrinsicClass::CrossLane(_) => Some(self.cross_lane(b, *id, args, uniform)),
                 IntrinsicClass::Barrier => {
                     return Err(WfvError::Unsupported("barrier".into()));
+                }
+                IntrinsicClass::PageProbe => Some(self.page_probe(b, args[0], args[1], uniform)),
+                IntrinsicClass::SpeculativeLoad => {
+                    Some(self.speculative_load(b, args[0], typed(res_ty)?, uniform))
                 }
                 _ => self.lanewise(&data, uniform, out_ty),
             },

@@ -186,6 +186,7 @@ fn run(module: &Module, id: FuncId, args: &[RtValue], mut mem: Memory) -> Option
             match acc.kind {
                 AccessKind::Read => read.insert(a),
                 AccessKind::Write => written.insert(a),
+                AccessKind::Speculative => false,
             };
         }
     }

@@ -216,6 +216,8 @@ pub(crate) fn differential(
                 match a.kind {
                     AccessKind::Read => rd.insert(b),
                     AccessKind::Write => wr.insert(b),
+                    // Only the probes of early exits speculate (outer_loop.rs checks them).
+                    AccessKind::Speculative => false,
                 };
             }
         }
