@@ -27,6 +27,11 @@
 //! progress; a step usually commits W iterations, fewer only at the first exit or where
 //! lanes cross a page. Live-outs come from lane `m - 1` of the last step: inductions in
 //! closed form from its iteration number, other values from its slot element.
+//!
+//! The common step is cheaper: while W iterations are left, the unmasked probe runs and,
+//! if no lane stops, all W commit at once (the unmasked body runs; no `m` to settle).
+//! A body with no effect but its live-out slots needs no second call at all: its probe
+//! keeps the slot stores and stands for it ([`super::probe::is_pure`]).
 
 use lanes_ir::{
     BinaryOp, Block, CastOp, FuncBuilder, FuncCursor, FuncId, Function, InstData, IntCC, Intrinsic,
@@ -36,15 +41,20 @@ use lanes_ir::{
 use super::outline::{Outlined, SlotKind};
 use super::recognize::{Declined, LiveOut, ParallelLoop};
 
-/// The functions one vector step calls.
+/// The functions one vector step calls: `width`-lane variants of the probe and of the
+/// body, unmasked for steps of W live lanes and masked for the last.
 pub struct StepFunctions {
-    /// The probe's masked `width`-lane variant.
     pub probe: FuncId,
-    /// The body's masked variant, returning exit codes.
-    pub body: FuncId,
+    pub probe_masked: FuncId,
+    /// The body's variants, returning exit codes; `None` when the body has no effect but
+    /// its live-out slots, which the probe then writes itself.
+    pub body: Option<(FuncId, FuncId)>,
 }
 
-/// Replaces loop `pl` of `func`, which has early exits, by the vector loop above.
+/// Replaces loop `pl` of `func`, which has early exits, by the vector loop above: steps
+/// of W live lanes call the unmasked probe and, when no lane stops, commit all W
+/// iterations at once (the body unmasked); a step where some lane stops, and the last
+/// one, settle `m` as above.
 /// On error `func` is left half-rewritten: callers work on a copy.
 pub fn build(
     func: &mut Function,
@@ -59,7 +69,7 @@ pub fn build(
     let mask = Type::mask(width);
     let mut cur = FuncCursor::new(func);
     let mut at = pl.preheader;
-    let [entry, head, cont, done] = [(); 4].map(|_| {
+    let [entry, head, fast, advance, tail, settle, cont, done] = [(); 8].map(|_| {
         at = cur.create_block_after(at);
         at
     });
@@ -89,6 +99,13 @@ pub fn build(
         })
         .collect();
     let zero = b.iconst(ity, 0);
+    let wi = b.iconst(ity, i64::from(width));
+    let zero32 = b.iconst(Type::I32, 0);
+    let one32 = b.iconst(Type::I32, 1);
+    let w32 = b.iconst(Type::I32, i64::from(width));
+    let w_1 = b.iconst(Type::I32, i64::from(width) - 1);
+    let all = b.iconst(mask, 1);
+    let zeros = b.iconst(codes, 0);
     b.jump(head);
 
     b.switch_to_block(head);
@@ -96,55 +113,89 @@ pub fn build(
     let splat = b.broadcast(base, vty);
     let lane = b.lane_id(vty);
     let k = b.binary(BinaryOp::Add, splat, lane);
-    let vt = b.broadcast(trips, vty);
-    let live = b.icmp(IntCC::Ult, k, vt);
-    let mut args: Vec<Value> = std::iter::once(k)
+    let left = b.binary(BinaryOp::Sub, trips, base);
+    let full = b.icmp(IntCC::Uge, left, wi);
+    b.brif(full, fast, tail);
+    let args: Vec<Value> = std::iter::once(k)
         .chain(outlined.live_ins.iter().copied())
         .chain(slot_ptrs.iter().copied())
         .collect();
-    args.push(live);
-    let probe = call_value(&mut b, step.probe, args.clone(), codes);
-    // f: the first lane that leaves, is unknown or is past the end (W if none).
-    let zeros = b.iconst(codes, 0);
+    let with_mask = |m: Value| -> Vec<Value> { args.iter().copied().chain([m]).collect() };
+
+    // W live lanes: commit them all unless one stops.
+    b.switch_to_block(fast);
+    let probe_full = call_value(&mut b, step.probe, args.clone(), codes);
+    let stops = b.icmp(IntCC::Ne, probe_full, zeros);
+    let any = intrinsic(&mut b, Intrinsic::Any, vec![stops], Type::I1);
+    b.brif(any, settle, advance);
+    b.switch_to_block(advance);
+    if let Some((body, _)) = step.body {
+        b.call(body, args.clone(), Some(codes));
+    }
+    let next_full = b.binary(BinaryOp::Add, base, wi);
+    let more_full = b.icmp(IntCC::Ult, next_full, trips);
+    b.brif(more_full, head, done);
+
+    // The last lanes: the probe under the mask of the live ones.
+    b.switch_to_block(tail);
+    let vt = b.broadcast(trips, vty);
+    let live_tail = b.icmp(IntCC::Ult, k, vt);
+    let probe_tail = call_value(&mut b, step.probe_masked, with_mask(live_tail), codes);
+    b.jump(settle);
+
+    // m: the lanes before the first that stops, and that one if it leaves.
+    b.switch_to_block(settle);
+    let probe = b.phi(codes, vec![(fast, probe_full), (tail, probe_tail)]);
+    let live = b.phi(mask, vec![(fast, all), (tail, live_tail)]);
     let moves = b.icmp(IntCC::Ne, probe, zeros);
-    let all = b.iconst(mask, 1);
     let dead = b.binary(BinaryOp::Xor, live, all);
     let stop = b.binary(BinaryOp::Or, moves, dead);
     let lanes32 = b.lane_id(codes);
-    let w32 = b.iconst(Type::I32, i64::from(width));
     let wv = b.broadcast(w32, codes);
     let idx = b.select(stop, lanes32, wv);
     let f = intrinsic(&mut b, Intrinsic::ReduceUMin, vec![idx], Type::I32);
-    let w_1 = b.iconst(Type::I32, i64::from(width) - 1);
     let fi = b.binary(BinaryOp::UMin, f, w_1);
     let code_f = intrinsic(&mut b, Intrinsic::Extract, vec![probe, fi], Type::I32);
     let live_f = intrinsic(&mut b, Intrinsic::Extract, vec![live, fi], Type::I1);
     let in_range = b.icmp(IntCC::Ult, f, w32);
-    let zero32 = b.iconst(Type::I32, 0);
     let leaves = b.icmp(IntCC::Sgt, code_f, zero32);
     let incl = b.binary(BinaryOp::And, in_range, leaves);
     let incl = b.binary(BinaryOp::And, incl, live_f);
     let incl = b.cast(CastOp::Zext, incl, Type::I32);
     let m = b.binary(BinaryOp::Add, f, incl);
-    let one32 = b.iconst(Type::I32, 1);
     let m = b.binary(BinaryOp::UMax, m, one32);
     let mv = b.broadcast(m, codes);
     let prefix = b.icmp(IntCC::Ult, lanes32, mv);
-    *args.last_mut().expect("the mask argument") = prefix;
-    let code = call_value(&mut b, step.body, args, codes);
-    let last_lane = b.binary(BinaryOp::Sub, m, one32);
-    let e = intrinsic(&mut b, Intrinsic::Extract, vec![code, last_lane], Type::I32);
+    let code = match step.body {
+        Some((_, body_masked)) => call_value(&mut b, body_masked, with_mask(prefix), codes),
+        None => probe,
+    };
+    let m_1 = b.binary(BinaryOp::Sub, m, one32);
+    let e_settle = intrinsic(&mut b, Intrinsic::Extract, vec![code, m_1], Type::I32);
     let m_ity = resize(&mut b, m, ity);
-    let next = b.binary(BinaryOp::Add, base, m_ity);
-    let left = b.icmp(IntCC::Ne, e, zero32);
-    b.brif(left, done, cont);
+    let next_settle = b.binary(BinaryOp::Add, base, m_ity);
+    let left_early = b.icmp(IntCC::Ne, e_settle, zero32);
+    b.brif(left_early, done, cont);
 
     b.switch_to_block(cont);
-    let more = b.icmp(IntCC::Ult, next, trips);
+    let more = b.icmp(IntCC::Ult, next_settle, trips);
     b.brif(more, head, done);
 
     // After the loop: lane `m - 1` of the last step ran the last iteration.
     b.switch_to_block(done);
+    let e = b.phi(
+        Type::I32,
+        vec![(advance, zero32), (settle, e_settle), (cont, zero32)],
+    );
+    let next = b.phi(
+        ity,
+        vec![
+            (advance, next_full),
+            (settle, next_settle),
+            (cont, next_settle),
+        ],
+    );
+    let last_lane = b.phi(Type::I32, vec![(advance, w_1), (settle, m_1), (cont, m_1)]);
     let one = b.iconst(ity, 1);
     let last_iter = b.binary(BinaryOp::Sub, next, one);
     let mut replace: Vec<(Value, Value)> = Vec::new();
@@ -194,7 +245,8 @@ pub fn build(
     }
     if let lanes_ir::ValueDef::Result(phi) = func.dfg.value_def(base) {
         if let InstData::Phi { incoming } = func.dfg.inst_mut(phi) {
-            incoming.push((cont, next));
+            incoming.push((advance, next_full));
+            incoming.push((cont, next_settle));
         }
     }
     for (old, new) in replace {
@@ -205,13 +257,15 @@ pub fn build(
         cur.remove_block(blk);
     }
     func.abi.loops.retain(|md| !pl.blocks.contains(&md.latch));
-    func.abi.loops.push(LoopMd {
-        latch: cont,
-        hints: vec![LoopHint {
-            name: "llvm.loop.isvectorized".to_string(),
-            value: Some(1),
-        }],
-    });
+    for latch in [advance, cont] {
+        func.abi.loops.push(LoopMd {
+            latch,
+            hints: vec![LoopHint {
+                name: "llvm.loop.isvectorized".to_string(),
+                value: Some(1),
+            }],
+        });
+    }
     Ok(())
 }
 

@@ -208,10 +208,14 @@ fn vectorize_loop(
         .filter(|&m| m != l && loops.is_nested_in(Some(m), l))
         .count();
     let outlined = outline::outline(func, &pl, name);
+    // With early exits: the probe, which keeps the live-out stores of a pure body.
     let probe_fn = if pl.early_exits.is_empty() {
         None
     } else {
-        Some(probe::probe(&outlined.body, &format!("{name}.probe"))?)
+        let pure = probe::is_pure(&outlined.body, &outlined.slot_ptrs);
+        let keep: &[lanes_ir::Value] = if pure { &outlined.slot_ptrs } else { &[] };
+        let p = probe::probe(&outlined.body, &format!("{name}.probe"), keep)?;
+        Some((p, pure))
     };
     let body_id = work.define(outlined.body.clone());
     let mut shapes: Vec<Option<(Shape, u32)>> = vec![Some((Shape::Contiguous, 0))];
@@ -230,37 +234,51 @@ fn vectorize_loop(
         name: &full_name,
         linear: false,
     };
-    if let Some(probe_fn) = probe_fn {
-        // Early exits: every step runs masked variants (module `early_exit`).
+    if let Some((probe_fn, pure)) = probe_fn {
+        // Early exits: module `early_exit`.
         let probe_id = work.define(probe_fn);
-        let spec = VariantSpec {
-            masked: true,
-            ..spec
+        let mut define = |id: FuncId, name: String, masked: bool, notes: &mut Vec<_>| {
+            let spec = VariantSpec {
+                masked,
+                name: &name,
+                ..spec
+            };
+            define_variant_noting(&mut work, id, &spec, notes).map_err(fail)
         };
-        let masked_name = format!("{name}.masked.w{width}");
-        let body = VariantSpec {
-            name: &masked_name,
-            ..spec
+        // The probe's notes repeat the body's (a pure body has only the probe's).
+        let mut quiet = Vec::new();
+        let probe_notes = if pure { &mut notes } else { &mut quiet };
+        let probe_name = format!("{name}.probe.w{width}");
+        let probe = define(probe_id, probe_name.clone(), false, probe_notes)?;
+        let probe_masked = define(
+            probe_id,
+            format!("{name}.probe.masked.w{width}"),
+            true,
+            &mut Vec::new(),
+        )?;
+        let body = if pure {
+            None
+        } else {
+            let full = define(body_id, full_name.clone(), false, &mut notes)?;
+            let masked = define(
+                body_id,
+                format!("{name}.masked.w{width}"),
+                true,
+                &mut Vec::new(),
+            )?;
+            Some((full, masked))
         };
-        let body = define_variant_noting(&mut work, body_id, &body, &mut notes).map_err(fail)?;
-        let probe_name = format!("{name}.probe.masked.w{width}");
-        let probe = VariantSpec {
-            name: &probe_name,
-            ..spec
+        let step = early_exit::StepFunctions {
+            probe,
+            probe_masked,
+            body,
         };
-        let probe =
-            define_variant_noting(&mut work, probe_id, &probe, &mut Vec::new()).map_err(fail)?;
         let f = work
             .function_mut(id)
             .ok_or_else(|| Declined::Vectorizer("the function vanished".to_string()))?;
-        early_exit::build(
-            f,
-            &pl,
-            &outlined,
-            &early_exit::StepFunctions { probe, body },
-            width,
-        )?;
-        return finish(module, work, &pl, width, inner_loops, masked_name, notes);
+        early_exit::build(f, &pl, &outlined, &step, width)?;
+        let shown = if pure { probe_name } else { full_name };
+        return finish(module, work, &pl, width, inner_loops, shown, notes);
     }
     let full = define_variant_noting(&mut work, body_id, &spec, &mut notes).map_err(fail)?;
     let masked_name = format!("{name}.masked.w{width}");

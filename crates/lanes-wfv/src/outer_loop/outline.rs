@@ -47,6 +47,8 @@ pub struct Outlined {
     pub slots: Vec<Slot>,
     /// The type of `k` (the controlling induction's type).
     pub index_type: Type,
+    /// In `body`, this lane's element of each slot (the addresses its stores go to).
+    pub slot_ptrs: Vec<Value>,
 }
 
 /// The memory type of a slot holding values of `ty`.
@@ -363,5 +365,6 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
         live_ins,
         slots,
         index_type,
+        slot_ptrs,
     }
 }

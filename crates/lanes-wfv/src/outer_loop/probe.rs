@@ -29,8 +29,25 @@ use crate::ssa_repair::remove_dead_code_where;
 /// The code a probe returns for a lane it cannot answer for.
 pub const UNKNOWN: i64 = -1;
 
-/// The probe of `body` (an outlined body returning exit codes), named `name`.
-pub fn probe(body: &Function, name: &str) -> Result<Function, Declined> {
+/// Is `i` a store to one of `slots` (the outlined body's live-out slots)?
+fn stores_to_slot(f: &Function, i: Inst, slots: &[Value]) -> bool {
+    matches!(f.dfg.inst(i), InstData::Store { ptr, .. } if slots.contains(ptr))
+}
+
+/// Does `body` do nothing but compute its exit code and store live-outs to `slots`? Then
+/// its probe, keeping those stores, can stand for it (module `early_exit`).
+pub fn is_pure(body: &Function, slots: &[Value]) -> bool {
+    body.layout.blocks().all(|b| {
+        body.layout
+            .block_insts(b)
+            .iter()
+            .all(|&i| !body.dfg.inst(i).has_side_effects() || stores_to_slot(body, i, slots))
+    })
+}
+
+/// The probe of `body` (an outlined body returning exit codes), named `name`; it keeps
+/// the stores to `keep_slots` (the live-out slots, when the probe stands for a pure body).
+pub fn probe(body: &Function, name: &str, keep_slots: &[Value]) -> Result<Function, Declined> {
     let mut p = body.clone();
     p.name = name.to_string();
     // No effects: stores, fences and calls without results go first, the rest once dead.
@@ -40,7 +57,11 @@ pub fn probe(body: &Function, name: &str) -> Result<Function, Declined> {
             .layout
             .block_insts(b)
             .iter()
-            .map(|&i| p.dfg.inst(i).is_terminator() || p.dfg.inst_result(i).is_some())
+            .map(|&i| {
+                p.dfg.inst(i).is_terminator()
+                    || p.dfg.inst_result(i).is_some()
+                    || stores_to_slot(&p, i, keep_slots)
+            })
             .collect();
         let mut it = keep.into_iter();
         FuncCursor::new(&mut p).retain_insts(b, |_| it.next().unwrap_or(true));
@@ -54,7 +75,7 @@ pub fn probe(body: &Function, name: &str) -> Result<Function, Declined> {
         }
     }
     remove_dead_code_where(&mut p, &[], |_| true);
-    check_runnable_ahead(&p)?;
+    check_runnable_ahead(&p, keep_slots)?;
     let loads: Vec<Inst> = blocks
         .iter()
         .flat_map(|&b| p.layout.block_insts(b).to_vec())
@@ -84,12 +105,12 @@ pub fn probe(body: &Function, name: &str) -> Result<Function, Declined> {
 }
 
 /// Refuses a slice that needs an effect, may trap, or loops.
-fn check_runnable_ahead(p: &Function) -> Result<(), Declined> {
+fn check_runnable_ahead(p: &Function, slots: &[Value]) -> Result<(), Declined> {
     let refuse = |why: &str| Err(Declined::Unprobeable(why.to_string()));
     for b in p.layout.blocks() {
         for &i in p.layout.block_insts(b) {
             let d = p.dfg.inst(i);
-            if d.has_side_effects() {
+            if d.has_side_effects() && !stores_to_slot(p, i, slots) {
                 return refuse("it depends on a call, an atomic or a volatile access");
             }
             if let InstData::Binary { op, args, .. } = d {

@@ -57,7 +57,7 @@ impl Widener<'_> {
     }
 
     /// Starts a new block after the current one; returns it (not switched to).
-    fn new_block(&mut self) -> Block {
+    pub(super) fn new_block(&mut self) -> Block {
         FuncCursor::new(&mut self.new).create_block_after(self.cur)
     }
 

@@ -19,8 +19,9 @@ use lanes_ir::{BinaryOp, Block, CastOp, InstData, IntCC, IntFlags, Intrinsic, Ty
 
 use super::{vec_of, Widener};
 
-/// The page size speculation may read within.
+/// The page size speculation may read within (x86-64's smallest).
 const PAGE_BITS: i64 = 12;
+const PAGE: i64 = 1 << PAGE_BITS;
 
 impl Widener<'_> {
     /// `mask[0]` of old block `b` as an `i1` (true when every lane is active).
@@ -62,6 +63,15 @@ impl Widener<'_> {
             };
         }
         let w = self.width;
+        let bytes = match self.old.dfg.def_inst(size).map(|i| self.old.dfg.inst(i)) {
+            Some(InstData::Iconst { imm }) if *imm > 0 => Some(*imm),
+            _ => None,
+        };
+        if let Some(bytes) = bytes.filter(|&n| self.info.shape(ptr).stride() == Some(n)) {
+            let ok = self.contiguous_on_page(ptr, bytes);
+            let active0 = self.broadcast(active0);
+            return self.binary(BinaryOp::And, ok, active0, Type::mask(w));
+        }
         let vi = Type::vector(w, lanes_ir::ScalarType::I64);
         let ptrs = self.vector(ptr);
         let ints = self.emit_v(
@@ -116,6 +126,43 @@ impl Widener<'_> {
         self.binary(BinaryOp::And, ok, active0, Type::mask(w))
     }
 
+    /// For a contiguous `ptr` of `bytes`-byte lanes: `lane < (4096 - (p0 mod 4096)) /
+    /// bytes`, the lanes whose bytes end on lane 0's page.
+    fn contiguous_on_page(&mut self, ptr: Value, bytes: i64) -> Value {
+        let p0 = self.lane0_of(ptr);
+        let int = self.emit_v(
+            InstData::Cast {
+                op: CastOp::PtrToInt,
+                arg: p0,
+                flags: IntFlags::NONE,
+            },
+            Type::I64,
+        );
+        let low = self.emit_v(InstData::Iconst { imm: PAGE - 1 }, Type::I64);
+        let offset = self.binary(BinaryOp::And, int, low, Type::I64);
+        let page = self.emit_v(InstData::Iconst { imm: PAGE }, Type::I64);
+        let rest = self.binary(BinaryOp::Sub, page, offset, Type::I64);
+        let size = self.emit_v(InstData::Iconst { imm: bytes }, Type::I64);
+        let room = self.binary(BinaryOp::UDiv, rest, size, Type::I64);
+        let room = self.emit_v(
+            InstData::Cast {
+                op: CastOp::Trunc,
+                arg: room,
+                flags: IntFlags::NONE,
+            },
+            Type::I32,
+        );
+        let room = self.broadcast(room);
+        let lanes = self.lane_id(Type::I32);
+        self.emit_v(
+            InstData::Icmp {
+                cond: IntCC::Ult,
+                args: [lanes, room],
+            },
+            Type::mask(self.width),
+        )
+    }
+
     /// The widened `speculative_load ptr, _` of type `ty` in old block `b`, under the
     /// block's mask.
     pub(super) fn speculative_load(
@@ -130,21 +177,65 @@ impl Widener<'_> {
             return self.load(ptr, 0, ty, uniform, mask);
         }
         let vt = vec_of(ty, self.width);
-        let base = if self.info.shape(ptr).stride() == Some(i64::from(ty.bytes())) {
+        let contiguous = self.info.shape(ptr).stride() == Some(i64::from(ty.bytes()));
+        let base = if contiguous {
             self.lane0_of(ptr)
         } else {
             self.vector(ptr)
         };
-        let m = match mask {
-            Some(m) => m,
-            None => self.all_true(),
+        let Some(m) = mask else {
+            let all = self.all_true();
+            return self.speculative(base, all, vt);
         };
+        if !contiguous {
+            return self.speculative(base, m, vt);
+        }
+        // Usually all lanes are on the page: the load under a constant all-true mask,
+        // which LLVM makes one plain vector load (a masked one is slow for bytes and words
+        // without AVX-512).
+        let all = self.emit_v(
+            InstData::Intrinsic {
+                id: Intrinsic::All,
+                args: vec![m],
+            },
+            Type::I1,
+        );
+        let from = self.cur;
+        let whole = self.new_block();
+        self.cur = whole;
+        let part = self.new_block();
+        self.cur = part;
+        let join = self.new_block();
+        let mut b = lanes_ir::FuncBuilder::new(&mut self.new);
+        b.switch_to_block(from);
+        b.brif(all, whole, part);
+        self.cur = whole;
+        let every = self.all_true();
+        let v_whole = self.speculative(base, every, vt);
+        self.jump_to(join);
+        self.cur = part;
+        let v_part = self.speculative(base, m, vt);
+        self.jump_to(join);
+        self.cur = join;
+        lanes_ir::FuncCursor::new(&mut self.new)
+            .goto_bottom(join)
+            .insert_phi(vt, vec![(whole, v_whole), (part, v_part)])
+    }
+
+    fn speculative(&mut self, base: Value, mask: Value, vt: Type) -> Value {
         self.emit_v(
             InstData::Intrinsic {
                 id: Intrinsic::SpeculativeLoad,
-                args: vec![base, m],
+                args: vec![base, mask],
             },
             vt,
         )
+    }
+
+    /// Ends the current block with a jump to `to`.
+    fn jump_to(&mut self, to: Block) {
+        let mut b = lanes_ir::FuncBuilder::new(&mut self.new);
+        b.switch_to_block(self.cur);
+        b.jump(to);
     }
 }
