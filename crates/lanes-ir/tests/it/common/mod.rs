@@ -36,7 +36,7 @@ pub fn intrinsic_arity(id: Intrinsic) -> usize {
         IntrinsicClass::MaskQuery
         | IntrinsicClass::Reduction { .. }
         | IntrinsicClass::Broadcast => 1,
-        IntrinsicClass::Extract => 2,
+        IntrinsicClass::Extract | IntrinsicClass::PageProbe | IntrinsicClass::SpeculativeLoad => 2,
         IntrinsicClass::Insert => 3,
     }
 }
