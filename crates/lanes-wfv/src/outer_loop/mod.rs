@@ -208,6 +208,18 @@ fn vectorize_loop(
         .filter(|&m| m != l && loops.is_nested_in(Some(m), l))
         .count();
     let outlined = outline::outline(func, &pl, name);
+    if outlined.private_memory
+        && pl
+            .live_outs
+            .iter()
+            .any(|&(v, _)| func.value_type(v).elem().is_ptr())
+    {
+        return Err(Declined::Vectorizer(
+            "a pointer is used after the loop, and the loop has variables of its own, each \
+             iteration's copy of which ends with it"
+                .to_string(),
+        ));
+    }
     // With early exits: the probe, which keeps the live-out stores of a pure body.
     let probe_fn = if pl.early_exits.is_empty() {
         None

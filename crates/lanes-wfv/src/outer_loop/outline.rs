@@ -49,6 +49,9 @@ pub struct Outlined {
     pub index_type: Type,
     /// In `body`, this lane's element of each slot (the addresses its stores go to).
     pub slot_ptrs: Vec<Value>,
+    /// Does the body allocate stack memory of its own (variables of an iteration)? A
+    /// pointer into it is dangling once the body returns.
+    pub private_memory: bool,
 }
 
 /// The memory type of a slot holding values of `ty`.
@@ -209,6 +212,19 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
     let (consts, live_ins): (Vec<Value>, Vec<Value>) = outside
         .into_iter()
         .partition(|&v| is_rematerializable(func, v, &in_loop));
+    let allocates_inside = pl.blocks.iter().any(|&b| {
+        func.layout
+            .block_insts(b)
+            .iter()
+            .any(|&i| matches!(func.dfg.inst(i), InstData::Alloca { .. }))
+    });
+    let private_memory = allocates_inside
+        || consts.iter().any(|&v| {
+            matches!(
+                func.dfg.def_inst(v).map(|i| func.dfg.inst(i)),
+                Some(InstData::Alloca { .. } | InstData::PtrAdd { .. })
+            )
+        });
 
     let index_type = func.value_type(pl.inductions[pl.trip.induction].phi);
     let mut slots: Vec<Slot> = (0..pl.reductions.len())
@@ -366,5 +382,6 @@ pub fn outline(func: &Function, pl: &ParallelLoop, name: &str) -> Outlined {
         slots,
         index_type,
         slot_ptrs,
+        private_memory,
     }
 }

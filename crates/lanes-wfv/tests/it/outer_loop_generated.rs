@@ -36,7 +36,9 @@ fn config() -> GenConfig {
 }
 
 /// `g` wrapped in a parallel loop over its integer parameter `p` (now the trip count).
-fn wrap(g: &Generated, p: usize) -> Module {
+/// With `early`, `g`'s first `return` leaves the loop with its value (a `return` from
+/// the loop) while the others continue it; `None` if `g` has fewer than two returns.
+fn wrap(g: &Generated, p: usize, early: bool) -> Option<Module> {
     let mut module = g.module.clone();
     let f = module.function_mut(g.func).expect("body");
     let ity = f.value_type(f.params[p].value);
@@ -53,6 +55,11 @@ fn wrap(g: &Generated, p: usize) -> Module {
             }
         })
         .collect();
+    if early && rets.len() < 2 {
+        return None;
+    }
+    // The returns that leave the loop, and those that go on to the latch.
+    let (leaving, going_on) = rets.split_at(usize::from(early));
     let ret_ty = f.ret;
     let (entry, pre, header, latch, exit) = (
         f.dfg.make_block(),
@@ -74,9 +81,13 @@ fn wrap(g: &Generated, p: usize) -> Module {
         f.layout.remove_inst(t);
     }
     let mut b = FuncBuilder::new(f);
-    for &(blk, _, _) in &rets {
+    for &(blk, _, _) in going_on {
         b.switch_to_block(blk);
         b.jump(latch);
+    }
+    for &(blk, _, _) in leaving {
+        b.switch_to_block(blk);
+        b.jump(exit);
     }
     b.switch_to_block(header);
     let k = b.phi(ity, vec![(pre, n)]);
@@ -96,7 +107,7 @@ fn wrap(g: &Generated, p: usize) -> Module {
     b.jump(header);
     b.switch_to_block(latch);
     let rv = ret_ty.map(|t| {
-        let incoming = rets
+        let incoming = going_on
             .iter()
             .map(|&(blk, _, v)| (blk, v.expect("typed return")))
             .collect();
@@ -108,10 +119,13 @@ fn wrap(g: &Generated, p: usize) -> Module {
     b.brif(done, exit, header);
     b.switch_to_block(exit);
     let result = ret_ty.map(|t| {
-        b.phi(
-            t,
-            vec![(entry, rzero.expect("zero")), (latch, rv.expect("value"))],
-        )
+        let mut incoming = vec![(entry, rzero.expect("zero")), (latch, rv.expect("value"))];
+        incoming.extend(
+            leaving
+                .iter()
+                .map(|&(blk, _, v)| (blk, v.expect("typed return"))),
+        );
+        b.phi(t, incoming)
     });
     b.ret(result);
     // `p` inside the loop is the iteration number.
@@ -142,7 +156,7 @@ fn wrap(g: &Generated, p: usize) -> Module {
             lanes_ir::write::module_to_string(&module)
         )
     });
-    module
+    Some(module)
 }
 
 /// Arguments of `g`, with `n` for parameter `p`.
@@ -168,8 +182,18 @@ fn arguments(g: &Generated, p: usize, n: i64, seed: u64, mem: &mut Memory) -> Ve
         .collect()
 }
 
-/// Result, buffer contents, bytes read and written in buffers.
-type Outcome = (Option<RtValue>, Vec<Vec<u8>>, HashSet<u64>, HashSet<u64>);
+/// What a run did.
+struct Outcome {
+    result: Option<RtValue>,
+    buffers: Vec<Vec<u8>>,
+    /// Bytes read and written in buffers.
+    read: HashSet<u64>,
+    written: HashSet<u64>,
+    /// The 4 KiB pages of every access the program made (anywhere).
+    pages: HashSet<u64>,
+    /// Addresses read ahead of an early exit (anywhere).
+    speculated: HashSet<u64>,
+}
 
 fn run(module: &Module, id: FuncId, args: &[RtValue], mut mem: Memory) -> Option<Outcome> {
     let buffers: Vec<(u64, u64)> = mem
@@ -178,23 +202,45 @@ fn run(module: &Module, id: FuncId, args: &[RtValue], mut mem: Memory) -> Option
         .collect();
     mem.enable_trace();
     let interp = Interpreter::new(module).fuel(common::FUEL);
-    let result = interp.call(id, args, &mut mem).ok()?;
+    let result = match interp.call(id, args, &mut mem) {
+        Ok(r) => r,
+        Err(e) => {
+            if std::env::var("LANES_DEBUG").is_ok() {
+                eprintln!("run: {e}");
+            }
+            return None;
+        }
+    };
     let inside = |a: u64| buffers.iter().any(|&(p, l)| a >= p && a < p + l);
     let (mut read, mut written) = (HashSet::new(), HashSet::new());
+    let (mut pages, mut speculated) = (HashSet::new(), HashSet::new());
     for acc in mem.take_trace() {
-        for a in (acc.ptr..acc.ptr + acc.size).filter(|&a| inside(a)) {
-            match acc.kind {
-                AccessKind::Read => read.insert(a),
-                AccessKind::Write => written.insert(a),
-                AccessKind::Speculative => false,
-            };
+        for a in acc.ptr..acc.ptr + acc.size {
+            if acc.kind == AccessKind::Speculative {
+                speculated.insert(a);
+                continue;
+            }
+            pages.insert(a >> 12);
+            if inside(a) {
+                match acc.kind {
+                    AccessKind::Write => written.insert(a),
+                    _ => read.insert(a),
+                };
+            }
         }
     }
     let contents = buffers
         .iter()
         .map(|&(p, _)| mem.allocation(p).expect("buffer").bytes().to_vec())
         .collect();
-    Some((result, contents, read, written))
+    Some(Outcome {
+        result,
+        buffers: contents,
+        read,
+        written,
+        pages,
+        speculated,
+    })
 }
 
 /// Does one iteration write a byte another iteration reads or writes (or fault)?
@@ -230,12 +276,31 @@ fn racy(g: &Generated, p: usize, n: i64, seed: u64) -> bool {
     false
 }
 
-#[test]
-fn generated_loop_bodies_vectorize_as_outer_loops() {
-    let cfg = config();
-    let (mut programs, mut compared, mut racy_runs, mut declined) = (0, 0, 0, 0);
-    let mut reasons: std::collections::BTreeMap<String, usize> = Default::default();
-    for seed in 0..2000 * common::soak() {
+/// Tallies of one generated suite.
+#[derive(Default)]
+struct Tally {
+    programs: usize,
+    declined: usize,
+    compared: usize,
+    racy_runs: usize,
+    speculated: usize,
+    reasons: std::collections::BTreeMap<String, usize>,
+}
+
+/// Generates programs from seeds `0..count`, wraps each (`early`: with a `return` from the
+/// loop) and compares the outer-loop-vectorized loop with the scalar one on trip counts
+/// around the width: result, final buffers and written bytes equal, no byte read that the
+/// scalar loop does not read, and reads ahead of an early exit only on pages the scalar
+/// loop accesses.
+fn run_suite(count: u64, early: bool) -> Tally {
+    let mut t = Tally::default();
+    for seed in 0..count {
+        // Exit tests that depend on an inner loop are declined: with early exits, half
+        // the programs have no loops of their own.
+        let cfg = GenConfig {
+            max_loop_depth: if early && (seed / 2) % 2 == 0 { 0 } else { 2 },
+            ..config()
+        };
         let bytes = lanes_test_support::seeded_bytes(seed, 4096);
         let g = generate(&mut Unstructured::new(&bytes), &cfg).expect("generates");
         let Some(p) = g
@@ -245,8 +310,10 @@ fn generated_loop_bodies_vectorize_as_outer_loops() {
         else {
             continue;
         };
-        programs += 1;
-        let scalar = wrap(&g, p);
+        let Some(scalar) = wrap(&g, p, early) else {
+            continue;
+        };
+        t.programs += 1;
         let width = [4u16, 8, 16][(seed % 3) as usize];
         let mode = if seed % 2 == 0 {
             Mode::Partial
@@ -257,52 +324,96 @@ fn generated_loop_bodies_vectorize_as_outer_loops() {
         let reports = vectorize_parallel_loops(&mut vector, &OuterLoopOptions { width, mode });
         assert_eq!(reports.len(), 1, "seed {seed}: one parallel loop");
         if let Err(e) = &reports[0].outcome {
-            declined += 1;
-            *reasons.entry(e.to_string()).or_default() += 1;
+            t.declined += 1;
+            // The reason without the value or line it names.
+            let why = e.to_string();
+            let key = why.split(" (").next().unwrap_or(&why).to_string();
+            *t.reasons.entry(key).or_default() += 1;
             continue;
         }
         let w = i64::from(width);
         for (round, n) in [1, w - 1, w + 1, 2 * w + 3].into_iter().enumerate() {
             let aseed = seed * 31 + round as u64;
             if racy(&g, p, n, aseed) {
-                racy_runs += 1;
+                t.racy_runs += 1;
                 continue;
             }
             let mut mem = Memory::new();
             let args = arguments(&g, p, n, aseed, &mut mem);
             let Some(want) = run(&scalar, g.func, &args, mem) else {
-                racy_runs += 1;
+                t.racy_runs += 1;
                 continue;
             };
             let mut mem = Memory::new();
             let args = arguments(&g, p, n, aseed, &mut mem);
-            let what = format!("seed {seed} W={width} {mode:?} n={n}");
+            let what = format!("seed {seed} W={width} {mode:?} n={n} early={early}");
             let got = run(&vector, g.func, &args, mem).unwrap_or_else(|| {
                 panic!(
                     "{what}: the vector loop faults\n{}",
                     lanes_ir::write::module_to_string(&vector)
                 )
             });
-            assert_eq!(got.0, want.0, "{what}: result");
-            assert!(got.1 == want.1, "{what}: buffers differ");
-            assert!(got.3 == want.3, "{what}: written bytes differ");
+            assert_eq!(got.result, want.result, "{what}: result");
+            assert!(got.buffers == want.buffers, "{what}: buffers differ");
+            assert!(got.written == want.written, "{what}: written bytes differ");
             assert!(
-                got.2.is_subset(&want.2),
+                got.read.is_subset(&want.read),
                 "{what}: reads bytes the loop does not"
             );
-            compared += 1;
+            assert!(
+                got.speculated
+                    .iter()
+                    .all(|a| want.pages.contains(&(a >> 12))),
+                "{what}: reads ahead off the pages the loop accesses"
+            );
+            t.speculated += got.speculated.len();
+            t.compared += 1;
         }
     }
+    t
+}
+
+#[test]
+fn generated_loop_bodies_vectorize_as_outer_loops() {
+    let t = run_suite(2000 * common::soak(), false);
     eprintln!(
-        "outer loops over generated bodies: {programs} programs, {declined} declined {reasons:?}, {compared} runs compared, {racy_runs} racy or faulting runs not compared"
+        "outer loops over generated bodies: {} programs, {} declined {:?}, {} runs compared, {} racy or faulting runs not compared",
+        t.programs, t.declined, t.reasons, t.compared, t.racy_runs
     );
-    assert!(programs >= 1000, "{programs}");
+    assert!(t.programs >= 1000, "{}", t.programs);
     assert!(
-        declined * 20 < programs,
-        "more than 5% declined: {reasons:?}"
+        t.declined * 20 < t.programs,
+        "more than 5% declined: {:?}",
+        t.reasons
     );
     assert!(
-        compared >= 2 * programs,
-        "too few comparable runs: {compared}"
+        t.compared >= 2 * t.programs,
+        "too few comparable runs: {}",
+        t.compared
     );
+}
+
+/// The same bodies with a `return` from the loop: the loops the early-exit transform takes
+/// (those whose exit test needs no store, call, trapping division or inner loop) must
+/// equal the scalar loop, and reads ahead stay on the loop's pages.
+#[test]
+fn generated_loops_with_early_exits_vectorize_and_equal_the_scalar_loop() {
+    let t = run_suite(6000 * common::soak(), true);
+    eprintln!(
+        "early-exit outer loops over generated bodies: {} programs, {} declined {:?}, {} runs compared, {} racy or faulting runs not compared, {} bytes read ahead",
+        t.programs, t.declined, t.reasons, t.compared, t.racy_runs, t.speculated
+    );
+    assert!(t.programs >= 1000, "{}", t.programs);
+    let taken = t.programs - t.declined;
+    assert!(
+        taken * 5 >= t.programs,
+        "fewer than 20% taken: {:?}",
+        t.reasons
+    );
+    assert!(
+        t.compared >= taken,
+        "too few comparable runs: {}",
+        t.compared
+    );
+    assert!(t.speculated > 0, "nothing was read ahead");
 }
