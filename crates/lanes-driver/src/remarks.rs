@@ -51,8 +51,16 @@ impl Remark {
                 RemarkKind::Passed,
                 "Vectorized",
                 format!(
-                    "parallel loop vectorized by lanes as an outer loop: width {}, {} reduction(s), {} inner loop(s)",
-                    v.width, v.reductions, v.inner_loops
+                    "parallel loop vectorized by lanes as an outer loop: width {}, {} reduction(s), {} inner loop(s){}",
+                    v.width,
+                    v.reductions,
+                    v.inner_loops,
+                    match v.early_exits {
+                        0 => String::new(),
+                        n => format!(
+                            ", {n} early exit(s) (the exit test is probed ahead within the pages the loop reads)"
+                        ),
+                    }
                 ),
             ),
             Err(why) => (
