@@ -146,9 +146,9 @@ fn without_openmp_no_variants_are_made() {
 /// `-O3 -fopenmp-simd -march=native` vectorizes the loops calling them
 /// (vfabi_linear_caller.c) into calls of the `_ZGV` names of the host's widest ISA, which
 /// must be exactly the ones lanes defines (linear arguments as lane 0's value); linked
-/// together they equal the scalar build for 68 lengths. clang-19's loop vectorizer does
-/// not call `declare simd` variants (LLVM 19 reads only `vector-function-abi-variant`
-/// call attributes, which clang does not emit for them), so GCC is the caller here.
+/// together they equal the scalar build for 68 lengths. (clang-19 does not emit the
+/// `vector-function-abi-variant` call attributes LLVM's loop vectorizer reads; with them
+/// added, clang's vectorizer is the caller in `vfabi_clang_caller.rs`.)
 #[test]
 fn gcc_vectorized_loops_call_lanes_variants() {
     if Command::new("gcc").arg("--version").output().is_err() {

@@ -19,3 +19,4 @@ mod omp_simd;
 mod target;
 mod veclib;
 mod vectorize;
+mod vfabi_clang_caller;
