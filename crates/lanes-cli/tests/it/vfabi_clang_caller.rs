@@ -42,7 +42,7 @@ fn letters(mangled: &str, name: &str) -> Vec<String> {
     let mut chars = params.chars().peekable();
     while let Some(c) = chars.next() {
         // The step or alignment after a letter: `l4`, `ln1`, `a32`.
-        let mut skip = |chars: &mut std::iter::Peekable<std::str::Chars>| {
+        let skip = |chars: &mut std::iter::Peekable<std::str::Chars>| {
             while chars
                 .peek()
                 .is_some_and(|d| d.is_ascii_digit() || *d == 'n')
