@@ -22,20 +22,20 @@
 use lanes_ir::{FuncId, Module, Shape};
 use lanes_llvm::target::Target;
 use lanes_wfv::vfabi::{isa_feature, masked, parse_variant};
-use lanes_wfv::{define_variant_noting, Mode, VariantSpec, WidenNote};
+use lanes_wfv::{define_variant_noting, Mode, VariantSpec, WidenNote, WidenReport};
 
 use crate::DriverError;
 
 /// [`lanes_wfv::define_variant_noting`], with the function named in the error; the
-/// remarks of widening go to `remarks`.
+/// remarks and statistics of widening go to `report`.
 pub(crate) fn widen_variant(
     module: &mut Module,
     id: FuncId,
     spec: &VariantSpec<'_>,
-    remarks: &mut Vec<WidenNote>,
+    report: &mut WidenReport,
 ) -> Result<FuncId, DriverError> {
     let function = module.funcs[id].name().to_string();
-    define_variant_noting(module, id, spec, remarks).map_err(|e| DriverError::Vectorize {
+    define_variant_noting(module, id, spec, report).map_err(|e| DriverError::Vectorize {
         function,
         message: e.to_string(),
     })
@@ -122,7 +122,9 @@ pub(crate) fn define_variants(
                 name: &body_name,
                 linear: true,
             };
-            let body = widen_variant(module, id, &spec, remarks)?;
+            let mut report = WidenReport::default();
+            let body = widen_variant(module, id, &spec, &mut report)?;
+            remarks.extend(report.notes);
             let wrapper = masked::masked_wrapper(module, body, vname, mask_ty, v.width)
                 .ok_or_else(|| {
                     DriverError::Internal(format!("@{func}: {vname}: the masked body has no mask"))
@@ -137,7 +139,9 @@ pub(crate) fn define_variants(
                 name: vname,
                 linear: true,
             };
-            widen_variant(module, id, &spec, remarks)?;
+            let mut report = WidenReport::default();
+            widen_variant(module, id, &spec, &mut report)?;
+            remarks.extend(report.notes);
         }
         defined.push(vname.clone());
     }

@@ -22,6 +22,7 @@ mod error;
 pub mod param_shapes;
 pub mod phases;
 pub mod remarks;
+pub mod table1;
 pub mod vectorize;
 
 pub use compile::{compile, CompileRequest, Compiled};
@@ -29,6 +30,7 @@ pub use error::DriverError;
 pub use param_shapes::parameter_shapes;
 pub use phases::PhaseTimes;
 pub use remarks::{Remark, RemarkKind};
+pub use table1::{table1_rows, table1_text, Table1Row};
 pub use vectorize::{select_function, vectorize, Output, VectorizeRequest, Vectorized};
 
 use lanes_llvm::clang::ClangOptions;

@@ -27,7 +27,7 @@ use lanes_llvm::target::{Target, TargetRequest};
 use lanes_llvm::ExportOptions;
 use lanes_wfv::outer_loop::launcher;
 use lanes_wfv::vfabi::{mangle, VParam};
-use lanes_wfv::{Mode, VariantSpec};
+use lanes_wfv::{Mode, VariantSpec, VariantStats, WidenReport};
 
 use crate::declare_simd::widen_variant;
 use crate::param_shapes::{needs_c_signature, parameter_shapes_with};
@@ -74,6 +74,9 @@ pub struct Vectorized {
     pub notes: Vec<String>,
     /// Where the vector code has gathers, scatters or code run once per lane, and why.
     pub remarks: Vec<Remark>,
+    /// PLDI'18 Table 1 for each vector function made (the variant, the masked body, the
+    /// callees' variants).
+    pub stats: Vec<VariantStats>,
     pub target: Target,
     /// Wall time per phase (`-ftime-report`).
     pub times: PhaseTimes,
@@ -186,8 +189,8 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         .map(|s| VParam::of_shape(s.map(|(s, _)| s), s.map_or(0, |(_, a)| a), true))
         .collect();
     let vname = mangle(&scalar.name, isa, width, &params);
-    // The masked body repeats the unmasked variant's remarks: one list for both.
-    let mut widened = Vec::new();
+    // The masked body repeats the unmasked variant's remarks: one report for both.
+    let mut widened = WidenReport::default();
     let unmasked = times.time("vectorize: the unmasked variant (lanes-wfv)", || {
         let spec = VariantSpec {
             shapes: &shapes,
@@ -269,6 +272,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         }
     };
     let remarks = widened
+        .notes
         .iter()
         .map(|n| Remark::widened(&req.input, 0, n))
         .collect();
@@ -277,6 +281,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         exported,
         notes,
         remarks,
+        stats: widened.variants,
         target,
         times,
     })

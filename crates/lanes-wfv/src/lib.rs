@@ -66,9 +66,9 @@ pub use entry_mask::with_entry_mask;
 pub use guards::{lower_guards, Predication};
 pub use linearize::{linearize, Linearized, Mode};
 pub use normalize::normalize;
-pub use stats::Stats;
+pub use stats::{AddressKind, LoopStats, MaskKind, MemoryStats, Stats, VariantStats};
 pub use variant::{define_variant, define_variant_noting, VariantSpec};
-pub use widen::{widen, widen_into, widen_into_noting, WidenNote, WidenNoteKind};
+pub use widen::{widen, widen_into, widen_into_noting, WidenNote, WidenNoteKind, WidenReport};
 
 /// The most lanes widening makes: a kept branch whose condition blends made varying
 /// follows the first active lane, found as `cttz(ballot(mask))`, and the widest ballot is
@@ -101,6 +101,8 @@ pub struct Prepared {
     pub func: Function,
     pub predication: Predication,
     pub stats: Stats,
+    /// Loops and loop exits by divergence, before the divergent loop transform.
+    pub loops: LoopStats,
     pub transformed: Vec<TransformedLoop>,
     /// The `active: i1` parameter of a function made by [`with_entry_mask`]: widening then
     /// runs nothing at all when no lane is active (one test at entry), so that accesses
@@ -172,6 +174,7 @@ pub fn prepare(
         info = analysis.analyze_in(&func, args, info.into_analyses())?;
     }
     after_pass("normalize", &func);
+    let loops = LoopStats::of(&info);
     let mut transformed: Vec<TransformedLoop> = Vec::new();
     // Transform divergent loops until none is left (a transform can make an enclosing
     // loop's exits visible as divergent only through new blocks, so iterate).
@@ -217,6 +220,7 @@ pub fn prepare(
         func,
         predication: lin.predication,
         stats: lin.stats,
+        loops,
         transformed,
         entry_mask: None,
         mode,

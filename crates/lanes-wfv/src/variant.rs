@@ -9,7 +9,7 @@
 use lanes_analysis::shapes::ArgShapes;
 use lanes_ir::{FuncId, Module, Shape};
 
-use crate::widen::{widen_into_noting, WidenNote};
+use crate::widen::{widen_into_noting, WidenReport};
 use crate::{prepare, with_entry_mask, Mode, WfvError};
 
 /// What variant to make: argument shapes, linearization mode, width, whether it takes a
@@ -47,16 +47,17 @@ pub fn define_variant(
         name,
         linear: false,
     };
-    define_variant_noting(module, id, &spec, &mut Vec::new())
+    define_variant_noting(module, id, &spec, &mut WidenReport::default())
 }
 
-/// [`define_variant`], adding to `notes` the remarks of widening the function and the
-/// callees vectorized with it (gathers, scatters, code run once per lane; [`WidenNote`]).
+/// [`define_variant`], adding to `report` the remarks of widening the function and the
+/// callees vectorized with it (gathers, scatters, code run once per lane;
+/// [`crate::WidenNote`]) and their Table 1 statistics, the function's last.
 pub fn define_variant_noting(
     module: &mut Module,
     id: FuncId,
     spec: &VariantSpec<'_>,
-    notes: &mut Vec<WidenNote>,
+    report: &mut WidenReport,
 ) -> Result<FuncId, WfvError> {
     let VariantSpec {
         shapes,
@@ -87,10 +88,13 @@ pub fn define_variant_noting(
         p.mark_entry_mask();
     }
     p.linear_params = linear;
-    let wid = widen_into_noting(module, &p, &shapes, width, notes)?;
+    let wid = widen_into_noting(module, &p, &shapes, width, report)?;
     let f = module
         .function_mut(wid)
         .ok_or_else(|| WfvError::Internal("the widened function has no body".to_string()))?;
     f.name = name.to_string();
+    if let Some(s) = report.variants.last_mut() {
+        s.function = name.to_string();
+    }
     Ok(wid)
 }

@@ -87,6 +87,14 @@ pub struct VectorizeArgs {
     /// Write the remarks as JSON to FILE (`-` for standard output)
     #[arg(long, value_name = "FILE")]
     pub remarks_json: Option<PathBuf>,
+    /// Print PLDI'18 Table 1 for each vector function made (branches divergent, folded
+    /// and preserved; uniform and divergent loops and exits; BOSCC gadgets; fused
+    /// instructions; load/store masks and addresses) to standard error
+    #[arg(long)]
+    pub stats: bool,
+    /// Write the same statistics as JSON to FILE (`-` for standard output)
+    #[arg(long, value_name = "FILE")]
+    pub stats_json: Option<PathBuf>,
     #[command(flatten)]
     pub target: TargetArgs,
     #[command(flatten)]
@@ -140,6 +148,14 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
     }
     if let Some(path) = &args.remarks_json {
         let text = serde_json::to_string_pretty(&done.remarks)? + "\n";
+        write_bytes(path, text.as_bytes())?;
+    }
+    if args.stats {
+        eprint!("{}", lanes_driver::table1_text(&done.stats));
+    }
+    if let Some(path) = &args.stats_json {
+        let rows = lanes_driver::table1_rows(&done.stats);
+        let text = serde_json::to_string_pretty(&rows)? + "\n";
         write_bytes(path, text.as_bytes())?;
     }
     if args.time_report {

@@ -16,6 +16,7 @@ mod fp_contract;
 mod kernel_corpus;
 mod llvm_commands;
 mod omp_simd;
+mod table1;
 mod target;
 mod veclib;
 mod vectorize;

@@ -36,7 +36,7 @@ use lanes_ir::{Block, FuncCursor, FuncId, Module, Shape};
 pub use recognize::{recognize, Declined, ParallelLoop};
 pub use spmd_launcher::launcher;
 
-use crate::{define_variant_noting, Mode, VariantSpec};
+use crate::{define_variant_noting, Mode, VariantSpec, WidenReport};
 
 /// The loop hint clang attaches to `#pragma omp simd` and `vectorize(assume_safety)`.
 pub const PARALLEL_HINT: &str = "llvm.loop.parallel_accesses";
@@ -237,7 +237,7 @@ fn vectorize_loop(
     ));
     let fail = |e: crate::WfvError| Declined::Vectorizer(e.to_string());
     let full_name = format!("{name}.w{width}");
-    let mut notes = Vec::new();
+    let mut notes = WidenReport::default();
     let spec = VariantSpec {
         shapes: &shapes,
         mode: opts.mode,
@@ -249,7 +249,7 @@ fn vectorize_loop(
     if let Some((probe_fn, pure)) = probe_fn {
         // Early exits: module `early_exit`.
         let probe_id = work.define(probe_fn);
-        let mut define = |id: FuncId, name: String, masked: bool, notes: &mut Vec<_>| {
+        let mut define = |id: FuncId, name: String, masked: bool, notes: &mut WidenReport| {
             let spec = VariantSpec {
                 masked,
                 name: &name,
@@ -258,7 +258,7 @@ fn vectorize_loop(
             define_variant_noting(&mut work, id, &spec, notes).map_err(fail)
         };
         // The probe's notes repeat the body's (a pure body has only the probe's).
-        let mut quiet = Vec::new();
+        let mut quiet = WidenReport::default();
         let probe_notes = if pure { &mut notes } else { &mut quiet };
         let probe_name = format!("{name}.probe.w{width}");
         let probe = define(probe_id, probe_name.clone(), false, probe_notes)?;
@@ -266,7 +266,7 @@ fn vectorize_loop(
             probe_id,
             format!("{name}.probe.masked.w{width}"),
             true,
-            &mut Vec::new(),
+            &mut WidenReport::default(),
         )?;
         let body = if pure {
             None
@@ -276,7 +276,7 @@ fn vectorize_loop(
                 body_id,
                 format!("{name}.masked.w{width}"),
                 true,
-                &mut Vec::new(),
+                &mut WidenReport::default(),
             )?;
             Some((full, masked))
         };
@@ -290,7 +290,7 @@ fn vectorize_loop(
             .ok_or_else(|| Declined::Vectorizer("the function vanished".to_string()))?;
         early_exit::build(f, &pl, &outlined, &step, width)?;
         let shown = if pure { probe_name } else { full_name };
-        return finish(module, work, &pl, width, inner_loops, shown, notes);
+        return finish(module, work, &pl, width, inner_loops, shown, notes.notes);
     }
     let full = define_variant_noting(&mut work, body_id, &spec, &mut notes).map_err(fail)?;
     let masked_name = format!("{name}.masked.w{width}");
@@ -300,12 +300,21 @@ fn vectorize_loop(
         ..spec
     };
     // The masked body makes the same calls: its notes would repeat the unmasked one's.
-    let masked = define_variant_noting(&mut work, body_id, &spec, &mut Vec::new()).map_err(fail)?;
+    let masked = define_variant_noting(&mut work, body_id, &spec, &mut WidenReport::default())
+        .map_err(fail)?;
     let f = work
         .function_mut(id)
         .ok_or_else(|| Declined::Vectorizer("the function vanished".to_string()))?;
     driver::build(f, &pl, &outlined, full, masked, width)?;
-    finish(module, work, &pl, width, inner_loops, full_name, notes)
+    finish(
+        module,
+        work,
+        &pl,
+        width,
+        inner_loops,
+        full_name,
+        notes.notes,
+    )
 }
 
 /// Verifies the rewritten module `work` and makes it `module`.

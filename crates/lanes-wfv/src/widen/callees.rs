@@ -35,7 +35,7 @@ use lanes_analysis::shapes::ShapeInfo;
 use lanes_analysis::CallGraph;
 use lanes_ir::{FuncId, Inst, InstData, Module, Shape, Value};
 
-use super::notes::WidenNote;
+use super::notes::WidenReport;
 use super::{vec_of, Widener};
 use crate::vfabi::{mangle, VParam};
 use crate::{define_variant_noting, Prepared, VariantSpec, WfvError};
@@ -61,7 +61,7 @@ pub(crate) struct CallPlan {
 
 /// Defines (or finds) the vector variant of every call in `prepared` whose callee can be
 /// vectorized with it (`calls` is the module's call graph), and says why the others
-/// cannot be; the remarks of the callees' own widening go to `notes`. `uni` is widening's
+/// cannot be; the remarks and statistics of the callees' own widening go to `report`. `uni` is widening's
 /// choice of scalar values ([`super::shapes::uniform_values`]): a parameter of the
 /// variant is scalar exactly where the caller's argument is.
 pub(crate) fn vectorize_callees(
@@ -69,7 +69,7 @@ pub(crate) fn vectorize_callees(
     prepared: &Prepared,
     (info, uni, calls): (&ShapeInfo, &SecondaryMap<Value, bool>, &CallGraph),
     width: u16,
-    notes: &mut Vec<WidenNote>,
+    report: &mut WidenReport,
 ) -> CallPlan {
     let func = &prepared.func;
     let mut plan = CallPlan::default();
@@ -128,7 +128,7 @@ pub(crate) fn vectorize_callees(
             let masked = prepared.predication.guarded.iter().any(|&(i, _)| i == inst)
                 && prepared.predication.mask(b).is_some()
                 && !speculatable(body);
-            match variant_for(module, callee, &shapes, prepared, width, masked, notes) {
+            match variant_for(module, callee, &shapes, prepared, width, masked, report) {
                 Ok((v, linear)) => {
                     plan.variants.insert(
                         inst,
@@ -193,7 +193,7 @@ fn variant_for(
     prepared: &Prepared,
     width: u16,
     masked: bool,
-    notes: &mut Vec<WidenNote>,
+    report: &mut WidenReport,
 ) -> Result<(FuncId, bool), WfvError> {
     let scalar = module.funcs[callee].name().to_string();
     let name = variant_name(&scalar, shapes, width, masked);
@@ -223,7 +223,7 @@ fn variant_for(
         name: &name,
         linear: true,
     };
-    Ok((define_variant_noting(module, callee, &spec, notes)?, true))
+    Ok((define_variant_noting(module, callee, &spec, report)?, true))
 }
 
 /// `callee.w<W>.<params>[.masked]`: one name per variant, so that call sites needing the

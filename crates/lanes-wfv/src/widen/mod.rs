@@ -64,7 +64,7 @@ use lanes_ir::{
     Type, Value, WorkItemQuery,
 };
 
-pub use notes::{WidenNote, WidenNoteKind};
+pub use notes::{WidenNote, WidenNoteKind, WidenReport};
 
 use plan::Plan;
 
@@ -108,12 +108,13 @@ pub fn widen_into(
     args: &ArgShapes,
     width: u16,
 ) -> Result<FuncId, WfvError> {
-    widen_into_noting(module, prepared, args, width, &mut Vec::new())
+    widen_into_noting(module, prepared, args, width, &mut WidenReport::default())
 }
 
-/// [`widen_into`], adding to `notes` the remarks of widening (gathers, scatters, code run
-/// once per active lane, each with its source line and reason; module `notes`), for the
-/// function and the callees vectorized with it. A function called per lane that queries
+/// [`widen_into`], adding to `report` the remarks of widening (gathers, scatters, code run
+/// once per active lane, each with its source line and reason; module `notes`) and the
+/// Table 1 statistics ([`crate::stats`]), for the function and the callees vectorized
+/// with it. A function called per lane that queries
 /// `global_id 0` or `local_id 0` gets a copy taking the lane's ids as two extra `i64` parameters, so that each lane's call
 /// sees its own work item.
 pub fn widen_into_noting(
@@ -121,12 +122,21 @@ pub fn widen_into_noting(
     prepared: &Prepared,
     args: &ArgShapes,
     width: u16,
-    notes: &mut Vec<WidenNote>,
+    report: &mut WidenReport,
 ) -> Result<FuncId, WfvError> {
     check_width(width)?;
     let mut plan = Plan::new(module, prepared, args)?;
     let facts = (&plan.info, &plan.uni, &plan.graph);
-    plan.calls = callees::vectorize_callees(module, prepared, facts, width, notes);
+    plan.calls = callees::vectorize_callees(module, prepared, facts, width, report);
+    let stats = crate::stats::VariantStats {
+        function: prepared.func.name.clone(),
+        width,
+        branches: prepared.stats.clone(),
+        loops: prepared.loops,
+        boscc: 0,
+        fused: 0,
+        memory: crate::stats::memory_stats(&prepared.func, &prepared.predication, &plan.info),
+    };
     let mut special: HashMap<FuncId, FuncId> = HashMap::new();
     let calls = &plan.graph;
     for i in prepared.func.dfg.insts() {
@@ -158,10 +168,11 @@ pub fn widen_into_noting(
     }
     let (f, new_notes) = widen_with(module, prepared, width, &special, plan)?;
     for n in new_notes {
-        if !notes.contains(&n) {
-            notes.push(n);
+        if !report.notes.contains(&n) {
+            report.notes.push(n);
         }
     }
+    report.variants.push(stats);
     Ok(module.define(f))
 }
 

@@ -26,6 +26,14 @@ pub enum WidenNoteKind {
     PerLane,
 }
 
+/// What widening reports beside the code: its remarks, and PLDI'18 Table 1 for each
+/// vector function it made (the function and the callee variants made with it).
+#[derive(Clone, Debug, Default)]
+pub struct WidenReport {
+    pub notes: Vec<WidenNote>,
+    pub variants: Vec<crate::stats::VariantStats>,
+}
+
 /// One remark of widening.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WidenNote {

@@ -216,8 +216,9 @@ fn a_work_item_query_behind_a_cycle_of_helpers_is_an_error_not_a_stack_overflow(
     )
     .unwrap();
     let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();
-    let mut notes = Vec::new();
-    lanes_wfv::widen_into_noting(&mut module, &p, &[], 8, &mut notes).expect("widens");
+    let mut report = lanes_wfv::WidenReport::default();
+    lanes_wfv::widen_into_noting(&mut module, &p, &[], 8, &mut report).expect("widens");
+    let notes = report.notes;
     assert!(module.func_by_name("start.w8.v").is_some());
     assert!(module.func_by_name("start.lane_item").is_none());
     let text: Vec<String> = notes.iter().map(|n| n.to_string()).collect();

@@ -1,0 +1,78 @@
+//! `lanes vectorize --stats` and `--stats-json`: PLDI'18 Table 1 for the vector functions
+//! made, on `tests/data/table1_kernel.c`, whose counts are known (see the file). Partial
+//! linearization loses no uniform branch (Theorem 4.5); full if-conversion folds every
+//! uniform branch outside loop control.
+
+use crate::common;
+
+use std::process::Command;
+
+use common::{data, run, s, scratch_dir};
+
+/// The JSON rows of `lanes vectorize --stats-json` with `extra` arguments.
+fn rows(extra: &[&str]) -> (Vec<serde_json::Value>, String) {
+    let d = scratch_dir("table1");
+    let json = d.join("stats.json");
+    let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .arg("vectorize")
+        .arg(data("table1_kernel.c"))
+        .args(["--function", "kern", "--shapes", "c,u,u,u,u,u", "--stats"])
+        .args(["--stats-json", s(&json), "-o"])
+        .arg(d.join("k.o"))
+        .args(extra));
+    let text = std::fs::read_to_string(&json).expect("stats json");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&text).expect("json");
+    (rows, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn table1_counts_branches_loops_and_memory() {
+    let (rows, table) = rows(&[]);
+    assert_eq!(rows.len(), 2, "the variant and the masked body: {rows:?}");
+    let v = &rows[0];
+    assert!(
+        v["function"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("_ZGV")),
+        "{v}"
+    );
+    let get = |path: &[&str]| {
+        path.iter()
+            .fold(v, |x, k| &x[*k])
+            .as_u64()
+            .unwrap_or_else(|| panic!("{path:?} in {v}"))
+    };
+    assert_eq!(get(&["branches", "divergent"]), 3, "{v}");
+    assert_eq!(get(&["branches", "lost"]), 0, "{v}");
+    assert_eq!(get(&["branches", "preserved"]), 4, "{v}");
+    assert_eq!(get(&["loops", "uniform"]), 1);
+    assert_eq!(get(&["loops", "divergent"]), 1);
+    assert_eq!(get(&["loop_exits", "uniform"]), 1);
+    assert_eq!(get(&["loop_exits", "divergent"]), 1);
+    assert_eq!(get(&["boscc_gadgets"]), 0);
+    assert_eq!(get(&["fused_instructions"]), 0);
+    assert_eq!(get(&["load_store_masks", "true"]), 1, "{v}");
+    assert_eq!(get(&["load_store_masks", "uniform"]), 2, "{v}");
+    assert_eq!(get(&["load_store_masks", "varying"]), 3, "{v}");
+    assert_eq!(get(&["loads", "uniform"]), 2);
+    assert_eq!(get(&["loads", "contiguous"]), 1);
+    assert_eq!(get(&["loads", "gather_scatter"]), 1);
+    assert_eq!(get(&["stores", "contiguous"]), 1);
+    assert_eq!(get(&["stores", "strided"]), 1);
+    // The masked body: every predicate depends on the entry mask.
+    assert_eq!(rows[1]["load_store_masks"]["varying"], 6, "{}", rows[1]);
+    assert!(
+        table.contains("div lost pres") && table.contains(v["function"].as_str().unwrap_or("?")),
+        "{table}"
+    );
+}
+
+#[test]
+fn full_if_conversion_loses_the_uniform_branches() {
+    let (rows, _) = rows(&["--linearize", "full"]);
+    let b = &rows[0]["branches"];
+    assert_eq!(b["divergent"], 3, "{b}");
+    assert!(b["lost"].as_u64().is_some_and(|n| n >= 1), "{b}");
+    let total = b["lost"].as_u64().unwrap_or(0) + b["preserved"].as_u64().unwrap_or(0);
+    assert_eq!(total, 5, "uniform branches are lost or preserved: {b}");
+}
