@@ -68,28 +68,8 @@ fn main() {
          table of 256 ints)\n{:<14} {:>10} {:>12} {:>13}",
         "kernel", "lanes", "clang -O3", "lanes/clang"
     );
-    let mut records = Vec::new();
-    for (_, _, k) in KERNELS {
-        let (l, c) = (
-            rounds.median(&format!("{k}/lanes")),
-            rounds.median(&format!("{k}/clang")),
-        );
-        let _ = writeln!(out, "{k:<14} {l:>8.3}ms {c:>10.3}ms {:>12.2}x", c / l);
-        let (a, b) = (
-            rounds.sum(&format!("{k}/lanes")),
-            rounds.sum(&format!("{k}/clang")),
-        );
-        assert!(a == b, "{k}: lanes and clang disagree: {a} vs {b}");
-        for (config, t) in [("lanes", l), ("clang", c)] {
-            records.push(serde_json::json!({
-                "part": "instance loops",
-                "kernel": k,
-                "config": config,
-                "median_ms": t,
-                "speedup_vs_clang": c / t,
-            }));
-        }
-    }
+    let names: Vec<&str> = KERNELS.iter().map(|&(_, _, k)| k).collect();
+    let mut records = rows(&rounds, &names, "instance loops", &mut out);
     let (len, sweeps) = (1u32 << 16, 10u32);
     records.extend(parallel_loops(&bench, len, sweeps, &mut out));
     let _ = writeln!(
@@ -156,8 +136,20 @@ fn parallel_loops(
         "clang -O3",
         "lanes/clang"
     );
+    rows(
+        &rounds,
+        &["find_above", "strlen", "search"],
+        "parallel loops",
+        out,
+    )
+}
+
+/// One table row per kernel of `rounds` (lanes' and clang's medians, their ratio) into
+/// `out`; the JSON records, tagged with `part`. lanes and clang must agree on each
+/// checksum.
+fn rows(rounds: &Rounds, kernels: &[&str], part: &str, out: &mut String) -> Vec<serde_json::Value> {
     let mut records = Vec::new();
-    for k in ["find_above", "strlen", "search"] {
+    for k in kernels {
         let (l, c) = (
             rounds.median(&format!("{k}/lanes")),
             rounds.median(&format!("{k}/clang")),
@@ -170,7 +162,7 @@ fn parallel_loops(
         assert!(a == b, "{k}: lanes and clang disagree: {a} vs {b}");
         for (config, t) in [("lanes", l), ("clang", c)] {
             records.push(serde_json::json!({
-                "part": "parallel loops",
+                "part": part,
                 "kernel": k,
                 "config": config,
                 "median_ms": t,

@@ -15,6 +15,7 @@
 
 use crate::common;
 
+use std::path::Path;
 use std::process::Command;
 
 use common::{clang, cpu_has, data, run, s, scratch_dir, symbols};
@@ -198,6 +199,14 @@ fn gcc_vectorized_loops_call_lanes_variants() {
             "lanes does not define {v}: {defined:?}"
         );
     }
+    run_against_scalar_build(&d, &caller_obj, &obj);
+}
+
+/// Links `caller_obj` (a vectorized build of `vfabi_linear_caller.c`) and `callee_obj`
+/// (lanes' build of `vfabi_linear_callee.c`) with clang-19's scalar build of both under
+/// `ref_` names and `vfabi_linear_driver.c`, in scratch directory `d`; the program must
+/// find no difference on its 68 lengths.
+pub(crate) fn run_against_scalar_build(d: &Path, caller_obj: &Path, callee_obj: &Path) {
     let renames = [
         "-Dlin_load=ref_lin_load",
         "-Dlin_ptr=ref_lin_ptr",
@@ -207,7 +216,8 @@ fn gcc_vectorized_loops_call_lanes_variants() {
     ];
     let reference = d.join("reference.o");
     let ref_caller = d.join("ref_caller.o");
-    for (src, out) in [(&callee, &reference), (&caller, &ref_caller)] {
+    let sources = [data("vfabi_linear_callee.c"), data("vfabi_linear_caller.c")];
+    for (src, out) in sources.iter().zip([&reference, &ref_caller]) {
         run(clang()
             .args(["-O1", "-fno-vectorize", "-ffp-contract=off", "-c"])
             .args(renames)
@@ -217,7 +227,7 @@ fn gcc_vectorized_loops_call_lanes_variants() {
     run(clang()
         .args(["-O1", "-o", s(&exe)])
         .arg(data("vfabi_linear_driver.c"))
-        .args([s(&caller_obj), s(&obj), s(&reference), s(&ref_caller)]));
+        .args([s(caller_obj), s(callee_obj), s(&reference), s(&ref_caller)]));
     let out = run(&mut Command::new(&exe));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),

@@ -204,29 +204,5 @@ fn clang_vectorized_loops_call_lanes_variants() {
             "lanes does not define {v}: {defined:?}"
         );
     }
-    let renames = [
-        "-Dlin_load=ref_lin_load",
-        "-Dlin_ptr=ref_lin_ptr",
-        "-Dlin_step2=ref_lin_step2",
-        "-Dlin_down=ref_lin_down",
-        "-Dloops=ref_loops",
-    ];
-    let reference = d.join("reference.o");
-    let ref_caller = d.join("ref_caller.o");
-    for (src, out) in [(&callee, &reference), (&caller, &ref_caller)] {
-        run(clang()
-            .args(["-O1", "-fno-vectorize", "-ffp-contract=off", "-c"])
-            .args(renames)
-            .args([s(src), "-o", s(out)]));
-    }
-    let exe = d.join("vfabi-clang");
-    run(clang()
-        .args(["-O1", "-o", s(&exe)])
-        .arg(data("vfabi_linear_driver.c"))
-        .args([s(&caller_obj), s(&obj), s(&reference), s(&ref_caller)]));
-    let out = run(&mut Command::new(&exe));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "68 runs, 0 mismatches\n"
-    );
+    crate::declare_simd::run_against_scalar_build(&d, &caller_obj, &obj);
 }

@@ -251,11 +251,6 @@ pub fn build(
     let mut replace: Vec<(Value, Value)> = Vec::new();
     for (&(v, kind), &ty) in pl.live_outs.iter().zip(&live_out_types) {
         let nv = match kind {
-            LiveOut::Induction { index, offset } => {
-                let d = pl.inductions[index];
-                let count = if offset == 1 { trips } else { last_iter };
-                d.value_at(&mut b, ty, d.start, count, ity)
-            }
             LiveOut::Reduction(r) => {
                 let slot = slot_index(outlined, SlotKind::Reduction(r))?;
                 let sty = outlined.slots[slot].ty;
@@ -277,26 +272,13 @@ pub fn build(
                     x
                 }
             }
-            LiveOut::Last => {
-                let slot = slot_index(outlined, SlotKind::Last(v))?;
-                let sty = outlined.slots[slot].ty;
-                let vec = b.load(
-                    Type::vector(width, sty.elem()),
-                    slot_ptrs[slot],
-                    sty.bytes(),
-                );
-                let x = b.value(
-                    InstData::Intrinsic {
-                        id: Intrinsic::Extract,
-                        args: vec![vec, last_lane],
-                    },
-                    sty,
-                );
-                if ty == Type::I1 {
-                    b.cast(CastOp::Trunc, x, Type::I1)
-                } else {
-                    x
-                }
+            _ => {
+                let at = LastIteration {
+                    iter: last_iter,
+                    next: trips,
+                    lane: last_lane,
+                };
+                final_value(&mut b, pl, outlined, &slot_ptrs, width, (v, kind, ty), &at)?
             }
         };
         replace.push((v, nv));
@@ -335,6 +317,59 @@ pub fn build(
         }],
     });
     Ok(())
+}
+
+/// The last iteration the vector loop ran: its number, the next one's, and the lane (the
+/// element of the slots) that ran it.
+pub(super) struct LastIteration {
+    pub iter: Value,
+    pub next: Value,
+    pub lane: Value,
+}
+
+/// The value after the loop of live-out `v` of kind `kind` (not a reduction) and type
+/// `ty`: an induction in closed form at `at`'s iteration (or the next, for its next
+/// value), any other value from `at`'s element of its slot.
+pub(super) fn final_value(
+    b: &mut FuncBuilder,
+    pl: &ParallelLoop,
+    outlined: &Outlined,
+    slot_ptrs: &[Value],
+    width: u16,
+    (v, kind, ty): (Value, LiveOut, Type),
+    at: &LastIteration,
+) -> Result<Value, Declined> {
+    match kind {
+        LiveOut::Induction { index, offset } => {
+            let d = pl.inductions[index];
+            let count = if offset == 1 { at.next } else { at.iter };
+            Ok(d.value_at(b, ty, d.start, count, outlined.index_type))
+        }
+        LiveOut::Reduction(_) => Err(Declined::Vectorizer(
+            "internal error: a reduction's value is combined, not picked".into(),
+        )),
+        LiveOut::Last => {
+            let slot = slot_index(outlined, SlotKind::Last(v))?;
+            let sty = outlined.slots[slot].ty;
+            let vec = b.load(
+                Type::vector(width, sty.elem()),
+                slot_ptrs[slot],
+                sty.bytes(),
+            );
+            let x = b.value(
+                InstData::Intrinsic {
+                    id: Intrinsic::Extract,
+                    args: vec![vec, at.lane],
+                },
+                sty,
+            );
+            Ok(if ty == Type::I1 {
+                b.cast(CastOp::Trunc, x, Type::I1)
+            } else {
+                x
+            })
+        }
+    }
 }
 
 fn slot_index(o: &Outlined, kind: SlotKind) -> Result<usize, Declined> {

@@ -38,7 +38,7 @@ use lanes_ir::{
     LoopHint, LoopMd, Type, Value,
 };
 
-use super::outline::{Outlined, SlotKind};
+use super::outline::Outlined;
 use super::recognize::{Declined, LiveOut, ParallelLoop};
 
 /// The functions one vector step calls: `width`-lane variants of the probe and of the
@@ -199,36 +199,17 @@ pub fn build(
     let one = b.iconst(ity, 1);
     let last_iter = b.binary(BinaryOp::Sub, next, one);
     let mut replace: Vec<(Value, Value)> = Vec::new();
+    let at = super::driver::LastIteration {
+        iter: last_iter,
+        next,
+        lane: last_lane,
+    };
     for (&(v, kind), &ty) in pl.live_outs.iter().zip(&live_out_types) {
-        let nv = match kind {
-            LiveOut::Induction { index, offset } => {
-                let d = pl.inductions[index];
-                let count = if offset == 1 { next } else { last_iter };
-                d.value_at(&mut b, ty, d.start, count, ity)
-            }
-            LiveOut::Reduction(_) => return Err(Declined::ExitWithReduction),
-            LiveOut::Last => {
-                let slot = outlined
-                    .slots
-                    .iter()
-                    .position(|s| s.kind == SlotKind::Last(v))
-                    .ok_or_else(|| {
-                        Declined::Vectorizer("internal error: a live-out has no slot".into())
-                    })?;
-                let sty = outlined.slots[slot].ty;
-                let vec = b.load(
-                    Type::vector(width, sty.elem()),
-                    slot_ptrs[slot],
-                    sty.bytes(),
-                );
-                let x = intrinsic(&mut b, Intrinsic::Extract, vec![vec, last_lane], sty);
-                if ty == Type::I1 {
-                    b.cast(CastOp::Trunc, x, Type::I1)
-                } else {
-                    x
-                }
-            }
-        };
+        if matches!(kind, LiveOut::Reduction(_)) {
+            return Err(Declined::ExitWithReduction);
+        }
+        let live = (v, kind, ty);
+        let nv = super::driver::final_value(&mut b, pl, outlined, &slot_ptrs, width, live, &at)?;
         replace.push((v, nv));
     }
     let cases: Vec<(i64, Block)> = (1..edge_blocks.len())
