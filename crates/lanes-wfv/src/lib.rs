@@ -40,6 +40,7 @@
 
 pub mod blend;
 pub mod block_index;
+pub mod boscc;
 pub(crate) mod cfg_edit;
 pub mod divergent_loops;
 pub mod entry_mask;
@@ -61,6 +62,7 @@ use lanes_analysis::{Edits, FunctionAnalyses};
 use lanes_ir::{Block, FuncId, Function, Module, Value};
 
 pub use block_index::BlockIndex;
+pub use boscc::BosccPolicy;
 pub use divergent_loops::{transform_divergent_loops, TransformedLoop};
 pub use entry_mask::with_entry_mask;
 pub use guards::{lower_guards, Predication};
@@ -103,6 +105,8 @@ pub struct Prepared {
     pub stats: Stats,
     /// Loops and loop exits by divergence, before the divergent loop transform.
     pub loops: LoopStats,
+    /// BOSCC gadgets inserted (`Mode::Boscc`).
+    pub boscc: usize,
     pub transformed: Vec<TransformedLoop>,
     /// The `active: i1` parameter of a function made by [`with_entry_mask`]: widening then
     /// runs nothing at all when no lane is active (one test at entry), so that accesses
@@ -194,6 +198,15 @@ pub fn prepare(
         after_pass("divergent_loops", &func);
         info = analysis.analyze_in(&func, args, info.into_analyses())?;
     }
+    // BOSCC gadgets: uniform `any` branches around heavy sides of divergent branches.
+    let mut boscc = 0;
+    if let Mode::Boscc(policy) = mode {
+        boscc = boscc::insert_gadgets(&mut func, &info, policy);
+        if boscc > 0 {
+            after_pass("boscc", &func);
+            info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
+        }
+    }
     // Linearization edits the CFG the shapes describe: it takes the divergent branches as
     // they are now, and the analyses.
     let divergent: EntitySet<Block> = {
@@ -221,6 +234,7 @@ pub fn prepare(
         predication: lin.predication,
         stats: lin.stats,
         loops,
+        boscc,
         transformed,
         entry_mask: None,
         mode,

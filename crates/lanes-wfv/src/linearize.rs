@@ -58,6 +58,8 @@ pub enum Mode {
     Partial,
     /// Full if-conversion: every branch but the pure latches' is folded.
     Full,
+    /// Partial linearization after BOSCC gadgets are inserted (module `boscc`).
+    Boscc(crate::boscc::BosccPolicy),
 }
 
 /// The result of linearizing one function.
@@ -128,7 +130,7 @@ pub fn linearize(
     }
     // Guards in front of uniform loops under varying predicates (full mode transforms
     // every loop instead).
-    let guards = if mode == Mode::Partial {
+    let guards = if mode != Mode::Full {
         let g = insert_loop_guards(func, analyses, divergent, transformed);
         split_uniform_critical_edges(func, analyses, &|b| divergent(b) && !g.contains(&b));
         g
@@ -151,7 +153,7 @@ pub fn linearize(
         !is_latch(b)
             && !is_guard(b)
             && match mode {
-                Mode::Partial => divergent(b),
+                Mode::Partial | Mode::Boscc(_) => divergent(b),
                 Mode::Full => true,
             }
     };

@@ -27,7 +27,7 @@ use clap::{Args, ValueEnum};
 
 use lanes_driver::{vectorize, Output, VectorizeRequest};
 use lanes_llvm::emit::EmitKind;
-use lanes_wfv::Mode;
+use lanes_wfv::{BosccPolicy, Mode};
 
 use super::import::ClangArgs;
 use super::target_args::TargetArgs;
@@ -37,6 +37,14 @@ use crate::output::{write_bytes, OutputKind};
 pub enum Linearize {
     Partial,
     Full,
+}
+
+/// BOSCC gadgets (PLDI'18 §6.1) with partial linearization.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Boscc {
+    Off,
+    Auto,
+    All,
 }
 
 /// Vectorize one SPMD function: its x86 vector-ABI variant and an `F_spmd` launcher
@@ -64,6 +72,11 @@ pub struct VectorizeArgs {
     /// Linearize divergent control flow only (partial) or all of it (full)
     #[arg(long, value_enum, default_value = "partial")]
     pub linearize: Linearize,
+    /// With partial linearization, branch on "no lane takes this side" around the sides of
+    /// divergent branches (PLDI'18 §6.1 BOSCC): `auto` where the side is heavy enough to
+    /// repay the test, `all` wherever possible, `off` never
+    #[arg(long, value_enum, default_value = "off")]
+    pub boscc: Boscc,
     /// Output: .o (object), .s (assembly), .ll (LLVM IR), .bc (bitcode) or .lir (lanes IR);
     /// `-` writes an object to standard output
     #[arg(short, long)]
@@ -128,9 +141,14 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
         function: args.function.clone(),
         shapes: args.shapes.clone(),
         width: args.width,
-        mode: match args.linearize {
-            Linearize::Partial => Mode::Partial,
-            Linearize::Full => Mode::Full,
+        mode: match (args.linearize, args.boscc) {
+            (Linearize::Full, Boscc::Off) => Mode::Full,
+            (Linearize::Full, _) => {
+                bail!("--boscc needs --linearize partial: full if-conversion folds its branches")
+            }
+            (Linearize::Partial, Boscc::Off) => Mode::Partial,
+            (Linearize::Partial, Boscc::Auto) => Mode::Boscc(BosccPolicy::Auto),
+            (Linearize::Partial, Boscc::All) => Mode::Boscc(BosccPolicy::All),
         },
         opt_level: opt,
         veclib: args.veclib.clone(),

@@ -76,3 +76,15 @@ fn full_if_conversion_loses_the_uniform_branches() {
     let total = b["lost"].as_u64().unwrap_or(0) + b["preserved"].as_u64().unwrap_or(0);
     assert_eq!(total, 5, "uniform branches are lost or preserved: {b}");
 }
+
+/// `--boscc all` puts a gadget before each of the three divergent branches here; their
+/// `any` branches are uniform and stay, adding to the preserved ones (as in the paper's
+/// `nab/bsc` rows).
+#[test]
+fn boscc_gadgets_are_counted_and_preserved() {
+    let (rows, _) = rows(&["--boscc", "all"]);
+    let v = &rows[0];
+    assert_eq!(v["boscc_gadgets"], 3, "{v}");
+    assert_eq!(v["branches"]["lost"], 0, "{v}");
+    assert_eq!(v["branches"]["preserved"], 7, "{v}");
+}

@@ -133,7 +133,7 @@ pub fn widen_into_noting(
         width,
         branches: prepared.stats.clone(),
         loops: prepared.loops,
-        boscc: 0,
+        boscc: prepared.boscc,
         fused: 0,
         memory: crate::stats::memory_stats(&prepared.func, &prepared.predication, &plan.info),
     };

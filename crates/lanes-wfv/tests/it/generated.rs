@@ -12,7 +12,7 @@ use arbitrary::Unstructured;
 use lanes_interp::{Memory, RtValue, WorkItemContext};
 use lanes_ir::generator::{generate, GenConfig, GenParam, Generated, BUFFER_ALIGN};
 use lanes_ir::{AddrSpace, ScalarType, Shape};
-use lanes_wfv::{Mode, Stats};
+use lanes_wfv::{BosccPolicy, Mode, Stats};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
 
@@ -90,7 +90,7 @@ fn check(seeds: impl Iterator<Item = u64>, mode: Mode) -> Stats {
             .collect();
         let what = format!("seed {seed} {mode:?}");
         let (p, m) = common::prepared_module(&g.module, g.func, &shapes, mode, &what);
-        if mode == Mode::Partial {
+        if mode != Mode::Full {
             assert_eq!(
                 p.stats.lost,
                 0,
@@ -128,6 +128,20 @@ fn full_if_conversion_preserves_semantics_and_loses_uniform_branches() {
     assert!(
         s.lost > 0,
         "full if-conversion must lose uniform branches: {s}"
+    );
+}
+
+/// With a BOSCC gadget before every divergent branch that can take one, partial
+/// linearization still loses no uniform branch (the gadgets' `any` branches included)
+/// and the width-1 meaning is unchanged.
+#[test]
+fn boscc_gadgets_preserve_semantics_and_stay_branches() {
+    let all = check(0..3000 * common::soak(), Mode::Boscc(BosccPolicy::All));
+    let plain = check(0..3000 * common::soak(), Mode::Partial);
+    assert_eq!(all.lost, 0);
+    assert!(
+        all.uniform > plain.uniform,
+        "the gadgets add uniform branches that stay: {all} vs {plain}"
     );
 }
 

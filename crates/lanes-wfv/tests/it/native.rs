@@ -79,10 +79,10 @@ fn widened_functions_run_natively_as_in_the_interpreter() {
                 })
             })
             .collect();
-        let mode = if seed % 2 == 0 {
-            Mode::Partial
-        } else {
-            Mode::Full
+        let mode = match seed % 4 {
+            0 | 2 => Mode::Partial,
+            1 => Mode::Full,
+            _ => Mode::Boscc(lanes_wfv::BosccPolicy::All),
         };
         let w = [4u16, 8, 16][(seed % 3) as usize];
         let what = format!("seed {seed} {mode:?} W={w}");

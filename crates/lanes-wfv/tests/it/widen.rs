@@ -373,7 +373,8 @@ fn kernels_widened_equal_lanes_run_one_by_one() {
                 continue;
             }
             let (gens, shapes) = kernel_gens(&module, id);
-            for mode in [Mode::Partial, Mode::Full] {
+            let boscc = Mode::Boscc(lanes_wfv::BosccPolicy::All);
+            for mode in [Mode::Partial, Mode::Full, boscc] {
                 for w in WIDTHS {
                     for seed in 0..2 {
                         let what = format!("{name} @{} {mode:?} W={w} seed {seed}", f.name);
@@ -467,10 +468,10 @@ fn generated_programs(seeds: impl Iterator<Item = u64>) -> Tally {
                 }
             });
         }
-        let mode = if seed % 2 == 0 {
-            Mode::Partial
-        } else {
-            Mode::Full
+        let mode = match seed % 3 {
+            0 => Mode::Partial,
+            1 => Mode::Full,
+            _ => Mode::Boscc(lanes_wfv::BosccPolicy::All),
         };
         for w in WIDTHS {
             let what = format!("gen seed {seed} {mode:?} W={w}");
