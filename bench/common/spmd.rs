@@ -35,6 +35,17 @@ impl SpmdBench {
     /// Vectorizes kernel `f` of `kernels.c` for `shapes` into an object; with `ll`, also
     /// returns the LLVM IR of the same build, for the caller's checks.
     pub fn vectorize(&self, f: &str, shapes: &str, ll: bool) -> (PathBuf, Option<String>) {
+        self.vectorize_with(f, shapes, ll, &[])
+    }
+
+    /// [`SpmdBench::vectorize`] with `extra` arguments to `lanes vectorize`.
+    pub fn vectorize_with(
+        &self,
+        f: &str,
+        shapes: &str,
+        ll: bool,
+        extra: &[&str],
+    ) -> (PathBuf, Option<String>) {
         let kernels = self.root.join("kernels.c");
         let obj = self.dir.join(format!("{f}.o"));
         let ll_path = self.dir.join(format!("{f}.ll"));
@@ -49,6 +60,7 @@ impl SpmdBench {
                     "--shapes",
                     shapes,
                 ])
+                .args(extra)
                 .args(["-O3", "-march=native", "-o", s(out)]));
         }
         let text = ll.then(|| std::fs::read_to_string(&ll_path).expect("ll"));

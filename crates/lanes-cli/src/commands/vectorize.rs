@@ -74,8 +74,8 @@ pub struct VectorizeArgs {
     pub linearize: Linearize,
     /// With partial linearization, branch on "no lane takes this side" around the sides of
     /// divergent branches (PLDI'18 §6.1 BOSCC): `auto` where the side is heavy enough to
-    /// repay the test, `all` wherever possible, `off` never
-    #[arg(long, value_enum, default_value = "off")]
+    /// repay the test (the default), `all` wherever possible, `off` never
+    #[arg(long, value_enum, default_value = "auto")]
     pub boscc: Boscc,
     /// Output: .o (object), .s (assembly), .ll (LLVM IR), .bc (bitcode) or .lir (lanes IR);
     /// `-` writes an object to standard output
@@ -142,9 +142,12 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
         shapes: args.shapes.clone(),
         width: args.width,
         mode: match (args.linearize, args.boscc) {
-            (Linearize::Full, Boscc::Off) => Mode::Full,
-            (Linearize::Full, _) => {
-                bail!("--boscc needs --linearize partial: full if-conversion folds its branches")
+            // Full if-conversion folds every branch, gadgets' included.
+            (Linearize::Full, Boscc::Off | Boscc::Auto) => Mode::Full,
+            (Linearize::Full, Boscc::All) => {
+                bail!(
+                    "--boscc all needs --linearize partial: full if-conversion folds its branches"
+                )
             }
             (Linearize::Partial, Boscc::Off) => Mode::Partial,
             (Linearize::Partial, Boscc::Auto) => Mode::Boscc(BosccPolicy::Auto),

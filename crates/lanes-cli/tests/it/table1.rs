@@ -27,7 +27,7 @@ fn rows(extra: &[&str]) -> (Vec<serde_json::Value>, String) {
 
 #[test]
 fn table1_counts_branches_loops_and_memory() {
-    let (rows, table) = rows(&[]);
+    let (rows, table) = rows(&["--boscc", "off"]);
     assert_eq!(rows.len(), 2, "the variant and the masked body: {rows:?}");
     let v = &rows[0];
     assert!(
@@ -87,4 +87,15 @@ fn boscc_gadgets_are_counted_and_preserved() {
     assert_eq!(v["boscc_gadgets"], 3, "{v}");
     assert_eq!(v["branches"]["lost"], 0, "{v}");
     assert_eq!(v["branches"]["preserved"], 7, "{v}");
+}
+
+/// The default, `--boscc auto`, guards only the side heavy enough to repay the test:
+/// here the `while` loop's region.
+#[test]
+fn boscc_auto_is_the_default_and_guards_heavy_sides_only() {
+    let (rows, _) = rows(&[]);
+    let v = &rows[0];
+    let n = v["boscc_gadgets"].as_u64().unwrap_or(0);
+    assert!((1..3).contains(&n), "{v}");
+    assert_eq!(v["branches"]["preserved"], 4 + n, "{v}");
 }
