@@ -36,9 +36,7 @@ fn main() {
         .iter()
         .map(|b| {
             let f = format!("cascade_{b}");
-            bench
-                .vectorize_with(&f, "c,u,u,u,u", false, &["--boscc", b])
-                .0
+            bench.vectorize(&f, "c,u,u,u,u", false, &["--boscc", b]).0
         })
         .collect();
     let exe = bench.link(objects, &["-lm"]);

@@ -53,7 +53,7 @@ const KERNELS: [(&str, &str, &str); 6] = [
 /// Vectorizes `f`, checking its `.ll`: no gather or scatter, and no scalar call of
 /// `helper` (a call of its vector variant is inlined by LLVM or takes vectors).
 fn vectorize(bench: &SpmdBench, f: &str, shapes: &str, helper: &str) -> PathBuf {
-    let (obj, text) = bench.vectorize(f, shapes, true);
+    let (obj, text) = bench.vectorize(f, shapes, true, &[]);
     let text = text.unwrap_or_default();
     assert!(
         !text.contains("llvm.masked.gather") && !text.contains("llvm.masked.scatter"),

@@ -56,7 +56,7 @@ fn main() {
     let bench = SpmdBench::new("early_exit");
     let objects: Vec<PathBuf> = KERNELS
         .iter()
-        .map(|(f, shapes, _)| bench.vectorize(f, shapes, false).0)
+        .map(|(f, shapes, _)| bench.vectorize(f, shapes, false, &[]).0)
         .collect();
     let exe = bench.link(objects, &[]);
     let mut out = header("early-exit loops of each instance: lanes vectorize and clang-19");

@@ -50,7 +50,7 @@ fn main() {
     let objects: Vec<PathBuf> = KERNELS
         .iter()
         .map(|(f, shapes, gathers)| {
-            let (obj, text) = bench.vectorize(f, shapes, true);
+            let (obj, text) = bench.vectorize(f, shapes, true, &[]);
             let text = text.unwrap_or_default();
             let has = text.contains("llvm.masked.gather") || text.contains("llvm.masked.scatter");
             assert_eq!(has, *gathers, "{f}: gathers or scatters: {has}\n{text}");

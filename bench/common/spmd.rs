@@ -32,14 +32,10 @@ impl SpmdBench {
         SpmdBench { root, dir }
     }
 
-    /// Vectorizes kernel `f` of `kernels.c` for `shapes` into an object; with `ll`, also
-    /// returns the LLVM IR of the same build, for the caller's checks.
-    pub fn vectorize(&self, f: &str, shapes: &str, ll: bool) -> (PathBuf, Option<String>) {
-        self.vectorize_with(f, shapes, ll, &[])
-    }
-
-    /// [`SpmdBench::vectorize`] with `extra` arguments to `lanes vectorize`.
-    pub fn vectorize_with(
+    /// Vectorizes kernel `f` of `kernels.c` for `shapes` with `extra` arguments to `lanes
+    /// vectorize` into an object; with `ll`, also returns the LLVM IR of the same build,
+    /// for the caller's checks.
+    pub fn vectorize(
         &self,
         f: &str,
         shapes: &str,
