@@ -201,7 +201,8 @@ fn lane_dependent_kernels_widened_equal_simt_groups() {
                     }
                 )
             }));
-            for mode in [Mode::Partial, Mode::Full] {
+            let boscc = Mode::Boscc(lanes_wfv::BosccPolicy::All);
+            for mode in [Mode::Partial, Mode::Full, boscc] {
                 for w in WIDTHS {
                     for seed in 0..3 {
                         let what = format!("{name} @{} {mode:?} W={w} seed {seed}", f.name);
@@ -214,7 +215,7 @@ fn lane_dependent_kernels_widened_equal_simt_groups() {
     }
     eprintln!("lane-dependent kernels: {kernels:?}, {compared} comparisons");
     assert!(cross >= 3, "{kernels:?}");
-    assert_eq!(compared, kernels.len() * 2 * WIDTHS.len() * 3);
+    assert_eq!(compared, kernels.len() * 3 * WIDTHS.len() * 3);
 }
 
 /// Volatile and atomic accesses, fences and indirect calls are observable, so the widened
