@@ -43,6 +43,9 @@ pub struct CompileRequest {
     pub outer_loops: bool,
     /// Lanes of parallel loops without `simdlen`; the target's natural width if `None`.
     pub simd_width: Option<u16>,
+    /// How parallel loop bodies and `declare simd` functions are linearized (partial
+    /// linearization with BOSCC gadgets where they pay, by default).
+    pub mode: Mode,
 }
 
 impl CompileRequest {
@@ -59,6 +62,7 @@ impl CompileRequest {
             veclib: None,
             outer_loops: true,
             simd_width: None,
+            mode: Mode::Boscc(lanes_wfv::BosccPolicy::Auto),
         }
     }
 }
@@ -113,6 +117,7 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
                 module,
                 variants,
                 &target,
+                req.mode,
                 &mut notes,
                 &mut widened,
             )?);
@@ -126,7 +131,7 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
                 &scalar,
                 &OuterLoopOptions {
                     width,
-                    mode: Mode::Partial,
+                    mode: req.mode,
                 },
             );
             for r in reports {

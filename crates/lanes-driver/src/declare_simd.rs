@@ -48,6 +48,7 @@ pub(crate) fn define_variants(
     module: &mut Module,
     variants: &[(String, String)],
     target: &Target,
+    mode: Mode,
     notes: &mut Vec<String>,
     remarks: &mut Vec<WidenNote>,
 ) -> Result<Vec<String>, DriverError> {
@@ -116,7 +117,7 @@ pub(crate) fn define_variants(
             let body_name = format!("{vname}.body");
             let spec = VariantSpec {
                 shapes: &shapes,
-                mode: Mode::Partial,
+                mode,
                 width: v.width,
                 masked: true,
                 name: &body_name,
@@ -133,7 +134,7 @@ pub(crate) fn define_variants(
         } else {
             let spec = VariantSpec {
                 shapes: &shapes,
-                mode: Mode::Partial,
+                mode,
                 width: v.width,
                 masked: false,
                 name: vname,

@@ -82,6 +82,10 @@ pub struct CompileArgs {
     /// Leave parallel loops to LLVM's loop vectorizer (no outer-loop vectorization by lanes)
     #[arg(long)]
     pub no_outer_loops: bool,
+    /// BOSCC gadgets (PLDI'18 §6.1) in parallel loop bodies and `declare simd` variants:
+    /// `auto` where the skipped side is heavy enough, `all`, or `off`
+    #[arg(long, value_enum, default_value = "auto")]
+    pub boscc: super::vectorize::Boscc,
     /// Report every parallel loop lanes vectorized and every function lanes left as LLVM IR,
     /// with the reason (as clang's -Rpass and -Rpass-missed do)
     #[arg(long)]
@@ -132,6 +136,7 @@ pub fn run(args: &CompileArgs) -> Result<()> {
         veclib: args.veclib.clone(),
         outer_loops: !args.no_outer_loops,
         simd_width: args.simd_width,
+        mode: args.boscc.partial(),
     };
     let compiled =
         compile(&req).with_context(|| format!("{}: compilation failed", args.file.display()))?;

@@ -47,6 +47,17 @@ pub enum Boscc {
     All,
 }
 
+impl Boscc {
+    /// Partial linearization with these gadgets.
+    pub fn partial(self) -> Mode {
+        match self {
+            Boscc::Off => Mode::Partial,
+            Boscc::Auto => Mode::Boscc(BosccPolicy::Auto),
+            Boscc::All => Mode::Boscc(BosccPolicy::All),
+        }
+    }
+}
+
 /// Vectorize one SPMD function: its x86 vector-ABI variant and an `F_spmd` launcher
 #[derive(Args, Debug)]
 #[command(
@@ -149,9 +160,7 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
                     "--boscc all needs --linearize partial: full if-conversion folds its branches"
                 )
             }
-            (Linearize::Partial, Boscc::Off) => Mode::Partial,
-            (Linearize::Partial, Boscc::Auto) => Mode::Boscc(BosccPolicy::Auto),
-            (Linearize::Partial, Boscc::All) => Mode::Boscc(BosccPolicy::All),
+            (Linearize::Partial, boscc) => boscc.partial(),
         },
         opt_level: opt,
         veclib: args.veclib.clone(),

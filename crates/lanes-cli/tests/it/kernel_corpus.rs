@@ -4,7 +4,8 @@
 //! `while`) and of the parallel loop itself) compiled by `lanes compile -fopenmp-simd -march=native` at 4, 8
 //! and 16 lanes and at the target's own width, each build linked with a generated driver
 //! that runs every kernel beside clang-19's scalar build of the same source on 17 lengths
-//! (0 to 1000; seeded inputs) and compares all outputs byte for byte, including the
+//! (0 to 1000; seeded inputs; 8 lanes also with `--boscc all`) and compares all outputs
+//! byte for byte, including the
 //! elements past `n`. lanes must vectorize every loop, the two that the parallel loop
 //! itself leaves early (`first_above`, `copy_until`) included.
 
@@ -109,8 +110,18 @@ fn kernel_corpus_equals_clang_at_every_width() {
         .args([s(&src), "-o", s(&reference)]));
     let driver_c = d.join("driver.c");
     std::fs::write(&driver_c, driver(&names)).expect("write driver");
-    for width in [Some(4), Some(8), Some(16), None] {
+    // Each width with the default BOSCC setting (`auto`), and 8 lanes with a gadget at
+    // every divergent branch that can have one.
+    let builds = [
+        (Some(4), "auto"),
+        (Some(8), "auto"),
+        (Some(16), "auto"),
+        (None, "auto"),
+        (Some(8), "all"),
+    ];
+    for (width, boscc) in builds {
         let tag = width.map_or_else(|| "native".to_string(), |w: u16| w.to_string());
+        let tag = format!("{tag}-boscc-{boscc}");
         let obj = d.join(format!("kernels-{tag}.o"));
         let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
             .args([
@@ -121,6 +132,7 @@ fn kernel_corpus_equals_clang_at_every_width() {
                 "-ffp-contract=off",
             ])
             .arg("--remarks")
+            .args(["--boscc", boscc])
             .args(width.map(|w| format!("--simd-width={w}")))
             .args(["-c", s(&src), "-o", s(&obj)]));
         let remarks = String::from_utf8_lossy(&out.stderr);
