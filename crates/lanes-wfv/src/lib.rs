@@ -27,7 +27,7 @@
 //!    calls and atomics run per active lane.
 //!
 //! Uniform loops nested in divergent control (a varying header predicate) keep their
-//! uniform exits but get a guard `any(pred)` in front ([`loop_guard`](mod@loop_guard)):
+//! uniform exits but get a guard `any(pred)` in front (module `loop_guard`):
 //! with no lane active their trip count would be computed from values no lane defined,
 //! and need not terminate.
 //!

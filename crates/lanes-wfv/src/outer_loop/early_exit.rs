@@ -1,5 +1,5 @@
-//! Parallel loops left from the body (`break`, `return`): the edges, and the vector loop
-//! that runs them (PLDI'18 §7, with the divergent loop transform's view of an exit: a lane
+//! Parallel loops left from the body (`break`, `return`): the vector loop that runs them
+//! (PLDI'18 §7, with the divergent loop transform's view of an exit: a lane
 //! that leaves is masked off; here a lane is an iteration, and leaving ends every later
 //! one too).
 //!

@@ -1,10 +1,12 @@
 //! Recognizing a parallel loop the outer-loop vectorizer can take (PLDI'18 §7).
 //!
 //! The loop must be a counted loop in the form LLVM's loop passes leave a `for` loop in:
-//! one preheader, one latch that is also the only exiting block (a rotated, "do-while"
-//! loop behind a guard), and an exit test comparing an induction variable of step ±1 with
-//! a loop-invariant bound. From that the trip count `T ≥ 1` is computed before the loop
-//! ([`TripCount`]), so iteration `k` of `0..T` can run in lane `k mod W`.
+//! one preheader, one latch that exits (a rotated, "do-while" loop behind a guard), and an
+//! exit test there comparing an induction variable of step ±1 with a loop-invariant bound.
+//! From that the trip count `T ≥ 1` is computed before the loop ([`TripCount`]), so
+//! iteration `k` of `0..T` can run in lane `k mod W`. Other blocks may leave the loop too
+//! (`break`, `return`): those edges are [`ParallelLoop::early_exits`], and `T` is then
+//! only a bound (module `early_exit`).
 //!
 //! Every value carried around the back edge must be an induction (`start + k·step`,
 //! recomputed from `k` in each lane), a first-order recurrence recomputed from the
@@ -36,8 +38,9 @@ use lanes_ir::{BinaryOp, Block, Function, Inst, InstData, IntCC, Intrinsic, Type
 pub enum Declined {
     NoPreheader,
     SeveralLatches,
-    /// Exits from other blocks than the latch (`break`, `return` in the body).
-    SeveralExits,
+    /// The latch does not test whether to leave (the loop's count is not checked at its
+    /// back edge), or branches elsewhere too.
+    LatchNotExit,
     /// The exit test is not `icmp` of an induction of step ±1 against an invariant bound.
     UncountedExit,
     /// A value carried around the loop that is neither an induction nor a reduction.
@@ -57,9 +60,10 @@ impl fmt::Display for Declined {
         match self {
             Declined::NoPreheader => write!(f, "the loop has no unique preheader"),
             Declined::SeveralLatches => write!(f, "the loop has several back edges"),
-            Declined::SeveralExits => {
-                write!(f, "the loop is left from the body (break or return)")
-            }
+            Declined::LatchNotExit => write!(
+                f,
+                "the loop's back edge does not test whether to leave it (a trip count is needed there)"
+            ),
             Declined::UncountedExit => write!(
                 f,
                 "the trip count is not computable (the exit test must compare an induction variable of step 1 or -1 with a loop-invariant bound)"
@@ -207,7 +211,7 @@ pub fn recognize(
         .collect();
     let edges = exit_edges::exit_edges(cfg, loops, l, &in_loop, &traps);
     if edges.iter().all(|&(from, _)| from != latch) {
-        return Err(Declined::SeveralExits);
+        return Err(Declined::LatchNotExit);
     }
     let early_edges: Vec<(Block, Block)> = edges
         .into_iter()
@@ -216,7 +220,7 @@ pub fn recognize(
     let exit = match cfg.succs(latch) {
         [a, b] if *a == header && !in_loop.contains(*b) => *b,
         [a, b] if *b == header && !in_loop.contains(*a) => *a,
-        _ => return Err(Declined::SeveralExits),
+        _ => return Err(Declined::LatchNotExit),
     };
     let defs = def_blocks(func);
     let defined_inside = |v: Value| defined_in(&defs, &in_loop, v);
