@@ -205,6 +205,8 @@ fn run(module: &Module, id: FuncId, args: &[RtValue], mut mem: Memory) -> Option
     let result = match interp.call(id, args, &mut mem) {
         Ok(r) => r,
         Err(e) => {
+            // A faulting scalar run is skipped; a faulting vector run fails the test. Set
+            // LANES_DEBUG to see the interpreter's error of either.
             if std::env::var("LANES_DEBUG").is_ok() {
                 eprintln!("run: {e}");
             }
