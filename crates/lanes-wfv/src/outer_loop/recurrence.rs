@@ -28,8 +28,9 @@ pub struct Recurrence {
     pub phi: Value,
     pub init: Value,
     pub latch_value: Value,
-    /// The instructions computing `latch_value` in the loop, in layout order.
-    pub slice: Vec<Inst>,
+    /// The instructions computing `latch_value` in the loop, in layout order, each with
+    /// its result (every one defines a value the computation reads).
+    pub slice: Vec<(Inst, Value)>,
 }
 
 /// The recurrence `phi` (a header φ from `init` and `next`) is, if it is one; `inductions`
@@ -72,12 +73,13 @@ pub(crate) fn first_order_recurrence(
             work.extend(data.args());
         }
     }
-    let order: Vec<Inst> = [header, latch]
+    let order: Vec<(Inst, Value)> = [header, latch]
         .into_iter()
         .enumerate()
         .filter(|&(k, b)| k == 0 || b != header)
         .flat_map(|(_, b)| func.layout.block_insts(b).iter().copied())
         .filter(|&i| slice.contains(i))
+        .filter_map(|i| Some((i, func.dfg.inst_result(i)?)))
         .collect();
     Some(Recurrence {
         phi,
@@ -122,13 +124,9 @@ pub(crate) fn emit_previous(
     let mut latch_values = Vec::new();
     for r in recs {
         let mut local = prev.clone();
-        for &i in &r.slice {
+        for &(i, result) in &r.slice {
             let mut data = old.dfg.inst(i).clone();
             data.for_each_arg_mut(|a| *a = lookup(&local, *a));
-            let result = old
-                .dfg
-                .inst_result(i)
-                .expect("a slice holds only instructions with results");
             let copy = b.value(data, old.value_type(result));
             local.push((result, copy));
         }
