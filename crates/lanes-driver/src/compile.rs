@@ -62,7 +62,8 @@ impl CompileRequest {
             veclib: None,
             outer_loops: true,
             simd_width: None,
-            mode: Mode::Boscc(lanes_wfv::BosccPolicy::Auto),
+            mode: Mode::boscc(lanes_wfv::BosccPolicy::Auto)
+                .with_fusion(lanes_wfv::FusionPolicy::Auto),
         }
     }
 }

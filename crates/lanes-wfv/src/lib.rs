@@ -7,7 +7,10 @@
 //!    `switch`es lowered to `brif` cascades;
 //! 2. [`divergent_loops`]: the divergent loop transform of §5 on every loop the shape
 //!    analysis calls divergent (every loop in full mode), making all loops uniform;
-//! 3. [`linearize`](mod@linearize) over the [`block_index`] (§3.1): Fig. 5 partial
+//! 3. [`branch_fusion`] (PACT'11 §IV-A) and [`boscc`] (§6.1), as the [`Mode`] asks:
+//!    divergent if-then-elses with similar sides merged into one sequence, uniform `any`
+//!    branches around heavy sides of divergent branches;
+//! 4. [`linearize`](mod@linearize) over the [`block_index`] (§3.1): Fig. 5 partial
 //!    linearization (or full if-conversion), with [`predicates`] from control dependence
 //!    (§2.4), φs on folded edges turned into [`blend`]s, side effects [`guards`]ed, and
 //!    SSA repaired; [`stats`] counts the branches kept and lost (Table 1).
@@ -21,7 +24,7 @@
 //! table of masks; [`guards::lower_guards`] gives it a width-1 meaning that the
 //! interpreter runs, which is how the tests prove every step preserves the semantics.
 //!
-//! 4. [`widen`](mod@widen) ([`widen()`], [`widen_into`]) maps that function to `W` lanes:
+//! 5. [`widen`](mod@widen) ([`widen()`], [`widen_into`]) maps that function to `W` lanes:
 //!    uniform values stay scalar, the others become vectors, masks become `<W x i1>`,
 //!    memory accesses become vector, masked, gather/scatter or once-if-any accesses,
 //!    calls and atomics run per active lane.
@@ -41,12 +44,14 @@
 pub mod blend;
 pub mod block_index;
 pub mod boscc;
+pub mod branch_fusion;
 pub(crate) mod cfg_edit;
 pub mod divergent_loops;
 pub mod entry_mask;
 pub mod guards;
 pub mod linearize;
 pub(crate) mod loop_guard;
+pub mod mode;
 pub mod normalize;
 pub mod outer_loop;
 pub mod predicates;
@@ -63,10 +68,12 @@ use lanes_ir::{Block, FuncId, Function, Module, Value};
 
 pub use block_index::BlockIndex;
 pub use boscc::BosccPolicy;
+pub use branch_fusion::FusionPolicy;
 pub use divergent_loops::{transform_divergent_loops, TransformedLoop};
 pub use entry_mask::with_entry_mask;
 pub use guards::{lower_guards, Predication};
-pub use linearize::{linearize, Linearized, Mode};
+pub use linearize::{linearize, Linearized};
+pub use mode::{Linearization, Mode};
 pub use normalize::normalize;
 pub use stats::{AddressKind, LoopStats, MaskKind, MemoryStats, Stats, VariantStats};
 pub use variant::{define_variant, define_variant_noting, VariantSpec};
@@ -105,8 +112,10 @@ pub struct Prepared {
     pub stats: Stats,
     /// Loops and loop exits by divergence, before the divergent loop transform.
     pub loops: LoopStats,
-    /// BOSCC gadgets inserted (`Mode::Boscc`).
+    /// BOSCC gadgets inserted ([`Mode::boscc`]).
     pub boscc: usize,
+    /// Instruction pairs branch fusion merged into one ([`Mode::fusion`]).
+    pub fused: usize,
     pub transformed: Vec<TransformedLoop>,
     /// The `active: i1` parameter of a function made by [`with_entry_mask`]: widening then
     /// runs nothing at all when no lane is active (one test at entry), so that accesses
@@ -172,7 +181,7 @@ pub fn prepare(
     let mut info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
     let lower: Vec<Block> = normalize::switch_blocks(&func)
         .into_iter()
-        .filter(|&b| mode == Mode::Full || info.is_divergent_branch(b))
+        .filter(|&b| mode.is_full() || info.is_divergent_branch(b))
         .collect();
     if normalize(&mut func, info.analyses_mut(), &lower)? != Edits::Nothing {
         info = analysis.analyze_in(&func, args, info.into_analyses())?;
@@ -186,7 +195,7 @@ pub fn prepare(
         let headers: Vec<Block> = info
             .loops()
             .loops()
-            .filter(|&l| mode == Mode::Full || info.is_divergent_loop(l))
+            .filter(|&l| mode.is_full() || info.is_divergent_loop(l))
             .map(|l| info.loops().header(l))
             .filter(|h| !transformed.iter().any(|t| t.header == *h))
             .collect();
@@ -198,9 +207,15 @@ pub fn prepare(
         after_pass("divergent_loops", &func);
         info = analysis.analyze_in(&func, args, info.into_analyses())?;
     }
+    // Branch fusion: divergent if-then-elses with similar sides become one sequence.
+    let fused = branch_fusion::fuse_branches(&mut func, &info, mode.fusion);
+    if fused > 0 {
+        after_pass("branch_fusion", &func);
+        info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
+    }
     // BOSCC gadgets: uniform `any` branches around heavy sides of divergent branches.
     let mut boscc = 0;
-    if let Mode::Boscc(policy) = mode {
+    if let Some(policy) = mode.boscc.filter(|_| !mode.is_full()) {
         boscc = boscc::insert_gadgets(&mut func, &info, policy);
         if boscc > 0 {
             after_pass("boscc", &func);
@@ -235,6 +250,7 @@ pub fn prepare(
         stats: lin.stats,
         loops,
         boscc,
+        fused,
         transformed,
         entry_mask: None,
         mode,

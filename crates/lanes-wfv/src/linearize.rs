@@ -48,19 +48,7 @@ use crate::loop_guard::insert_loop_guards;
 use crate::predicates::Predicates;
 use crate::ssa_repair::{remove_dead_code, repair_ssa};
 use crate::stats::Stats;
-use crate::WfvError;
-
-/// Which if-conversion to perform.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Mode {
-    /// PLDI'18 partial linearization: only divergent branches are folded.
-    #[default]
-    Partial,
-    /// Full if-conversion: every branch but the pure latches' is folded.
-    Full,
-    /// Partial linearization after BOSCC gadgets are inserted (module `boscc`).
-    Boscc(crate::boscc::BosccPolicy),
-}
+use crate::{Mode, WfvError};
 
 /// The result of linearizing one function.
 #[derive(Clone, Debug, Default)]
@@ -130,7 +118,7 @@ pub fn linearize(
     }
     // Guards in front of uniform loops under varying predicates (full mode transforms
     // every loop instead).
-    let guards = if mode != Mode::Full {
+    let guards = if !mode.is_full() {
         let g = insert_loop_guards(func, analyses, divergent, transformed);
         split_uniform_critical_edges(func, analyses, &|b| divergent(b) && !g.contains(&b));
         g
@@ -150,12 +138,7 @@ pub fn linearize(
         }
         // The `any` branch of a pure latch is uniform by construction (the shape analysis
         // may not know that mask queries are uniform).
-        !is_latch(b)
-            && !is_guard(b)
-            && match mode {
-                Mode::Partial | Mode::Boscc(_) => divergent(b),
-                Mode::Full => true,
-            }
+        !is_latch(b) && !is_guard(b) && (mode.is_full() || divergent(b))
     };
     let div_map: SecondaryMap<Block, bool> = index.order().iter().map(|&b| (b, div(b))).collect();
     let div = |b: Block| div_map[b];

@@ -184,9 +184,9 @@ pub struct VariantStats {
     pub width: u16,
     pub branches: Stats,
     pub loops: LoopStats,
-    /// Branch-on-superword-condition-code gadgets (PLDI'18 §6.1): none are inserted yet.
+    /// Branch-on-superword-condition-code gadgets (PLDI'18 §6.1).
     pub boscc: usize,
-    /// Instructions merged by branch fusion (PACT'11 §IV-A): none yet.
+    /// Instruction pairs branch fusion (PACT'11 §IV-A) merged into one.
     pub fused: usize,
     pub memory: MemoryStats,
 }

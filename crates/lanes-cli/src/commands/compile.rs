@@ -86,6 +86,10 @@ pub struct CompileArgs {
     /// `auto` where the skipped side is heavy enough, `all`, or `off`
     #[arg(long, value_enum, default_value = "auto")]
     pub boscc: super::vectorize::Boscc,
+    /// Branch fusion (PACT'11 §IV-A) of divergent if-then-elses with similar sides in the
+    /// same code: `auto` where it pays, `all`, or `off`
+    #[arg(long, value_enum, default_value = "auto")]
+    pub branch_fusion: super::vectorize::BranchFusion,
     /// Report every parallel loop lanes vectorized and every function lanes left as LLVM IR,
     /// with the reason (as clang's -Rpass and -Rpass-missed do)
     #[arg(long)]
@@ -136,7 +140,10 @@ pub fn run(args: &CompileArgs) -> Result<()> {
         veclib: args.veclib.clone(),
         outer_loops: !args.no_outer_loops,
         simd_width: args.simd_width,
-        mode: args.boscc.partial(),
+        mode: args
+            .boscc
+            .partial()
+            .with_fusion(args.branch_fusion.policy()),
     };
     let compiled =
         compile(&req).with_context(|| format!("{}: compilation failed", args.file.display()))?;

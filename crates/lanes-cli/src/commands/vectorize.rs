@@ -27,7 +27,7 @@ use clap::{Args, ValueEnum};
 
 use lanes_driver::{vectorize, Output, VectorizeRequest};
 use lanes_llvm::emit::EmitKind;
-use lanes_wfv::{BosccPolicy, Mode};
+use lanes_wfv::{BosccPolicy, FusionPolicy, Mode};
 
 use super::import::ClangArgs;
 use super::target_args::TargetArgs;
@@ -51,9 +51,27 @@ impl Boscc {
     /// Partial linearization with these gadgets.
     pub fn partial(self) -> Mode {
         match self {
-            Boscc::Off => Mode::Partial,
-            Boscc::Auto => Mode::Boscc(BosccPolicy::Auto),
-            Boscc::All => Mode::Boscc(BosccPolicy::All),
+            Boscc::Off => Mode::PARTIAL,
+            Boscc::Auto => Mode::boscc(BosccPolicy::Auto),
+            Boscc::All => Mode::boscc(BosccPolicy::All),
+        }
+    }
+}
+
+/// Branch fusion (PACT'11 §IV-A) of divergent if-then-elses with similar sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BranchFusion {
+    Off,
+    Auto,
+    All,
+}
+
+impl BranchFusion {
+    pub fn policy(self) -> FusionPolicy {
+        match self {
+            BranchFusion::Off => FusionPolicy::Off,
+            BranchFusion::Auto => FusionPolicy::Auto,
+            BranchFusion::All => FusionPolicy::All,
         }
     }
 }
@@ -88,6 +106,12 @@ pub struct VectorizeArgs {
     /// repay the test (the default), `all` wherever possible, `off` never
     #[arg(long, value_enum, default_value = "auto")]
     pub boscc: Boscc,
+    /// Merge the two sides of divergent if-then-elses that do similar work into one
+    /// sequence with selects on the operands that differ (PACT'11 §IV-A branch fusion):
+    /// `auto` where the cost model finds a profit (the default), `all` wherever two
+    /// instructions can merge, `off` never
+    #[arg(long, value_enum, default_value = "auto")]
+    pub branch_fusion: BranchFusion,
     /// Output: .o (object), .s (assembly), .ll (LLVM IR), .bc (bitcode) or .lir (lanes IR);
     /// `-` writes an object to standard output
     #[arg(short, long)]
@@ -154,14 +178,15 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
         width: args.width,
         mode: match (args.linearize, args.boscc) {
             // Full if-conversion folds every branch, gadgets' included.
-            (Linearize::Full, Boscc::Off | Boscc::Auto) => Mode::Full,
+            (Linearize::Full, Boscc::Off | Boscc::Auto) => Mode::FULL,
             (Linearize::Full, Boscc::All) => {
                 bail!(
                     "--boscc all needs --linearize partial: full if-conversion folds its branches"
                 )
             }
             (Linearize::Partial, boscc) => boscc.partial(),
-        },
+        }
+        .with_fusion(args.branch_fusion.policy()),
         opt_level: opt,
         veclib: args.veclib.clone(),
         output,

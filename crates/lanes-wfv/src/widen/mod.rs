@@ -134,7 +134,7 @@ pub fn widen_into_noting(
         branches: prepared.stats.clone(),
         loops: prepared.loops,
         boscc: prepared.boscc,
-        fused: 0,
+        fused: prepared.fused,
         memory: crate::stats::memory_stats(&prepared.func, &prepared.predication, &plan.info),
     };
     let mut special: HashMap<FuncId, FuncId> = HashMap::new();

@@ -41,7 +41,7 @@ impl Request {
         let mut req = Request {
             func,
             width: 4,
-            mode: Mode::Partial,
+            mode: Mode::PARTIAL,
             masked: false,
         };
         for word in words {
@@ -49,8 +49,8 @@ impl Request {
                 Some(("width", w)) => {
                     req.width = w.parse().map_err(|_| format!("bad width `{w}`"))?;
                 }
-                Some(("mode", "partial")) => req.mode = Mode::Partial,
-                Some(("mode", "full")) => req.mode = Mode::Full,
+                Some(("mode", "partial")) => req.mode = Mode::PARTIAL,
+                Some(("mode", "full")) => req.mode = Mode::FULL,
                 None if word == "masked" => req.masked = true,
                 _ => {
                     return Err(format!(
@@ -114,10 +114,10 @@ fn directives_are_parsed_and_bad_ones_rejected() {
     let r = Request::parse("@f width=8 mode=full masked").unwrap();
     assert_eq!(
         (r.func.as_str(), r.width, r.mode, r.masked),
-        ("f", 8, Mode::Full, true)
+        ("f", 8, Mode::FULL, true)
     );
     let r = Request::parse("@g").unwrap();
-    assert_eq!((r.width, r.mode, r.masked), (4, Mode::Partial, false));
+    assert_eq!((r.width, r.mode, r.masked), (4, Mode::PARTIAL, false));
     assert!(Request::parse("f width=4").is_err());
     assert!(Request::parse("@f width=x").is_err());
     assert!(Request::parse("@f lanes=4").is_err());

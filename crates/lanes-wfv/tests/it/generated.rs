@@ -12,7 +12,7 @@ use arbitrary::Unstructured;
 use lanes_interp::{Memory, RtValue, WorkItemContext};
 use lanes_ir::generator::{generate, GenConfig, GenParam, Generated, BUFFER_ALIGN};
 use lanes_ir::{AddrSpace, ScalarType, Shape};
-use lanes_wfv::{BosccPolicy, Mode, Stats};
+use lanes_wfv::{BosccPolicy, FusionPolicy, Mode, Stats};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
 
@@ -67,16 +67,31 @@ fn arguments(g: &Generated, seed: u64, mem: &mut Memory) -> Vec<RtValue> {
         .collect()
 }
 
-/// Runs `count` programs in `mode`; returns the summed statistics.
-fn check(seeds: impl Iterator<Item = u64>, mode: Mode) -> Stats {
+/// Runs `count` programs in `mode`; returns the summed statistics and the number of
+/// instruction pairs branch fusion merged.
+fn check(seeds: impl Iterator<Item = u64>, mode: Mode) -> (Stats, usize) {
+    check_programs(seeds, mode, false)
+}
+
+/// [`check`], on programs given twin-sided diamonds first when `twins` is set.
+fn check_programs(seeds: impl Iterator<Item = u64>, mode: Mode, twins: bool) -> (Stats, usize) {
     let cfg = config();
     let mut total = Stats::default();
     let mut compared = 0;
     let mut count = 0;
+    let mut fused = 0;
     for seed in seeds {
         count += 1;
-        let g = generated(seed, &cfg);
+        let mut g = generated(seed, &cfg);
         let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
+        if twins {
+            let f = g
+                .module
+                .function_mut(g.func)
+                .expect("generated with a body");
+            common::twins::twin_sides(f, None, &mut rng);
+            common::verify(&g.module, g.module.function(g.func).expect("body"), "twins");
+        }
         let shapes: Vec<Option<(Shape, u32)>> = g
             .params
             .iter()
@@ -90,7 +105,7 @@ fn check(seeds: impl Iterator<Item = u64>, mode: Mode) -> Stats {
             .collect();
         let what = format!("seed {seed} {mode:?}");
         let (p, m) = common::prepared_module(&g.module, g.func, &shapes, mode, &what);
-        if mode != Mode::Full {
+        if !mode.is_full() {
             assert_eq!(
                 p.stats.lost,
                 0,
@@ -100,6 +115,7 @@ fn check(seeds: impl Iterator<Item = u64>, mode: Mode) -> Stats {
             );
         }
         total += &p.stats;
+        fused += p.fused;
         for round in 0..2u64 {
             let alloc = |mem: &mut Memory| arguments(&g, seed * 7 + round, mem);
             // Different work items, so that `global_id` takes several values.
@@ -110,21 +126,21 @@ fn check(seeds: impl Iterator<Item = u64>, mode: Mode) -> Stats {
             }
         }
     }
-    eprintln!("{mode:?}: {count} programs, {compared} runs compared; {total}");
+    eprintln!("{mode:?}: {count} programs, {compared} runs compared; {total}; {fused} pairs fused");
     assert!(compared > count, "too few comparable runs");
-    total
+    (total, fused)
 }
 
 #[test]
 fn partial_linearization_preserves_semantics_and_uniform_branches() {
-    let s = check(0..5000 * common::soak(), Mode::Partial);
+    let (s, _) = check(0..5000 * common::soak(), Mode::PARTIAL);
     assert_eq!(s.lost, 0);
     assert!(s.divergent > 0 && s.uniform > 0, "{s}");
 }
 
 #[test]
 fn full_if_conversion_preserves_semantics_and_loses_uniform_branches() {
-    let s = check(0..5000 * common::soak(), Mode::Full);
+    let (s, _) = check(0..5000 * common::soak(), Mode::FULL);
     assert!(
         s.lost > 0,
         "full if-conversion must lose uniform branches: {s}"
@@ -136,12 +152,32 @@ fn full_if_conversion_preserves_semantics_and_loses_uniform_branches() {
 /// and the width-1 meaning is unchanged.
 #[test]
 fn boscc_gadgets_preserve_semantics_and_stay_branches() {
-    let all = check(0..3000 * common::soak(), Mode::Boscc(BosccPolicy::All));
-    let plain = check(0..3000 * common::soak(), Mode::Partial);
+    let (all, _) = check(0..3000 * common::soak(), Mode::boscc(BosccPolicy::All));
+    let (plain, _) = check(0..3000 * common::soak(), Mode::PARTIAL);
     assert_eq!(all.lost, 0);
     assert!(
         all.uniform > plain.uniform,
         "the gadgets add uniform branches that stay: {all} vs {plain}"
+    );
+}
+
+/// Branch fusion keeps the width-1 meaning on programs with twin-sided diamonds: of every
+/// divergent if-then-else with a mergeable pair (as many pairs as possible, profitable or
+/// not) in both linearizations and under BOSCC gadgets, and where the cost model finds a
+/// profit; partial linearization still loses no uniform branch.
+#[test]
+fn branch_fusion_preserves_semantics() {
+    let n = 600 * common::soak();
+    let all = FusionPolicy::All;
+    let (_, partial) = check_programs(0..n, Mode::PARTIAL.with_fusion(all), true);
+    let (_, full) = check_programs(n..2 * n, Mode::FULL.with_fusion(all), true);
+    let boscc = Mode::boscc(BosccPolicy::All).with_fusion(all);
+    let (_, boscc) = check_programs(2 * n..3 * n, boscc, true);
+    let auto = Mode::PARTIAL.with_fusion(FusionPolicy::Auto);
+    let (_, auto) = check_programs(3 * n..4 * n, auto, true);
+    assert!(
+        [partial, full, boscc].iter().all(|&k| k as u64 > n) && auto > 0,
+        "fusion must find pairs to merge: {partial} / {full} / {boscc} / {auto}"
     );
 }
 
@@ -151,7 +187,7 @@ fn boscc_gadgets_preserve_semantics_and_stay_branches() {
 /// `switch`, which normalization now replaces by a jump-only preheader).
 #[test]
 fn regression_seeds() {
-    for mode in [Mode::Partial, Mode::Full] {
+    for mode in [Mode::PARTIAL, Mode::FULL] {
         check([7852u64, 34082].into_iter(), mode);
     }
 }

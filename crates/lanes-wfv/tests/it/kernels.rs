@@ -12,7 +12,7 @@ use crate::common;
 
 use lanes_interp::{Memory, RtValue, WorkItemContext};
 use lanes_ir::{AddrSpace, FuncId, Module, ScalarType, Shape};
-use lanes_wfv::{Mode, Stats};
+use lanes_wfv::{FusionPolicy, Mode, Stats};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -61,9 +61,12 @@ fn arguments(module: &Module, id: FuncId, seed: u64, mem: &mut Memory) -> Vec<Rt
         .collect()
 }
 
-fn check(mode: Mode, all_varying: bool) -> (Stats, usize) {
+/// Checks every kernel in `mode`; returns the summed statistics, the number of kernels and
+/// the instruction pairs branch fusion merged.
+fn check(mode: Mode, all_varying: bool) -> (Stats, usize, usize) {
     let mut total = Stats::default();
     let mut kernels = 0;
+    let mut fused = 0;
     for (name, module) in corpus() {
         for (id, f) in module.functions() {
             if f.layout.num_blocks() == 0 {
@@ -76,10 +79,11 @@ fn check(mode: Mode, all_varying: bool) -> (Stats, usize) {
             };
             let what = format!("{name} @{} {mode:?} varying={all_varying}", f.name);
             let (p, m) = common::prepared_module(&module, id, &shapes, mode, &what);
-            if mode == Mode::Partial {
+            if !mode.is_full() {
                 assert_eq!(p.stats.lost, 0, "{what}: lost {:?}", p.stats.lost_blocks);
             }
             total += &p.stats;
+            fused += p.fused;
             kernels += 1;
             let mut compared = 0;
             for seed in 0..6u64 {
@@ -99,8 +103,8 @@ fn check(mode: Mode, all_varying: bool) -> (Stats, usize) {
             assert!(compared > 0, "{what}: no input ran without a fault");
         }
     }
-    eprintln!("{mode:?} varying={all_varying}: {kernels} functions; {total}");
-    (total, kernels)
+    eprintln!("{mode:?} varying={all_varying}: {kernels} functions; {total}; {fused} pairs fused");
+    (total, kernels, fused)
 }
 
 #[test]
@@ -119,7 +123,7 @@ fn corpus_has_sixty_kernels() {
 #[test]
 fn partial_linearization_of_kernels() {
     for varying in [false, true] {
-        let (s, _) = check(Mode::Partial, varying);
+        let (s, _, _) = check(Mode::PARTIAL, varying);
         assert_eq!(s.lost, 0);
         assert!(s.divergent > 0);
     }
@@ -127,9 +131,30 @@ fn partial_linearization_of_kernels() {
 
 #[test]
 fn full_if_conversion_of_kernels() {
-    let (a, _) = check(Mode::Full, false);
-    let (b, _) = check(Mode::Full, true);
+    let (a, _, _) = check(Mode::FULL, false);
+    let (b, _, _) = check(Mode::FULL, true);
     assert!(a.lost + b.lost > 0, "full mode must lose uniform branches");
+}
+
+/// Branch fusion where the cost model finds a profit keeps every kernel's meaning, and
+/// merges the two sides of PACT'11's Fig. 10 (all but one instruction).
+#[test]
+fn branch_fusion_of_kernels() {
+    let mut fused = 0;
+    for varying in [false, true] {
+        let (s, _, f) = check(Mode::PARTIAL.with_fusion(FusionPolicy::Auto), varying);
+        assert_eq!(s.lost, 0);
+        fused += f;
+    }
+    let module = lanes_ir::parse_module(
+        &std::fs::read_to_string(common::kernel_path("pact11_fig10_branch_fusion.lir")).unwrap(),
+    )
+    .unwrap();
+    let (id, _) = module.functions().next().unwrap();
+    let mode = Mode::PARTIAL.with_fusion(FusionPolicy::Auto);
+    let (p, _) = common::prepared_module(&module, id, &[], mode, "pact11_fig10");
+    assert_eq!(p.fused, 10, "the sides have 10 and 11 instructions");
+    assert!(fused >= 2 * p.fused, "{fused}");
 }
 
 /// PLDI'18 Table 1 for the corpus (printed; the assertions are in the tests above): per
@@ -149,7 +174,7 @@ fn table1() {
             );
             let mut lost = [0; 2];
             let mut base = Stats::default();
-            for (i, mode) in [Mode::Partial, Mode::Full].into_iter().enumerate() {
+            for (i, mode) in [Mode::PARTIAL, Mode::FULL].into_iter().enumerate() {
                 let p = lanes_wfv::prepare(&module, id, &[], mode, &mut |_, _| {}).unwrap();
                 lost[i] = p.stats.lost;
                 if i == 0 {

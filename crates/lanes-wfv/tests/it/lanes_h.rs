@@ -36,7 +36,7 @@ fn header_reductions_fold_the_active_lanes_in_the_interpreter() {
     ];
     for w in [4u16, 8, 16] {
         let mut m = module.clone();
-        let wid = define_variant(&mut m, id, &shapes, Mode::Partial, w, false, "reduce_w")
+        let wid = define_variant(&mut m, id, &shapes, Mode::PARTIAL, w, false, "reduce_w")
             .expect("vectorizes");
         let n = usize::from(w);
         let base = 3usize;

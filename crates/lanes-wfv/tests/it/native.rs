@@ -63,10 +63,11 @@ fn widened_functions_run_natively_as_in_the_interpreter() {
         ..GenConfig::default()
     };
     let mut compared = 0;
+    let (mut twins, mut fused) = (0, 0);
     for seed in 0..PROGRAMS {
         let mut bytes = vec![0; 4096];
         SmallRng::seed_from_u64(seed + 90_000).fill_bytes(&mut bytes);
-        let g = generate(&mut Unstructured::new(&bytes), &cfg).unwrap();
+        let mut g = generate(&mut Unstructured::new(&bytes), &cfg).unwrap();
         let mut rng = SmallRng::seed_from_u64(seed);
         let shapes: Vec<Option<(Shape, u32)>> = g
             .params
@@ -80,13 +81,37 @@ fn widened_functions_run_natively_as_in_the_interpreter() {
             })
             .collect();
         let mode = match seed % 4 {
-            0 | 2 => Mode::Partial,
-            1 => Mode::Full,
-            _ => Mode::Boscc(lanes_wfv::BosccPolicy::All),
+            0 | 2 => Mode::PARTIAL,
+            1 => Mode::FULL,
+            _ => Mode::boscc(lanes_wfv::BosccPolicy::All),
+        };
+        // Every third program gets twin-sided diamonds branching on a varying integer
+        // parameter, and branch fusion.
+        let instance = (seed % 3 == 2)
+            .then(|| {
+                let f = g.function();
+                (0..g.params.len()).find_map(|i| {
+                    let varying = shapes[i].is_some_and(|(s, _)| s == Shape::Varying);
+                    let int = matches!(g.params[i], GenParam::Int(_));
+                    (varying && int).then(|| f.params[i].value)
+                })
+            })
+            .flatten();
+        let mode = match instance {
+            Some(v) => {
+                let f = g
+                    .module
+                    .function_mut(g.func)
+                    .expect("generated with a body");
+                twins += crate::common::twins::twin_sides(f, Some(v), &mut rng);
+                mode.with_fusion(lanes_wfv::FusionPolicy::All)
+            }
+            None => mode,
         };
         let w = [4u16, 8, 16][(seed % 3) as usize];
         let what = format!("seed {seed} {mode:?} W={w}");
         let p = prepare(&g.module, g.func, &shapes, mode, &mut |_, _| {}).unwrap();
+        fused += p.fused;
         let mut m = g.module.clone();
         let wid = widen_into(&mut m, &p, &shapes, w).unwrap_or_else(|e| panic!("{what}: {e}"));
         let wf = m.function(wid).unwrap().clone();
@@ -170,6 +195,10 @@ fn widened_functions_run_natively_as_in_the_interpreter() {
         }
         compared += 1;
     }
-    eprintln!("native: {compared} of {PROGRAMS} programs compared");
+    eprintln!("native: {compared} of {PROGRAMS} programs compared; {twins} twin-sided diamonds, {fused} pairs fused");
     assert!(compared >= 300, "only {compared} programs compared");
+    assert!(
+        fused > twins,
+        "fusion merged too little: {fused} pairs in {twins} diamonds"
+    );
 }

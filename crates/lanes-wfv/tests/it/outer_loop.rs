@@ -184,9 +184,9 @@ fn parallel_loops_equal_their_scalar_form() {
     let module = import();
     let mut compared = 0;
     let mut speculated = 0;
-    let boscc = Mode::Boscc(lanes_wfv::BosccPolicy::All);
+    let boscc = Mode::boscc(lanes_wfv::BosccPolicy::All).with_fusion(lanes_wfv::FusionPolicy::All);
     for &width in &[4u16, 8, 16] {
-        for mode in [Mode::Partial, Mode::Full, boscc] {
+        for mode in [Mode::PARTIAL, Mode::FULL, boscc] {
             let mut vector = module.clone();
             let reports = vectorize_parallel_loops(&mut vector, &OuterLoopOptions { width, mode });
             for &(name, spec) in CASES {
@@ -253,7 +253,7 @@ fn loops_that_cannot_be_taken_are_reported_and_left_alone() {
         &mut vector,
         &OuterLoopOptions {
             width: 8,
-            mode: Mode::Partial,
+            mode: Mode::PARTIAL,
         },
     );
     let outcome = |name: &str| {
@@ -316,7 +316,7 @@ fn private_arrays_stay_private_when_their_addresses_are_hoisted() {
             &mut vector,
             &OuterLoopOptions {
                 width,
-                mode: Mode::Partial,
+                mode: Mode::PARTIAL,
             },
         );
         for (name, spec) in [("pick", "nII"), ("row_sum", "Ini")] {
@@ -350,7 +350,7 @@ fn early_exits_read_ahead_safely_across_page_ends() {
             &mut vector,
             &OuterLoopOptions {
                 width,
-                mode: Mode::Partial,
+                mode: Mode::PARTIAL,
             },
         );
         for name in ["bounded_strlen", "first_negative"] {

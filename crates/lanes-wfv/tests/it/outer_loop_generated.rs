@@ -318,9 +318,9 @@ fn run_suite(count: u64, early: bool) -> Tally {
         t.programs += 1;
         let width = [4u16, 8, 16][(seed % 3) as usize];
         let mode = match seed % 4 {
-            0 => Mode::Partial,
-            1 | 3 => Mode::Full,
-            _ => Mode::Boscc(lanes_wfv::BosccPolicy::All),
+            0 => Mode::PARTIAL,
+            1 | 3 => Mode::FULL,
+            _ => Mode::boscc(lanes_wfv::BosccPolicy::All),
         };
         let mut vector = scalar.clone();
         let reports = vectorize_parallel_loops(&mut vector, &OuterLoopOptions { width, mode });

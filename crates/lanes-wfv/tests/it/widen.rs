@@ -38,6 +38,9 @@ pub(crate) struct Tally {
     unsupported: usize,
     /// Comparisons whose widened function calls a variant of the helper it calls.
     pub(crate) callee_variants: usize,
+    /// Twin-sided diamonds made (`common::twins`), and instruction pairs fusion merged.
+    pub(crate) twins: usize,
+    pub(crate) fused: usize,
     reasons: std::collections::BTreeMap<String, usize>,
 }
 
@@ -153,6 +156,7 @@ pub(crate) fn differential(
     if mask.is_some() {
         p.mark_entry_mask();
     }
+    tally.fused += p.fused;
     let mut vm = module.clone();
     let wid = match widen_into(&mut vm, &p, shapes, w) {
         Ok(f) => f,
@@ -373,8 +377,9 @@ fn kernels_widened_equal_lanes_run_one_by_one() {
                 continue;
             }
             let (gens, shapes) = kernel_gens(&module, id);
-            let boscc = Mode::Boscc(lanes_wfv::BosccPolicy::All);
-            for mode in [Mode::Partial, Mode::Full, boscc] {
+            let boscc =
+                Mode::boscc(lanes_wfv::BosccPolicy::All).with_fusion(lanes_wfv::FusionPolicy::All);
+            for mode in [Mode::PARTIAL, Mode::FULL, boscc] {
                 for w in WIDTHS {
                     for seed in 0..2 {
                         let what = format!("{name} @{} {mode:?} W={w} seed {seed}", f.name);
@@ -417,6 +422,8 @@ fn generated_programs_widened_equal_lanes_run_one_by_one() {
     assert!(only.is_some() || tally.compared > 9_000, "{tally:?}");
     // Calls of the generated helper with lane-varying arguments call its vector variant.
     assert!(only.is_some() || tally.callee_variants > 1_000, "{tally:?}");
+    // Branch fusion merged pairs in the twin-sided programs, at every width.
+    assert!(only.is_some() || tally.fused > 3 * tally.twins, "{tally:?}");
 }
 
 /// Seeds soak runs once failed on: 15528 had a uniform loop nested in a divergent one
@@ -442,9 +449,18 @@ fn generated_programs(seeds: impl Iterator<Item = u64>) -> Tally {
             ..GenConfig::default()
         };
         let bytes = lanes_test_support::seeded_bytes(seed, 4096);
-        let g: Generated = generate(&mut Unstructured::new(&bytes), &cfg).unwrap();
-        let f = g.function();
+        let mut g: Generated = generate(&mut Unstructured::new(&bytes), &cfg).unwrap();
         let mut rng = SmallRng::seed_from_u64(seed ^ 0xabc);
+        // Every fifth program gets twin-sided diamonds, which branch fusion merges.
+        let twins = seed % 5 == 4;
+        if twins {
+            let f = g
+                .module
+                .function_mut(g.func)
+                .expect("generated with a body");
+            tally.twins += crate::common::twins::twin_sides(f, None, &mut rng);
+        }
+        let f = g.function();
         let mut gens = Vec::new();
         let mut shapes = Vec::new();
         for (p, gp) in f.params.iter().zip(&g.params) {
@@ -469,9 +485,14 @@ fn generated_programs(seeds: impl Iterator<Item = u64>) -> Tally {
             });
         }
         let mode = match seed % 3 {
-            0 => Mode::Partial,
-            1 => Mode::Full,
-            _ => Mode::Boscc(lanes_wfv::BosccPolicy::All),
+            0 => Mode::PARTIAL,
+            1 => Mode::FULL,
+            _ => Mode::boscc(lanes_wfv::BosccPolicy::All),
+        };
+        let mode = if twins {
+            mode.with_fusion(lanes_wfv::FusionPolicy::All)
+        } else {
+            mode
         };
         for w in WIDTHS {
             let what = format!("gen seed {seed} {mode:?} W={w}");

@@ -38,7 +38,7 @@ fn count(f: &Function, pred: impl Fn(&Function, &InstData, Option<Type>) -> bool
 
 #[test]
 fn contiguous_accesses_are_vector_loads_and_stores() {
-    let f = widened("saxpy.lir", "saxpy", Mode::Partial);
+    let f = widened("saxpy.lir", "saxpy", Mode::PARTIAL);
     let gathers = count(&f, |_, d, _| {
         matches!(d, InstData::Gather { .. } | InstData::Scatter { .. })
     });
@@ -58,7 +58,7 @@ fn contiguous_accesses_are_vector_loads_and_stores() {
 
 #[test]
 fn loads_under_varying_masks_are_masked() {
-    let f = widened("wfv_diamonds.lir", "guarded_load", Mode::Partial);
+    let f = widened("wfv_diamonds.lir", "guarded_load", Mode::PARTIAL);
     let unmasked = count(&f, |_, d, t| {
         matches!(d, InstData::Load { .. }) && t.is_some_and(|t| t.is_vector())
     });
@@ -71,7 +71,7 @@ fn loads_under_varying_masks_are_masked() {
 
 #[test]
 fn uniform_address_under_varying_mask_is_loaded_once_if_any_lane_is_active() {
-    let f = widened("wfv_diamonds.lir", "varying_and_uniform", Mode::Partial);
+    let f = widened("wfv_diamonds.lir", "varying_and_uniform", Mode::PARTIAL);
     let scalar_loads = count(&f, |_, d, t| {
         matches!(d, InstData::Load { .. }) && t.is_some_and(|t| !t.is_vector())
     });
@@ -91,7 +91,7 @@ fn uniform_address_under_varying_mask_is_loaded_once_if_any_lane_is_active() {
 
 #[test]
 fn mandelbrot_counter_stays_scalar() {
-    for mode in [Mode::Partial, Mode::Full] {
+    for mode in [Mode::PARTIAL, Mode::FULL] {
         let f = widened("pldi18_fig9_mandelbrot.lir", "mandel", mode);
         let scalar_i32_phis = count(&f, |_, d, t| d.is_phi() && t == Some(Type::I32));
         assert!(
@@ -122,7 +122,7 @@ fn mandelbrot_counter_stays_scalar() {
 fn counter_feeding_only_a_varying_exit_stays_scalar() {
     // linear_search: `for (i = 0; i < n; i++) if (a[i] == key) break;` with a varying key:
     // the loop is divergent, `i` stays uniform inside it (the address a + 4i too).
-    let f = widened("wfv_numeric.lir", "linear_search", Mode::Partial);
+    let f = widened("wfv_numeric.lir", "linear_search", Mode::PARTIAL);
     let scalar_i32_phis = count(&f, |_, d, t| d.is_phi() && t == Some(Type::I32));
     assert!(scalar_i32_phis >= 1, "the counter became a vector");
     // a[i] with uniform i is one scalar load under the live mask, not a gather.
@@ -141,13 +141,13 @@ fn loops_with_uniform_exits_are_left_untouched() {
     // PLDI'18 §5: only divergent loops need the live mask; in partial mode uniform ones
     // keep their control flow.
     assert_eq!(
-        prepared("wfv_loops.lir", "uniform_loop_uniform_break", Mode::Partial)
+        prepared("wfv_loops.lir", "uniform_loop_uniform_break", Mode::PARTIAL)
             .transformed
             .len(),
         0
     );
     assert_eq!(
-        prepared("saxpy.lir", "saxpy", Mode::Partial)
+        prepared("saxpy.lir", "saxpy", Mode::PARTIAL)
             .transformed
             .len(),
         0
@@ -157,7 +157,7 @@ fn loops_with_uniform_exits_are_left_untouched() {
         prepared(
             "wfv_loops.lir",
             "outer_varying_inner_uniform",
-            Mode::Partial
+            Mode::PARTIAL
         )
         .transformed
         .len(),
@@ -167,7 +167,7 @@ fn loops_with_uniform_exits_are_left_untouched() {
         prepared(
             "wfv_loops.lir",
             "outer_uniform_inner_varying",
-            Mode::Partial
+            Mode::PARTIAL
         )
         .transformed
         .len(),
@@ -175,14 +175,14 @@ fn loops_with_uniform_exits_are_left_untouched() {
     );
     // Mandelbrot's loop is divergent (the escape test).
     assert_eq!(
-        prepared("pldi18_fig9_mandelbrot.lir", "mandel", Mode::Partial)
+        prepared("pldi18_fig9_mandelbrot.lir", "mandel", Mode::PARTIAL)
             .transformed
             .len(),
         1
     );
     // Full if-conversion transforms every loop.
     assert_eq!(
-        prepared("wfv_loops.lir", "outer_varying_inner_uniform", Mode::Full)
+        prepared("wfv_loops.lir", "outer_varying_inner_uniform", Mode::FULL)
             .transformed
             .len(),
         2
@@ -204,7 +204,7 @@ fn a_work_item_query_behind_a_cycle_of_helpers_is_an_error_not_a_stack_overflow(
     let mut module: Module = lanes_ir::parse_module(&text).unwrap();
     lanes_ir::verifier::verify_module(&module).unwrap();
     let id = module.func_by_name("helper_cycle").unwrap();
-    let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();
+    let p = prepare(&module, id, &[], Mode::PARTIAL, &mut |_, _| {}).unwrap();
     let err = lanes_wfv::widen_into(&mut module, &p, &[], 8).expect_err("unsupported");
     assert!(err.to_string().contains("queries its work item"), "{err}");
     // Without it, the same cycle widens: `start` (which queries its item directly) is
@@ -215,7 +215,7 @@ fn a_work_item_query_behind_a_cycle_of_helpers_is_an_error_not_a_stack_overflow(
         &std::fs::read_to_string(common::kernel_path("helper_cycle.lir")).unwrap(),
     )
     .unwrap();
-    let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();
+    let p = prepare(&module, id, &[], Mode::PARTIAL, &mut |_, _| {}).unwrap();
     let mut report = lanes_wfv::WidenReport::default();
     lanes_wfv::widen_into_noting(&mut module, &p, &[], 8, &mut report).expect("widens");
     let notes = report.notes;
@@ -250,7 +250,7 @@ block0:
     let mut module: Module = lanes_ir::parse_module(text).unwrap();
     let id = module.func_by_name("uniform_table").unwrap();
     let wid =
-        lanes_wfv::define_variant(&mut module, id, &[None, None], Mode::Partial, 8, true, "m")
+        lanes_wfv::define_variant(&mut module, id, &[None, None], Mode::PARTIAL, 8, true, "m")
             .unwrap();
     lanes_ir::verifier::verify_module(&module).unwrap();
     let f = module.function(wid).unwrap();
@@ -330,7 +330,7 @@ block0:
 ";
     let mut module: Module = lanes_ir::parse_module(text).unwrap();
     let id = module.func_by_name("twice").unwrap();
-    let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();
+    let p = prepare(&module, id, &[], Mode::PARTIAL, &mut |_, _| {}).unwrap();
     let wid = lanes_wfv::widen_into(&mut module, &p, &[], 4).unwrap();
     let f = module.function(wid).unwrap();
     let callees: Vec<&str> = f

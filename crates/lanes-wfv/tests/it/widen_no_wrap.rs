@@ -51,7 +51,7 @@ const W: u16 = 8;
 
 fn widened(module: &Module, name: &str) -> Function {
     let id = module.func_by_name(name).expect("function");
-    let p = prepare(module, id, &[], Mode::Partial, &mut |_, _| {}).expect("prepare");
+    let p = prepare(module, id, &[], Mode::PARTIAL, &mut |_, _| {}).expect("prepare");
     let f = widen(module, &p, &[], W).expect("widen");
     lanes_ir::verifier::verify_function(module, &f).expect("verifies");
     f
@@ -203,7 +203,7 @@ fn exact_extensions_equal_the_lanes_run_one_by_one() {
     use rand::{Rng, SeedableRng};
     let module = lanes_ir::parse_module(FORMS).expect("parses");
     let id = module.func_by_name("forms").expect("forms");
-    let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).expect("prepare");
+    let p = prepare(&module, id, &[], Mode::PARTIAL, &mut |_, _| {}).expect("prepare");
     let mut rng = SmallRng::seed_from_u64(0x000e_7ac7);
     let mut compared = 0;
     for w in [4u16, 8, 16] {

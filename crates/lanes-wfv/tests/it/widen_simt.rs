@@ -201,8 +201,9 @@ fn lane_dependent_kernels_widened_equal_simt_groups() {
                     }
                 )
             }));
-            let boscc = Mode::Boscc(lanes_wfv::BosccPolicy::All);
-            for mode in [Mode::Partial, Mode::Full, boscc] {
+            let boscc =
+                Mode::boscc(lanes_wfv::BosccPolicy::All).with_fusion(lanes_wfv::FusionPolicy::All);
+            for mode in [Mode::PARTIAL, Mode::FULL, boscc] {
                 for w in WIDTHS {
                     for seed in 0..3 {
                         let what = format!("{name} @{} {mode:?} W={w} seed {seed}", f.name);
@@ -229,7 +230,7 @@ fn observable_accesses_widened_equal_simt_groups() {
     let path = common::kernel_path("volatile_atomics.lir");
     let module = lanes_ir::parse_module(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let id = module.func_by_name("volatile_atomics").expect("kernel");
-    for mode in [Mode::Partial, Mode::Full] {
+    for mode in [Mode::PARTIAL, Mode::FULL] {
         for w in WIDTHS {
             for seed in 0..4 {
                 let what = format!("volatile_atomics {mode:?} W={w} seed {seed}");

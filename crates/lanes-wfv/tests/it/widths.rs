@@ -29,7 +29,7 @@ fn every_width_up_to_the_limit_equals_lanes_run_one_by_one() {
             let (gens, shapes) = kernel_gens(&module, id);
             for w in (2..=MAX_WIDTH).filter(|w| (w + k).is_multiple_of(6)) {
                 let what = format!("{name} @{} W={w}", f.name);
-                let mode = Mode::Partial;
+                let mode = Mode::PARTIAL;
                 differential(
                     &module, id, &shapes, &gens, mode, w, 0, None, &mut tally, &what,
                 );
@@ -57,7 +57,7 @@ fn widths_beyond_the_limit_are_refused_naming_it() {
     for w in [0, MAX_WIDTH + 1, 128, u16::MAX] {
         for masked in [false, true] {
             let mut m = module.clone();
-            let err = define_variant(&mut m, id, &[], Mode::Partial, w, masked, "v")
+            let err = define_variant(&mut m, id, &[], Mode::PARTIAL, w, masked, "v")
                 .expect_err("refused");
             assert!(err.to_string().contains("1 to 64 lanes"), "W={w}: {err}");
             assert_eq!(
@@ -66,9 +66,9 @@ fn widths_beyond_the_limit_are_refused_naming_it() {
                 "W={w}: the module is unchanged"
             );
         }
-        let p = prepare(&module, id, &[], Mode::Partial, &mut |_, _| {}).unwrap();
+        let p = prepare(&module, id, &[], Mode::PARTIAL, &mut |_, _| {}).unwrap();
         assert!(widen(&module, &p, &[], w).is_err(), "W={w}");
     }
     let mut m = module.clone();
-    assert!(define_variant(&mut m, id, &[], Mode::Partial, MAX_WIDTH, true, "v").is_ok());
+    assert!(define_variant(&mut m, id, &[], Mode::PARTIAL, MAX_WIDTH, true, "v").is_ok());
 }

@@ -2,6 +2,8 @@
 //! their width-1 meaning) on the same inputs and compare result, memory and access trace.
 #![allow(dead_code)]
 
+pub mod twins;
+
 use lanes_interp::{Access, Interpreter, Memory, RtValue, WorkItemContext};
 use lanes_ir::verifier::verify_function;
 use lanes_ir::{FuncId, Function, Module};

@@ -1,0 +1,187 @@
+//! Which instructions branch fusion may merge, and the profit of merging two (PACT'11
+//! §IV-A(a)): `s(i, j)`, the cycles saved by running one instruction instead of two, less
+//! `c(i, j)`, the selectors choosing the operands that differ.
+//!
+//! The paper reads its costs from a GPU manual; ours are the rough throughput costs of the
+//! widened instruction on an x86 vector unit, which is what merging saves after
+//! linearization (both sides of a divergent branch run, each under its mask). One thing
+//! is new on a CPU: a memory access whose address the sides compute differently gets a
+//! selected address, which is no longer contiguous, so two vector loads become one
+//! gather. The profit of a merge is therefore `cost(T[i]) + cost(F[j]) − cost(merged)`
+//! minus one cycle per selector, with `cost(merged)` taken at the merged address's shape.
+
+use std::collections::HashMap;
+
+use lanes_analysis::shapes::ShapeInfo;
+use lanes_ir::{BinaryOp, EntityRef, Function, Inst, InstData, Intrinsic, IntrinsicClass, Value};
+
+/// The cost of a selector (`select` of a mask: one blend).
+const SELECT: i64 = 1;
+/// A contiguous or uniform vector load or store.
+const CONTIGUOUS_ACCESS: i64 = 4;
+/// A gather or scatter.
+const SCATTERED_ACCESS: i64 = 16;
+
+/// Can `t` and `f` become one instruction with selected operands? They must be the same
+/// operation (opcode, immediates, flags, alignment, result and operand types) and one that is correct
+/// to run for the lanes of both sides at once: arithmetic, comparisons, casts, address
+/// arithmetic, lane-wise math intrinsics and plain loads and stores (each lane still
+/// computes its own operation on its own operands and touches its own address). Not φs,
+/// terminators, allocas, calls, atomics, volatile accesses or cross-lane intrinsics, whose
+/// meaning depends on which lanes run them together or on their order.
+pub(super) fn mergeable(func: &Function, t: Inst, f: Inst) -> bool {
+    let (td, fd) = (func.dfg.inst(t), func.dfg.inst(f));
+    if !fusable(td) || func.dfg.fast_math(t) != func.dfg.fast_math(f) {
+        return false;
+    }
+    let (tr, fr) = (func.dfg.inst_result(t), func.dfg.inst_result(f));
+    let types_match = match (tr, fr) {
+        (Some(a), Some(b)) => func.dfg.value_type(a) == func.dfg.value_type(b),
+        (None, None) => true,
+        _ => false,
+    };
+    let operand_types_match = td
+        .args()
+        .into_iter()
+        .zip(fd.args())
+        .all(|(a, b)| func.dfg.value_type(a) == func.dfg.value_type(b));
+    types_match && operand_types_match && same_operation(td, fd)
+}
+
+/// Equal but for their operand values.
+fn same_operation(a: &InstData, b: &InstData) -> bool {
+    let blank = |data: &InstData| {
+        let mut data = data.clone();
+        data.for_each_arg_mut(|v| *v = Value::new(0));
+        data
+    };
+    blank(a) == blank(b)
+}
+
+/// Is `data` an operation fusion may run for both sides' lanes at once?
+fn fusable(data: &InstData) -> bool {
+    match data {
+        InstData::Iconst { .. }
+        | InstData::Fconst { .. }
+        | InstData::Unary { .. }
+        | InstData::Binary { .. }
+        | InstData::Icmp { .. }
+        | InstData::Fcmp { .. }
+        | InstData::Select { .. }
+        | InstData::Cast { .. }
+        | InstData::PtrAdd { .. }
+        | InstData::GlobalAddr { .. }
+        | InstData::FuncAddr { .. }
+        | InstData::WorkItem { .. } => true,
+        InstData::Load { access, .. } | InstData::Store { access, .. } => {
+            !access.volatile && access.atomic.is_none()
+        }
+        InstData::Intrinsic { id, .. } => matches!(
+            id.class(),
+            IntrinsicClass::FloatMath(_) | IntrinsicClass::IntMath(_)
+        ),
+        _ => false,
+    }
+}
+
+/// The address operand of a load or store.
+pub(super) fn address(data: &InstData) -> Option<Value> {
+    match *data {
+        InstData::Load { ptr, .. } | InstData::Store { ptr, .. } => Some(ptr),
+        _ => None,
+    }
+}
+
+/// The rough cost of the widened `data`; `scattered`: its address is not contiguous.
+fn cycles(data: &InstData, scattered: bool) -> i64 {
+    match data {
+        InstData::Iconst { .. }
+        | InstData::Fconst { .. }
+        | InstData::GlobalAddr { .. }
+        | InstData::FuncAddr { .. }
+        | InstData::WorkItem { .. } => 0,
+        InstData::Binary { op, .. } => match op {
+            // Integer division has no vector instruction: one division per lane.
+            BinaryOp::SDiv | BinaryOp::UDiv | BinaryOp::SRem | BinaryOp::URem => 20,
+            BinaryOp::FRem => 20,
+            BinaryOp::FDiv => 8,
+            BinaryOp::Mul => 2,
+            _ => 1,
+        },
+        InstData::Intrinsic { id, .. } => match id {
+            Intrinsic::Sqrt => 8,
+            Intrinsic::Fabs
+            | Intrinsic::Floor
+            | Intrinsic::Ceil
+            | Intrinsic::Trunc
+            | Intrinsic::Round
+            | Intrinsic::Rint
+            | Intrinsic::Copysign
+            | Intrinsic::Fma
+            | Intrinsic::FMulAdd => 1,
+            // Transcendentals: a vector-library call at best.
+            _ if matches!(id.class(), IntrinsicClass::FloatMath(_)) => 20,
+            _ => 1,
+        },
+        InstData::Load { .. } | InstData::Store { .. } => {
+            if scattered {
+                SCATTERED_ACCESS
+            } else {
+                CONTIGUOUS_ACCESS
+            }
+        }
+        _ => 1,
+    }
+}
+
+/// Where each instruction of a side stands in it (its index among the side's
+/// instructions), by result value.
+pub(super) type Positions = HashMap<Value, usize>;
+
+/// The profit functions of one candidate branch: its two sides and their shapes.
+pub(super) struct Profit<'a> {
+    pub func: &'a Function,
+    pub info: &'a ShapeInfo,
+    pub then_insts: &'a [Inst],
+    pub else_insts: &'a [Inst],
+    pub then_pos: &'a Positions,
+    pub else_pos: &'a Positions,
+}
+
+impl Profit<'_> {
+    /// `s(i, j) − c(i, j)` for `then_insts[i]` and `else_insts[j]`, or `None` if they
+    /// cannot merge.
+    pub fn gain(&self, i: usize, j: usize) -> Option<i64> {
+        let (t, f) = (self.then_insts[i], self.else_insts[j]);
+        if !mergeable(self.func, t, f) {
+            return None;
+        }
+        let (td, fd) = (self.func.dfg.inst(t), self.func.dfg.inst(f));
+        let mut selectors = 0;
+        for (a, b) in td.args().into_iter().zip(fd.args()) {
+            if !self.may_agree(a, b) {
+                selectors += 1;
+            }
+        }
+        let scattered = |v: Option<Value>| v.is_some_and(|v| self.info.shape(v).stride().is_none());
+        let (ta, fa) = (address(td), address(fd));
+        // A merged access keeps a contiguous address only if both sides use the same one.
+        let merged_scattered = ta != fa || scattered(ta);
+        let saved = cycles(td, scattered(ta)) + cycles(fd, scattered(fa));
+        Some(saved - cycles(td, merged_scattered) - SELECT * selectors)
+    }
+
+    /// Can operands `a` (then side) and `b` (else side) end up the same value after
+    /// fusion, so that no selector chooses between them? Yes if they are the same value,
+    /// or each is defined on its side by instructions that may merge themselves (the
+    /// estimate is optimistic there: the alignment decides whether they do).
+    fn may_agree(&self, a: Value, b: Value) -> bool {
+        if a == b {
+            return true;
+        }
+        match (self.then_pos.get(&a), self.else_pos.get(&b)) {
+            (Some(&i), Some(&j)) => mergeable(self.func, self.then_insts[i], self.else_insts[j]),
+            _ => false,
+        }
+    }
+}

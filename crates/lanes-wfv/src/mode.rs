@@ -1,0 +1,66 @@
+//! What the control-flow half of the vectorizer does to a function: which branches
+//! linearization folds (PLDI'18 §3: partial linearization, or full if-conversion to
+//! compare against), and which of the two transforms that run before it are on — BOSCC
+//! gadgets (PLDI'18 §6.1, module `boscc`) and branch fusion (PACT'11 §IV-A, module
+//! `branch_fusion`). The three are independent choices, so a mode is a record of them
+//! rather than one enum of their combinations.
+
+use crate::boscc::BosccPolicy;
+use crate::branch_fusion::FusionPolicy;
+
+/// Which branches linearization folds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Linearization {
+    /// PLDI'18 partial linearization: only divergent branches are folded.
+    #[default]
+    Partial,
+    /// Full if-conversion: every branch but the pure latches' is folded.
+    Full,
+}
+
+/// How one function is vectorized: linearization and the transforms before it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Mode {
+    pub linearization: Linearization,
+    /// BOSCC gadgets around heavy sides of divergent branches (partial linearization
+    /// only: full if-conversion would fold their branches too).
+    pub boscc: Option<BosccPolicy>,
+    /// Branch fusion of divergent if-then-elses with similar sides.
+    pub fusion: FusionPolicy,
+}
+
+impl Mode {
+    /// Partial linearization alone.
+    pub const PARTIAL: Mode = Mode {
+        linearization: Linearization::Partial,
+        boscc: None,
+        fusion: FusionPolicy::Off,
+    };
+    /// Full if-conversion alone.
+    pub const FULL: Mode = Mode {
+        linearization: Linearization::Full,
+        boscc: None,
+        fusion: FusionPolicy::Off,
+    };
+
+    /// Partial linearization after BOSCC gadgets inserted by `policy`.
+    pub const fn boscc(policy: BosccPolicy) -> Mode {
+        Mode {
+            boscc: Some(policy),
+            ..Mode::PARTIAL
+        }
+    }
+
+    /// This mode with branch fusion by `policy`.
+    pub const fn with_fusion(self, policy: FusionPolicy) -> Mode {
+        Mode {
+            fusion: policy,
+            ..self
+        }
+    }
+
+    /// Does linearization fold every branch?
+    pub fn is_full(self) -> bool {
+        self.linearization == Linearization::Full
+    }
+}
