@@ -11,14 +11,17 @@
 //! `i′ ≤ i, j′ ≤ j` (a running maximum, with the cell that attains it):
 //!
 //! ```text
-//! M[i][j] = g(i, j) + max(0, M[i−1][j−1], P[i−1][j−1] − b)
+//! M[i][j] = g(i, j) + max(start(i, j), M[i−1][j−1], P[i−1][j−1] − b)
 //! ```
 //!
 //! Continuing the diagonal is free, any other predecessor is one gap (however long: a
-//! gap's cost does not grow with its length, as one branch skips it whole), and `0` starts
-//! a new alignment (Smith–Waterman's local alignment: the unmatched head and tail of the
-//! two sequences stay divergent). The best alignment ends at the largest `M`; walking the
-//! back pointers from there recovers it. Time and space are `O(|T|·|F|)`, as in §IV-A(b).
+//! gap's cost does not grow with its length, as one branch skips it whole). Smith–Waterman
+//! starts a new alignment anywhere at no cost (`start = 0`), leaving the unmatched head
+//! and tail of the sequences divergent; fusion pays for those too, as each is one more
+//! divergent branch, so [`Ends`] can charge an alignment that does not start at `(0, 0)`
+//! (`start = −head`) or does not end at `(n−1, m−1)` (its score less `tail`). The best
+//! alignment ends at the cell with the best score; walking the back pointers from there
+//! recovers it. Time and space are `O(|T|·|F|)`, as in §IV-A(b).
 
 /// An alignment: the merged pairs in order, and its total profit.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -41,15 +44,46 @@ impl Alignment {
 /// more time and memory than fusion can repay).
 pub const MAX_CELLS: usize = 1 << 20;
 
+/// What gaps cost: `gap` between two merged pairs, `head` before the first pair unless it
+/// is `(0, 0)`, `tail` after the last unless it is `(n−1, m−1)`. Smith–Waterman's local
+/// alignment is `head = tail = 0`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ends {
+    pub gap: i64,
+    pub head: i64,
+    pub tail: i64,
+}
+
+impl Ends {
+    /// Every gap costs `gap`.
+    pub fn uniform(gap: i64) -> Ends {
+        Ends {
+            gap,
+            head: gap,
+            tail: gap,
+        }
+    }
+
+    /// Local alignment: interior gaps cost `gap`, the ends nothing.
+    pub fn local(gap: i64) -> Ends {
+        Ends {
+            gap,
+            head: 0,
+            tail: 0,
+        }
+    }
+}
+
 /// The best alignment of sequences of lengths `n` and `m` under `gain` (`None`: the pair
-/// cannot merge) and the gap cost `gap`; `None` if `n · m` exceeds [`MAX_CELLS`]. An
-/// empty alignment (score 0) means nothing is worth merging.
+/// cannot merge) and gap costs `ends`; `None` if `n · m` exceeds [`MAX_CELLS`]. An empty
+/// alignment (score 0) means no alignment scores above zero.
 pub fn align(
     n: usize,
     m: usize,
     gain: impl Fn(usize, usize) -> Option<i64>,
-    gap: i64,
+    ends: Ends,
 ) -> Option<Alignment> {
+    let gap = ends.gap;
     if n.checked_mul(m)? > MAX_CELLS {
         return None;
     }
@@ -68,26 +102,32 @@ pub fn align(
         for j in 0..m {
             let c = at(i, j);
             if let Some(g) = gain(i, j) {
-                let mut score = g;
+                let start = if (i, j) == (0, 0) { 0 } else { -ends.head };
+                let mut score = g + start;
                 if i > 0 && j > 0 {
                     let d = at(i - 1, j - 1);
                     let diagonal = best[d].map(|s| (s, d));
                     let jump = prefix[d].map(|(s, p)| (s - gap, p));
                     // The diagonal wins ties: a gap is taken only when it pays.
-                    let mut pred = diagonal.filter(|&(s, _)| s > 0);
-                    if let Some((s, p)) = jump.filter(|&(s, _)| s > 0) {
+                    let mut pred = diagonal.filter(|&(s, _)| s > start);
+                    if let Some((s, p)) = jump.filter(|&(s, _)| s > start) {
                         if pred.is_none_or(|(d, _)| s > d) {
                             pred = Some((s, p));
                         }
                     }
                     if let Some((s, p)) = pred {
-                        score += s;
+                        score = g + s;
                         from[c] = p;
                     }
                 }
                 best[c] = Some(score);
-                if top.is_none_or(|(s, _)| score > s) {
-                    top = Some((score, c));
+                let end = if (i, j) == (n - 1, m - 1) {
+                    0
+                } else {
+                    ends.tail
+                };
+                if top.is_none_or(|(s, _)| score - end > s) {
+                    top = Some((score - end, c));
                 }
             }
             let mut here = best[c].map(|s| (s, c));
@@ -143,7 +183,7 @@ mod tests {
     fn the_papers_example_merges_everything_but_the_extra_subtraction() {
         let t = ["ld", "ld", "*", "*", "*", "/", "/", "*", "+", "st"];
         let f = ["ld", "ld", "*", "*", "*", "/", "/", "*", "-", "+", "st"];
-        let a = align(t.len(), f.len(), paper_gain(&t, &f), 2).unwrap();
+        let a = align(t.len(), f.len(), paper_gain(&t, &f), Ends::local(2)).unwrap();
         let mut want: Vec<(usize, usize)> = (0..8).map(|i| (i, i)).collect();
         want.extend([(8, 9), (9, 10)]);
         assert_eq!(a.pairs, want);
@@ -158,31 +198,56 @@ mod tests {
         let t = ["/", "+"];
         let f = ["/", "x", "+"];
         let cheap = |i: usize, j: usize| (t[i] == f[j]).then_some(if t[i] == "/" { 8 } else { 1 });
-        assert_eq!(align(2, 3, cheap, 2).unwrap().pairs, vec![(0, 0)]);
+        assert_eq!(
+            align(2, 3, cheap, Ends::local(2)).unwrap().pairs,
+            vec![(0, 0)]
+        );
         let dear = |i: usize, j: usize| (t[i] == f[j]).then_some(if t[i] == "/" { 8 } else { 5 });
-        assert_eq!(align(2, 3, dear, 2).unwrap().pairs, vec![(0, 0), (1, 2)]);
+        assert_eq!(
+            align(2, 3, dear, Ends::local(2)).unwrap().pairs,
+            vec![(0, 0), (1, 2)]
+        );
     }
 
     #[test]
     fn unprofitable_pairs_and_empty_sides_give_the_empty_alignment() {
         assert_eq!(
-            align(3, 0, |_, _| Some(5), 2).unwrap(),
+            align(3, 0, |_, _| Some(5), Ends::local(2)).unwrap(),
             Alignment::default()
         );
         assert_eq!(
-            align(2, 2, |_, _| Some(-1), 2).unwrap(),
+            align(2, 2, |_, _| Some(-1), Ends::local(2)).unwrap(),
             Alignment::default()
         );
-        assert_eq!(align(2, 2, |_, _| None, 2).unwrap(), Alignment::default());
-        assert!(align(MAX_CELLS, 2, |_, _| Some(1), 2).is_none());
+        assert_eq!(
+            align(2, 2, |_, _| None, Ends::local(2)).unwrap(),
+            Alignment::default()
+        );
+        assert!(align(MAX_CELLS, 2, |_, _| Some(1), Ends::local(2)).is_none());
     }
 
     #[test]
     fn a_costly_pair_in_the_middle_is_kept_when_it_links_two_profitable_runs() {
         // Taking (1, 1) at -1 avoids a gap costing 4.
         let g = |i: usize, j: usize| (i == j).then_some(if i == 1 { -1 } else { 10 });
-        let a = align(3, 3, g, 4).unwrap();
+        let a = align(3, 3, g, Ends::local(4)).unwrap();
         assert_eq!(a.pairs, vec![(0, 0), (1, 1), (2, 2)]);
         assert_eq!(a.score, 19);
+    }
+
+    #[test]
+    fn charged_ends_extend_an_alignment_to_the_first_and_last_pairs() {
+        // Merging the first pair loses 1 but saves the gap in front; likewise the last.
+        let g = |i: usize, j: usize| (i == j).then_some(if i == 1 { 8 } else { -1 });
+        let local = align(3, 3, g, Ends::local(2)).unwrap();
+        assert_eq!(local.pairs, vec![(1, 1)]);
+        let charged = align(3, 3, g, Ends::uniform(2)).unwrap();
+        assert_eq!(charged.pairs, vec![(0, 0), (1, 1), (2, 2)]);
+        assert_eq!(charged.score, 6);
+        // Not when the end pair loses more than the gap costs.
+        let g = |i: usize, j: usize| (i == j).then_some(if i == 1 { 8 } else { -3 });
+        let charged = align(3, 3, g, Ends::uniform(2)).unwrap();
+        assert_eq!(charged.pairs, vec![(1, 1)]);
+        assert_eq!(charged.score, 4);
     }
 }

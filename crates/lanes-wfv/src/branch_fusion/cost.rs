@@ -84,6 +84,50 @@ fn fusable(data: &InstData) -> bool {
     }
 }
 
+/// Can the first two operands of `data` trade places without changing its result? (Float
+/// sums and products commute up to which NaN payload they return, which LLVM does not
+/// keep either; `fmin`/`fmax` do not: which zero they return depends on the order.)
+fn commutes(data: &InstData) -> bool {
+    use BinaryOp::*;
+    match data {
+        InstData::Binary { op, .. } => matches!(
+            op,
+            Add | Mul | And | Or | Xor | SMin | SMax | UMin | UMax | FAdd | FMul
+        ),
+        InstData::Intrinsic { id, .. } => matches!(id, Intrinsic::Fma | Intrinsic::FMulAdd),
+        _ => false,
+    }
+}
+
+/// The else side's operands `f_args` in the order that needs the fewest selectors against
+/// `t_args` (the first two swapped where `data` commutes and that agrees better), and the
+/// number of selectors: one per operand where `agree` says the two may differ.
+pub(super) fn paired_operands(
+    data: &InstData,
+    t_args: &[Value],
+    f_args: &[Value],
+    agree: impl Fn(Value, Value) -> bool,
+) -> (Vec<Value>, usize) {
+    let selectors = |f: &[Value]| {
+        t_args
+            .iter()
+            .zip(f)
+            .filter(|&(&a, &b)| !agree(a, b))
+            .count()
+    };
+    let straight = f_args.to_vec();
+    let n = selectors(&straight);
+    if commutes(data) && f_args.len() >= 2 {
+        let mut swapped = straight.clone();
+        swapped.swap(0, 1);
+        let k = selectors(&swapped);
+        if k < n {
+            return (swapped, k);
+        }
+    }
+    (straight, n)
+}
+
 /// The address operand of a load or store.
 pub(super) fn address(data: &InstData) -> Option<Value> {
     match *data {
@@ -157,12 +201,9 @@ impl Profit<'_> {
             return None;
         }
         let (td, fd) = (self.func.dfg.inst(t), self.func.dfg.inst(f));
-        let mut selectors = 0;
-        for (a, b) in td.args().into_iter().zip(fd.args()) {
-            if !self.may_agree(a, b) {
-                selectors += 1;
-            }
-        }
+        let (_, selectors) =
+            paired_operands(td, &td.args(), &fd.args(), |a, b| self.may_agree(a, b));
+        let selectors = selectors as i64;
         let scattered = |v: Option<Value>| v.is_some_and(|v| self.info.shape(v).stride().is_none());
         let (ta, fa) = (address(td), address(fd));
         // A merged access keeps a contiguous address only if both sides use the same one.

@@ -5,7 +5,9 @@
 //!
 //! - a merged pair `(T[x], F[y])` becomes `T[x]` moved to the end of the chain, each
 //!   operand that differs between the two replaced by `select c, a, b` (a lane that took
-//!   `T` gets `T`'s operand, the others `F`'s), and `F[y]`'s uses rewired to it;
+//!   `T` gets `T`'s operand, the others `F`'s; `F[y]`'s first two operands swapped first
+//!   where the operation commutes and that makes fewer differ), and `F[y]`'s uses rewired
+//!   to it;
 //! - the instructions between two pairs that did not merge (a gap, on one side or both)
 //!   keep their divergent branch: the chain ends with `brif c, T′, F′`, `T′` holds the
 //!   `T` part of the gap and `F′` the `F` part (either may be empty), and both jump to a
@@ -21,6 +23,7 @@ use std::collections::HashMap;
 
 use lanes_ir::{Block, FuncCursor, Function, Inst, InstData, Type, Value};
 
+use super::cost::paired_operands;
 use crate::cfg_edit::zero_value;
 
 /// A divergent if-then-else with one block on each side (Definition 4.1's unifiable
@@ -153,16 +156,14 @@ impl Chain<'_> {
     /// Merges `t` and `f` into `t` at the end of the chain.
     fn merge(&mut self, func: &mut Function, t: Inst, f: Inst) {
         let resolve = |map: &HashMap<Value, Value>, v: Value| map.get(&v).copied().unwrap_or(v);
-        let pairs: Vec<(Value, Value)> = func
-            .dfg
-            .inst(t)
-            .args()
+        let t_args: Vec<Value> = func.dfg.inst(t).args();
+        let t_args: Vec<Value> = t_args.iter().map(|&a| resolve(&self.then_map, a)).collect();
+        let f_args: Vec<Value> = func.dfg.inst(f).args();
+        let f_args: Vec<Value> = f_args.iter().map(|&b| resolve(&self.else_map, b)).collect();
+        let (f_args, _) = paired_operands(func.dfg.inst(t), &t_args, &f_args, |a, b| a == b);
+        let chosen: Vec<Value> = t_args
             .into_iter()
-            .zip(func.dfg.inst(f).args())
-            .map(|(a, b)| (resolve(&self.then_map, a), resolve(&self.else_map, b)))
-            .collect();
-        let chosen: Vec<Value> = pairs
-            .into_iter()
+            .zip(f_args)
             .map(|(a, b)| self.choose(func, a, b))
             .collect();
         func.layout.remove_inst(t);

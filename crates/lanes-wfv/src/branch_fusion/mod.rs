@@ -21,6 +21,9 @@
 //! order, so every lane still sees its own side's effects in program order; lanes of
 //! different sides are unordered in the SPMD model either way.
 //!
+//! Constants are moved out of the sides first: they are operands, which selectors choose
+//! between, not work to align.
+//!
 //! `Auto` fuses where the alignment's profit, counting the gap branches it leaves against
 //! the one it removes, is positive. `All` merges the longest sequence of mergeable pairs
 //! regardless of profit: it exists to test code generation on every candidate.
@@ -29,7 +32,7 @@ mod align;
 mod cost;
 mod merge;
 
-pub use align::{align, Alignment, MAX_CELLS};
+pub use align::{align, Alignment, Ends, MAX_CELLS};
 
 use std::collections::{HashMap, HashSet};
 
@@ -62,8 +65,12 @@ pub fn fuse_branches(func: &mut Function, info: &ShapeInfo, policy: FusionPolicy
     if policy == FusionPolicy::Off {
         return 0;
     }
+    let found = diamonds(func, info);
+    for d in &found {
+        hoist_constants(func, d);
+    }
     let mut plans = Vec::new();
-    for d in diamonds(func, info) {
+    for d in found {
         if let Some(pairs) = plan(func, info, &d, policy) {
             plans.push((d, pairs));
         }
@@ -89,7 +96,7 @@ fn plan(
     let (n, m) = (then_insts.len(), else_insts.len());
     let alignment = if policy == FusionPolicy::All {
         let pair = |i: usize, j: usize| mergeable(func, then_insts[i], else_insts[j]).then_some(1);
-        align(n, m, pair, 0)?
+        align(n, m, pair, Ends::local(0))?
     } else {
         let positions = |insts: &[lanes_ir::Inst]| -> Positions {
             insts
@@ -107,19 +114,32 @@ fn plan(
             then_pos: &then_pos,
             else_pos: &else_pos,
         };
-        let a = align(n, m, |i, j| profit.gain(i, j), GAP_COST)?;
-        // The score paid for the gaps between pairs; the unmatched head and tail are gaps
-        // too, and the branch the fused code no longer needs is a gain.
-        let (&first, &last) = (a.pairs.first()?, a.pairs.last()?);
-        let head_gap = first != (0, 0);
-        let tail_gap = last != (n - 1, m - 1);
-        let net = a.score + GAP_COST * (1 - i64::from(head_gap) - i64::from(tail_gap));
-        if net <= 0 {
-            return None;
-        }
-        a
+        // Every gap left is a divergent branch, the unmatched head and tail included; the
+        // one branch fusion removes is a gain besides, so any positive score pays.
+        align(n, m, |i, j| profit.gain(i, j), Ends::uniform(GAP_COST))?
     };
     (!alignment.pairs.is_empty()).then_some(alignment.pairs)
+}
+
+/// Moves the constants of `d`'s sides to the end of its head. A constant is an operand,
+/// not work: `fconst 0.5` against `fconst 1.5` is one selected operand of the instruction
+/// using it, where left in the sides the two would be a pair that cannot merge, and so a
+/// gap in the alignment.
+fn hoist_constants(func: &mut Function, d: &Diamond) {
+    let Some(branch) = func.terminator(d.head) else {
+        return;
+    };
+    for side in [d.then_side, d.else_side] {
+        for i in body(func, side) {
+            if matches!(
+                func.dfg.inst(i),
+                InstData::Iconst { .. } | InstData::Fconst { .. }
+            ) {
+                func.layout.remove_inst(i);
+                func.layout.insert_inst_before(i, branch);
+            }
+        }
+    }
 }
 
 /// The divergent diamonds of `func` fusion can take.

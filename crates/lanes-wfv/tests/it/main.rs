@@ -6,6 +6,7 @@
 
 mod common;
 
+mod branch_fusion;
 mod filetests;
 mod generated;
 mod kernels;
