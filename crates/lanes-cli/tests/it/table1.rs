@@ -1,7 +1,7 @@
 //! `lanes vectorize --stats` and `--stats-json`: PLDI'18 Table 1 for the vector functions
 //! made, on `tests/data/table1_kernel.c`, whose counts are known (see the file). Partial
 //! linearization loses no uniform branch (Theorem 4.5); full if-conversion folds every
-//! uniform branch outside loop control.
+//! uniform branch outside loop control. Branch fusion's column on `tests/data/twin_sides.c`.
 
 use crate::common;
 
@@ -9,14 +9,26 @@ use std::process::Command;
 
 use common::{data, run, s, scratch_dir};
 
-/// The JSON rows of `lanes vectorize --stats-json` with `extra` arguments.
+/// The JSON rows of `lanes vectorize --stats-json` for `table1_kernel.c` with `extra`
+/// arguments.
 fn rows(extra: &[&str]) -> (Vec<serde_json::Value>, String) {
+    rows_of("table1_kernel.c", "kern", "c,u,u,u,u,u", extra)
+}
+
+/// The JSON rows of `lanes vectorize --stats-json` for function `function` of the test
+/// data file `file`, with `shapes` and `extra` arguments.
+fn rows_of(
+    file: &str,
+    function: &str,
+    shapes: &str,
+    extra: &[&str],
+) -> (Vec<serde_json::Value>, String) {
     let d = scratch_dir("table1");
     let json = d.join("stats.json");
     let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
         .arg("vectorize")
-        .arg(data("table1_kernel.c"))
-        .args(["--function", "kern", "--shapes", "c,u,u,u,u,u", "--stats"])
+        .arg(data(file))
+        .args(["--function", function, "--shapes", shapes, "--stats"])
         .args(["--stats-json", s(&json), "-o"])
         .arg(d.join("k.o"))
         .args(extra));
@@ -98,4 +110,25 @@ fn boscc_auto_is_the_default_and_guards_heavy_sides_only() {
     let n = v["boscc_gadgets"].as_u64().unwrap_or(0);
     assert!((1..3).contains(&n), "{v}");
     assert_eq!(v["branches"]["preserved"], 4 + n, "{v}");
+}
+
+/// `--branch-fusion auto` (the default) merges the two sides of `twin_sides.c`'s divergent
+/// if-then-else but for their last operations (a sum and a difference), which keep one
+/// divergent branch; `off` merges nothing.
+#[test]
+fn fused_instructions_are_counted() {
+    let (rows, table) = rows_of("twin_sides.c", "twin", "c,u,u,u", &[]);
+    let v = &rows[0];
+    let fused = v["fused_instructions"].as_u64().unwrap_or(0);
+    assert!(fused >= 5, "{v}");
+    assert_eq!(v["branches"]["divergent"], 1, "{v}");
+    assert!(table.contains("fused"), "{table}");
+    let (rows, _) = rows_of(
+        "twin_sides.c",
+        "twin",
+        "c,u,u,u",
+        &["--branch-fusion", "off"],
+    );
+    assert_eq!(rows[0]["fused_instructions"], 0, "{}", rows[0]);
+    assert_eq!(rows[0]["branches"]["divergent"], 1, "{}", rows[0]);
 }
