@@ -29,6 +29,7 @@ enum Command {
     Import(commands::import::ImportArgs),
     Compile(commands::compile::CompileArgs),
     Vectorize(commands::vectorize::VectorizeArgs),
+    Bench(commands::bench::BenchArgs),
 }
 
 fn main() {
@@ -42,6 +43,7 @@ fn main() {
         Command::Import(args) => commands::import::run(args),
         Command::Compile(args) => commands::compile::run(args),
         Command::Vectorize(args) => commands::vectorize::run(args),
+        Command::Bench(args) => commands::bench::run(args),
     };
     if let Err(e) = result {
         let text = format!("{e:#}");

@@ -1,6 +1,8 @@
 //! One module per subcommand.
 
 pub mod analyze;
+pub mod bench;
+pub mod bench_plot;
 pub mod cfg;
 pub mod compile;
 pub mod fmt;

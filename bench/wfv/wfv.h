@@ -1,0 +1,28 @@
+/* The protocol between `lanes bench wfv` and its kernels (bench/wfv/<kernel>.c).
+ *
+ * Each kernel file defines the SPMD kernel `void KERNEL(long i, ...)`, one instance per
+ * index `i`, under the name the build gives it with -DKERNEL=name (lanes vectorizes it
+ * into `name_spmd(long n, ...)`, which runs instances 0..n-1), and:
+ *   - with -DWFV_REFERENCE: `wfv_reference(long n, ...)`, the plain loop over the
+ *     instances, which clang-19 -O3 -march=native compiles (LLVM's vectorizers on);
+ *   - with -DWFV_DRIVER: `wfv_setup(n)` making its data set (fixed seeds),
+ *     `wfv_clear(n)` zeroing its outputs, `wfv_sweep(fn, n)` calling a launcher or the
+ *     reference on the data, and `wfv_checksum(n)` summing the outputs.
+ * `driver.c` checks every build's checksum against the reference's before timing. */
+#ifndef LANES_WFV_H
+#define LANES_WFV_H
+#ifndef KERNEL
+#define KERNEL wfv_kernel
+#endif
+
+/* A small deterministic generator for the data sets. */
+static unsigned wfv_seed = 12345u;
+static inline unsigned wfv_rand(void) {
+  wfv_seed = wfv_seed * 1103515245u + 12345u;
+  return wfv_seed >> 8;
+}
+/* Uniform in [lo, hi). */
+static inline float wfv_uniform(float lo, float hi) {
+  return lo + (hi - lo) * (float)(wfv_rand() % 1000000u) / 1000000.0f;
+}
+#endif

@@ -1,0 +1,173 @@
+//! `lanes bench wfv`: lanes against clang-19 -O3 on the kernels of `bench/wfv/` (PLDI'18
+//! §7's comparison; the pipeline is `lanes_driver::bench_wfv`), with a progress bar, a
+//! table of medians and speedups, and optionally JSON records and an SVG plot.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use lanes_driver::bench_wfv::{run_bench, BenchReport, BenchRequest, Config};
+
+use super::bench_plot::plot_speedups;
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub suite: Suite,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Suite {
+    /// Whole-function vectorization against clang-19 -O3 -march=native on divergent kernels
+    /// (tree search, XSBench, kd-tree point correlation, Mandelbrot, N-body, Black-Scholes,
+    /// an if-cascade, ray/sphere, a branch with similar sides, an int-indexed stencil)
+    Wfv(WfvArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Examples:\n  lanes bench wfv --json wfv.json --plot wfv.svg\n  lanes bench wfv --kernels mandelbrot,tree_search --runs 9"
+)]
+pub struct WfvArgs {
+    /// Write one JSON record per kernel and configuration here
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Plot the speedups over clang as SVG here
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Timed runs per build; the median is reported (1 to 16)
+    #[arg(long, default_value = "5", value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub runs: u32,
+    /// Only these kernels (comma-separated)
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub kernels: Vec<String>,
+    /// Instances per sweep relative to each kernel's default (0.01 for a quick check)
+    #[arg(long, default_value = "1.0")]
+    pub scale: f64,
+    /// The kernels' directory (bench/wfv of the lanes sources)
+    #[arg(long, value_name = "DIR")]
+    pub sources: Option<PathBuf>,
+}
+
+pub fn run(args: &BenchArgs) -> Result<()> {
+    match &args.suite {
+        Suite::Wfv(a) => run_wfv(a),
+    }
+}
+
+fn run_wfv(args: &WfvArgs) -> Result<()> {
+    let sources = args
+        .sources
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench/wfv"));
+    if !sources.join("driver.c").is_file() {
+        bail!(
+            "{}: no benchmark kernels here (bench/wfv of the lanes sources); name the directory with --sources",
+            sources.display()
+        );
+    }
+    if !(args.scale > 0.0 && args.scale <= 100.0) {
+        bail!(
+            "--scale {}: give a factor above 0 and at most 100",
+            args.scale
+        );
+    }
+    let work = std::env::temp_dir().join(format!("lanes-bench-wfv-{}", std::process::id()));
+    let mut req = BenchRequest::new(sources, work.clone());
+    req.kernels = args.kernels.clone();
+    req.runs = args.runs;
+    req.scale = args.scale;
+    let bar = ProgressBar::new(1);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed}]")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let report = run_bench(&req, &mut |p| {
+        bar.set_length(p.steps as u64);
+        bar.set_position(p.step as u64);
+        bar.set_message(format!("{}: {}", p.kernel, p.what));
+    });
+    bar.finish_and_clear();
+    let _ = std::fs::remove_dir_all(&work);
+    let report = report?;
+    print!("{}", table(&report));
+    if let Some(path) = &args.json {
+        let records: Vec<_> = report.kernels.iter().flat_map(|k| &k.records).collect();
+        let json = serde_json::json!({
+            "machine": lanes_driver::bench_wfv::machine(),
+            "flags": FLAGS,
+            "natural_width": report.natural_width,
+            "runs": report.runs,
+            "records": records,
+            "failures": report.kernels.iter().filter(|k| !k.failures.is_empty())
+                .map(|k| serde_json::json!({"kernel": k.kernel, "failures": k.failures}))
+                .collect::<Vec<_>>(),
+        });
+        let text = serde_json::to_string_pretty(&json)?;
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.plot {
+        plot_speedups(&report, path).with_context(|| format!("plotting {}", path.display()))?;
+    }
+    if report.kernels.iter().any(|k| !k.failures.is_empty()) {
+        bail!("some builds failed (above)");
+    }
+    Ok(())
+}
+
+/// How every build is made, for the table's header and the JSON.
+const FLAGS: &str = "lanes vectorize -O3 -march=native; clang-19 -O3 -march=native (plain loop over the instances); driver clang-19 -O2";
+
+/// The results as text: machine and flags, then per kernel clang's median and each lanes
+/// build's speedup over it.
+fn table(report: &BenchReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "machine: {}", lanes_driver::bench_wfv::machine());
+    let _ = writeln!(
+        out,
+        "natural width {} (32-bit lanes); {FLAGS}; median of {} runs, builds taking turns",
+        report.natural_width, report.runs
+    );
+    let builds: Vec<(Config, u16)> = Config::ALL
+        .iter()
+        .flat_map(|&c| report.widths.iter().map(move |&w| (c, w)))
+        .collect();
+    let _ = write!(
+        out,
+        "\n{:<18} {:>10} {:>12}",
+        "kernel", "instances", "clang ms"
+    );
+    for (c, w) in &builds {
+        let _ = write!(out, " {:>22}", format!("{}/{w}", c.name()));
+    }
+    out.push('\n');
+    for k in &report.kernels {
+        let clang = k.records.iter().find(|r| r.width.is_none());
+        let _ = write!(
+            out,
+            "{:<18} {:>10} {:>12}",
+            k.kernel,
+            k.instances,
+            clang.map_or("-".into(), |r| format!("{:.3}", r.median_seconds * 1e3))
+        );
+        for (c, w) in &builds {
+            let r = k
+                .records
+                .iter()
+                .find(|r| r.config == c.name() && r.width == Some(*w));
+            let cell = r.map_or("-".into(), |r| format!("{:.2}x", r.speedup_vs_clang));
+            let _ = write!(out, " {cell:>22}");
+        }
+        out.push('\n');
+        for f in &k.failures {
+            let _ = writeln!(out, "  failed: {f}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nspeedup: clang's median time over the build's (above 1: lanes is faster)"
+    );
+    out
+}

@@ -1,0 +1,113 @@
+//! Running one kernel's timing program and reading what it prints (`driver.c`): a
+//! `check NAME CHECKSUM` line per build, the result of one sweep before any timing,
+//! then `kernel NAME MEDIAN_MS CHECKSUM` per build.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::build::REFERENCE;
+use super::BenchError;
+
+/// One build's figures from one run of the program.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timing {
+    pub build: String,
+    pub median_ms: f64,
+}
+
+/// Runs `exe` on `instances` instances with `runs` timed sweeps per build; the builds'
+/// median times. Every build's checksum must equal the reference's, in the checking
+/// sweep and in the timed ones (a wrong result is an error, not a figure).
+pub fn run_driver(
+    kernel: &str,
+    exe: &Path,
+    instances: u64,
+    runs: u32,
+) -> Result<Vec<Timing>, BenchError> {
+    let out = Command::new(exe)
+        .args([instances.to_string(), runs.to_string()])
+        .output()
+        .map_err(|e| BenchError::Io(exe.to_path_buf(), e))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(BenchError::Run {
+            kernel: kernel.to_string(),
+            message: format!(
+                "{} exited with {}: {}{}",
+                exe.display(),
+                out.status,
+                stdout,
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        });
+    }
+    parse(kernel, &stdout)
+}
+
+/// The timings in the driver's output `text`, checked against the reference's checksum.
+pub fn parse(kernel: &str, text: &str) -> Result<Vec<Timing>, BenchError> {
+    let bad = |line: &str| BenchError::Run {
+        kernel: kernel.to_string(),
+        message: format!("unexpected driver output `{line}`"),
+    };
+    // The reference's checksum per kind of line (they print it with different precision).
+    let mut want: [Option<f64>; 2] = [None, None];
+    let mut timings = Vec::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let number = |w: Option<&&str>| w.and_then(|w| w.parse::<f64>().ok());
+        let (kind, build, sum, ms) = match words.first() {
+            Some(&"check") => (0, words.get(1), number(words.get(2)), None),
+            Some(&"kernel") => (1, words.get(1), number(words.get(3)), number(words.get(2))),
+            _ => continue,
+        };
+        let (Some(&build), Some(sum)) = (build, sum) else {
+            return Err(bad(line));
+        };
+        if build == REFERENCE && want[kind].is_none() {
+            want[kind] = Some(sum);
+        }
+        match want[kind] {
+            Some(w) if w.to_bits() == sum.to_bits() => {}
+            Some(w) => {
+                return Err(BenchError::Checksum {
+                    kernel: kernel.to_string(),
+                    build: build.to_string(),
+                    got: sum,
+                    want: w,
+                })
+            }
+            None => return Err(bad(line)),
+        }
+        if let Some(ms) = ms {
+            timings.push(Timing {
+                build: build.to_string(),
+                median_ms: ms,
+            });
+        }
+    }
+    if timings.is_empty() {
+        return Err(bad(text.lines().next().unwrap_or("(nothing)")));
+    }
+    Ok(timings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timings_are_read_and_checksums_compared() {
+        let text = "check clang 12.25\ncheck partial/8 12.25\nkernel clang 4.0 12.3\nkernel partial/8 1.0 12.3\n";
+        let t = parse("k", text).unwrap();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[1].build, "partial/8");
+        assert_eq!(t[1].median_ms, 1.0);
+        let wrong = "check clang 12.5\ncheck partial/8 12.25\n";
+        assert!(matches!(
+            parse("k", wrong),
+            Err(BenchError::Checksum { ref build, .. }) if build == "partial/8"
+        ));
+        assert!(parse("k", "garbage\n").is_err());
+    }
+}

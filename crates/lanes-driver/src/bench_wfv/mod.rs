@@ -1,0 +1,260 @@
+//! `lanes bench wfv`: the comparison of PLDI'18 §7 on this machine. Each kernel of
+//! `bench/wfv/` (binary-tree search, XSBench lookup, kd-tree point correlation with one
+//! and four radii, Mandelbrot, N-body, Black-Scholes, an nab-like if-cascade, an
+//! aobench-like ray/sphere kernel, a branch with two similar sides, an `int`-indexed
+//! stencil) is built as clang-19 -O3 -march=native compiles the plain loop over its
+//! instances (LLVM's vectorizers on) and as lanes vectorizes its SPMD function — full
+//! if-conversion, partial linearization, partial + BOSCC (§6.1), partial + BOSCC + branch
+//! fusion (PACT'11 §IV-A) — at the host's natural width and at 8 lanes. One program per
+//! kernel runs every build once and compares its result with the reference's (a build that
+//! computes something else fails the kernel), then times the builds taking turns; the
+//! figures are medians of the runs, and speedups are over clang's build in the same run.
+//!
+//! A kernel some build cannot be made for is reported with the reason, and the others
+//! still run: one failure loses no other figure.
+
+mod build;
+mod kernels;
+mod measure;
+
+pub use build::Build;
+pub use kernels::{Config, Kernel, KERNELS};
+
+use std::path::PathBuf;
+
+use lanes_llvm::target::{Target, TargetError};
+use serde::Serialize;
+
+use build::{link_driver, native_target, vectorize_build, REFERENCE};
+use measure::run_driver;
+
+/// Why the benchmark, or one kernel of it, could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("{0}: {1}")]
+    Io(PathBuf, std::io::Error),
+    #[error("{0}")]
+    Tool(String),
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error("{kernel} ({build}): lanes could not vectorize it: {message}")]
+    Vectorize {
+        kernel: String,
+        build: String,
+        message: String,
+    },
+    #[error("{kernel}: {message}")]
+    Run { kernel: String, message: String },
+    #[error("{kernel}: build {build} computed checksum {got}, the scalar reference {want}")]
+    Checksum {
+        kernel: String,
+        build: String,
+        got: f64,
+        want: f64,
+    },
+    #[error("no kernel `{0}` (the kernels are {1})")]
+    UnknownKernel(String, String),
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct BenchRequest {
+    /// `bench/wfv/`: the kernels, `wfv.h` and `driver.c`.
+    pub sources: PathBuf,
+    /// Where the objects and programs go.
+    pub work_dir: PathBuf,
+    /// The kernels by name; every kernel if empty.
+    pub kernels: Vec<String>,
+    /// Timed sweeps per build (the median is reported); 1 to 16.
+    pub runs: u32,
+    /// Instances per sweep relative to each kernel's default (`0.01` for a quick check).
+    pub scale: f64,
+    pub configs: Vec<Config>,
+}
+
+impl BenchRequest {
+    /// Every kernel in every configuration, 5 runs, full size.
+    pub fn new(sources: PathBuf, work_dir: PathBuf) -> BenchRequest {
+        BenchRequest {
+            sources,
+            work_dir,
+            kernels: Vec::new(),
+            runs: 5,
+            scale: 1.0,
+            configs: Config::ALL.to_vec(),
+        }
+    }
+}
+
+/// One build's figure (the JSON record of `lanes bench wfv --json`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Record {
+    pub kernel: String,
+    /// `clang -O3` or a lanes configuration ([`Config::name`]).
+    pub config: String,
+    /// Lanes of a lanes build; none for clang's.
+    pub width: Option<u16>,
+    pub median_seconds: f64,
+    /// clang's median over this build's (above 1: this build is faster).
+    pub speedup_vs_clang: f64,
+}
+
+/// One kernel's figures, or why it has none.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct KernelOutcome {
+    pub kernel: String,
+    pub instances: u64,
+    pub records: Vec<Record>,
+    /// Builds that could not be made, or why the kernel did not run.
+    pub failures: Vec<String>,
+}
+
+/// Everything one run measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BenchReport {
+    /// The natural width of 32-bit lanes on this machine, and the widths built.
+    pub natural_width: u16,
+    pub widths: Vec<u16>,
+    pub runs: u32,
+    pub kernels: Vec<KernelOutcome>,
+}
+
+/// Progress, for a progress bar: `step` of `steps` is starting, on `kernel`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress<'a> {
+    pub step: usize,
+    pub steps: usize,
+    pub kernel: &'a str,
+    pub what: String,
+}
+
+/// The kernels `names` asks for (all if empty).
+pub fn select_kernels(names: &[String]) -> Result<Vec<Kernel>, BenchError> {
+    if names.is_empty() {
+        return Ok(KERNELS.to_vec());
+    }
+    names
+        .iter()
+        .map(|n| {
+            KERNELS
+                .iter()
+                .find(|k| k.name == n)
+                .copied()
+                .ok_or_else(|| {
+                    let all: Vec<&str> = KERNELS.iter().map(|k| k.name).collect();
+                    BenchError::UnknownKernel(n.clone(), all.join(", "))
+                })
+        })
+        .collect()
+}
+
+/// Runs the benchmark `req` asks for, telling `progress` what it starts.
+pub fn run_bench(
+    req: &BenchRequest,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<BenchReport, BenchError> {
+    let kernels = select_kernels(&req.kernels)?;
+    let natural = Target::resolve(&native_target())?.natural_width(32);
+    let mut widths = vec![natural];
+    if natural != 8 {
+        widths.push(8);
+    }
+    std::fs::create_dir_all(&req.work_dir).map_err(|e| BenchError::Io(req.work_dir.clone(), e))?;
+    let runs = req.runs.clamp(1, 16);
+    let per_kernel = req.configs.len() * widths.len() + 1;
+    let steps = kernels.len() * per_kernel;
+    let mut report = BenchReport {
+        natural_width: natural,
+        widths: widths.clone(),
+        runs,
+        kernels: Vec::new(),
+    };
+    for (k, kernel) in kernels.iter().enumerate() {
+        let instances = ((kernel.instances as f64 * req.scale) as u64).max(64);
+        let mut outcome = KernelOutcome {
+            kernel: kernel.name.to_string(),
+            instances,
+            ..KernelOutcome::default()
+        };
+        let mut builds = Vec::new();
+        let mut step = k * per_kernel;
+        for &config in &req.configs {
+            for &width in &widths {
+                let build = Build { config, width };
+                step += 1;
+                progress(Progress {
+                    step,
+                    steps,
+                    kernel: kernel.name,
+                    what: format!("vectorize {}", build.label()),
+                });
+                match vectorize_build(&req.sources, &req.work_dir, kernel, build) {
+                    Ok(_) => builds.push(build),
+                    Err(e) => outcome.failures.push(e.to_string()),
+                }
+            }
+        }
+        progress(Progress {
+            step: step + 1,
+            steps,
+            kernel: kernel.name,
+            what: format!("run {} builds × {runs}", builds.len() + 1),
+        });
+        let measured = link_driver(&req.sources, &req.work_dir, kernel, &builds)
+            .and_then(|exe| run_driver(kernel.name, &exe, instances, runs));
+        match measured {
+            Ok(timings) => outcome.records = records(kernel.name, &builds, &timings),
+            Err(e) => outcome.failures.push(e.to_string()),
+        }
+        report.kernels.push(outcome);
+    }
+    Ok(report)
+}
+
+/// The records of one kernel's timings (clang's first).
+fn records(kernel: &str, builds: &[Build], timings: &[measure::Timing]) -> Vec<Record> {
+    let median = |label: &str| {
+        timings
+            .iter()
+            .find(|t| t.build == label)
+            .map(|t| t.median_ms / 1e3)
+    };
+    let Some(clang) = median(REFERENCE) else {
+        return Vec::new();
+    };
+    let mut out = vec![Record {
+        kernel: kernel.to_string(),
+        config: "clang -O3".into(),
+        width: None,
+        median_seconds: clang,
+        speedup_vs_clang: 1.0,
+    }];
+    for b in builds {
+        if let Some(t) = median(&b.label()) {
+            out.push(Record {
+                kernel: kernel.to_string(),
+                config: b.config.name().to_string(),
+                width: Some(b.width),
+                median_seconds: t,
+                speedup_vs_clang: clang / t,
+            });
+        }
+    }
+    out
+}
+
+/// `CPU model, N hardware threads, OS`, printed with the figures (they compare only
+/// within one run on one machine).
+pub fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("{cpu}, {cores} hardware threads, {}", std::env::consts::OS)
+}
