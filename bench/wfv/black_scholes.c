@@ -51,6 +51,12 @@ void wfv_clear(long n) {
   memset(put, 0, sizeof(float) * n);
 }
 void wfv_sweep(void *fn, long n) { ((launcher)fn)(n, spot, strike, years, call, put, 0.02f, 0.3f); }
+void wfv_dump(FILE *f, long n) {
+  const float *arrays[] = {spot, strike, years, call, put};
+  for (int k = 0; k < 5; k++) wfv_dump_buffer(f, arrays[k], sizeof(float) * n);
+  wfv_dump_float(f, 0.02f);
+  wfv_dump_float(f, 0.3f);
+}
 double wfv_checksum(long n) {
   double s = 0;
   for (long i = 0; i < n; i++) s += call[i] + 0.5 * put[i];

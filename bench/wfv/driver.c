@@ -3,7 +3,8 @@
  * the table of builds the harness generates (wfv_count, wfv_names, wfv_fns; the
  * reference first). `driver N RUNS`: sets up N instances, runs each build once and prints
  * `check NAME CHECKSUM`, then times RUNS sweeps of each build in rotating order and prints
- * `kernel NAME MEDIAN_MS CHECKSUM` (bench/common/timing.h). */
+ * `kernel NAME MEDIAN_MS CHECKSUM` (bench/common/timing.h). `driver N 0 FILE` instead
+ * writes the kernel's arguments for N instances to FILE (wfv_dump) and stops. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "../common/timing.h"
@@ -15,6 +16,7 @@ void wfv_setup(long n);
 void wfv_clear(long n);
 void wfv_sweep(void *fn, long n);
 double wfv_checksum(long n);
+void wfv_dump(FILE *f, long n);
 
 static long instances;
 
@@ -34,9 +36,18 @@ int main(int argc, char **argv) {
   }
   instances = atol(argv[1]);
   int runs = atoi(argv[2]);
+  wfv_setup(instances);
+  if (argc > 3) {
+    FILE *f = fopen(argv[3], "w");
+    if (!f) {
+      perror(argv[3]);
+      return 1;
+    }
+    wfv_dump(f, instances);
+    return fclose(f) == 0 ? 0 : 1;
+  }
   if (runs < 1) runs = 1;
   if (runs > 16) runs = 16;
-  wfv_setup(instances);
   for (int k = 0; k < wfv_count; k++) {
     wfv_clear(instances);
     wfv_sweep(wfv_fns[k], instances);

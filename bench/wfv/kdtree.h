@@ -50,4 +50,12 @@ static void kd_setup(long n) {
     kd_qy[i] = wfv_uniform(0.0f, 1.0f);
   }
 }
+
+/* The tree and the queries as kernel arguments (wfv_dump). */
+static void kd_dump(FILE *f, long n) {
+  wfv_dump_buffer(f, kd_x, sizeof(float) * KD_SIZE);
+  wfv_dump_buffer(f, kd_y, sizeof(float) * KD_SIZE);
+  wfv_dump_buffer(f, kd_qx, sizeof(float) * n);
+  wfv_dump_buffer(f, kd_qy, sizeof(float) * n);
+}
 #endif

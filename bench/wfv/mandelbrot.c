@@ -36,6 +36,14 @@ void wfv_sweep(void *fn, long n) {
   float step = 3.0f / WIDTH;
   ((launcher)fn)(n, out, WIDTH, -2.25f, -1.5f, step, 256);
 }
+void wfv_dump(FILE *f, long n) {
+  wfv_dump_buffer(f, out, sizeof(int) * n);
+  wfv_dump_int(f, WIDTH);
+  wfv_dump_float(f, -2.25f);
+  wfv_dump_float(f, -1.5f);
+  wfv_dump_float(f, 3.0f / WIDTH);
+  wfv_dump_int(f, 256);
+}
 double wfv_checksum(long n) {
   double s = 0;
   for (long i = 0; i < n; i++) s += out[i];

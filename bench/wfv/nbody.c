@@ -51,6 +51,11 @@ void wfv_clear(long n) {
   memset(az, 0, sizeof(float) * n);
 }
 void wfv_sweep(void *fn, long n) { ((launcher)fn)(n, x, y, z, m, ax, ay, az, (int)n); }
+void wfv_dump(FILE *f, long n) {
+  const float *arrays[] = {x, y, z, m, ax, ay, az};
+  for (int k = 0; k < 7; k++) wfv_dump_buffer(f, arrays[k], sizeof(float) * n);
+  wfv_dump_int(f, n);
+}
 double wfv_checksum(long n) {
   double s = 0;
   for (long i = 0; i < n; i++) s += ax[i] + 2.0 * ay[i] + 3.0 * az[i];

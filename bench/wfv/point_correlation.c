@@ -52,6 +52,12 @@ void wfv_setup(long n) {
 }
 void wfv_clear(long n) { memset(out, 0, sizeof(int) * n); }
 void wfv_sweep(void *fn, long n) { ((launcher)fn)(n, kd_x, kd_y, kd_qx, kd_qy, out, KD_SIZE, 0.02f); }
+void wfv_dump(FILE *f, long n) {
+  kd_dump(f, n);
+  wfv_dump_buffer(f, out, sizeof(int) * n);
+  wfv_dump_int(f, KD_SIZE);
+  wfv_dump_float(f, 0.02f);
+}
 double wfv_checksum(long n) {
   double s = 0;
   for (long i = 0; i < n; i++) s += out[i] * (double)(i % 5 + 1);

@@ -64,6 +64,13 @@ void wfv_setup(long n) {
 }
 void wfv_clear(long n) { memset(out, 0, sizeof(float) * n); }
 void wfv_sweep(void *fn, long n) { ((launcher)fn)(n, cx, cy, cz, cr, out, WIDTH, SPHERES); }
+void wfv_dump(FILE *f, long n) {
+  const float *arrays[] = {cx, cy, cz, cr};
+  for (int k = 0; k < 4; k++) wfv_dump_buffer(f, arrays[k], sizeof(float) * SPHERES);
+  wfv_dump_buffer(f, out, sizeof(float) * n);
+  wfv_dump_int(f, WIDTH);
+  wfv_dump_int(f, SPHERES);
+}
 double wfv_checksum(long n) {
   double s = 0;
   for (long i = 0; i < n; i++) s += out[i];

@@ -32,6 +32,12 @@ void wfv_setup(long n) {
 }
 void wfv_clear(long n) { memset(out, 0, sizeof(float) * n); }
 void wfv_sweep(void *fn, long n) { ((launcher)fn)(n, in, out, WIDTH, (int)(n / WIDTH)); }
+void wfv_dump(FILE *f, long n) {
+  wfv_dump_buffer(f, in, sizeof(float) * n);
+  wfv_dump_buffer(f, out, sizeof(float) * n);
+  wfv_dump_int(f, WIDTH);
+  wfv_dump_int(f, (int)(n / WIDTH));
+}
 double wfv_checksum(long n) {
   double s = 0;
   for (long i = 0; i < n; i++) s += out[i] * (double)(i % 3 + 1);

@@ -47,6 +47,12 @@ void wfv_setup(long n) {
 }
 void wfv_clear(long n) { memset(out, 0, sizeof(int) * n); }
 void wfv_sweep(void *fn, long n) { ((launcher)fn)(n, keys, queries, out, SIZE); }
+void wfv_dump(FILE *f, long n) {
+  wfv_dump_buffer(f, keys, sizeof(int) * SIZE);
+  wfv_dump_buffer(f, queries, sizeof(int) * n);
+  wfv_dump_buffer(f, out, sizeof(int) * n);
+  wfv_dump_int(f, SIZE);
+}
 double wfv_checksum(long n) {
   double s = 0;
   for (long i = 0; i < n; i++) s += out[i] * (double)(i % 7 + 1);

@@ -46,6 +46,11 @@ void wfv_setup(long n) {
 }
 void wfv_clear(long n) { memset(out, 0, sizeof(float) * n); }
 void wfv_sweep(void *fn, long n) { ((launcher)fn)(n, x, y, out); }
+void wfv_dump(FILE *f, long n) {
+  wfv_dump_buffer(f, x, sizeof(float) * n);
+  wfv_dump_buffer(f, y, sizeof(float) * n);
+  wfv_dump_buffer(f, out, sizeof(float) * n);
+}
 double wfv_checksum(long n) {
   double s = 0;
   for (long i = 0; i < n; i++) s += out[i];

@@ -7,7 +7,10 @@
  *     instances, which clang-19 -O3 -march=native compiles (LLVM's vectorizers on);
  *   - with -DWFV_DRIVER: `wfv_setup(n)` making its data set (fixed seeds),
  *     `wfv_clear(n)` zeroing its outputs, `wfv_sweep(fn, n)` calling a launcher or the
- *     reference on the data, and `wfv_checksum(n)` summing the outputs.
+ *     reference on the data, `wfv_checksum(n)` summing the outputs, and
+ *     `wfv_dump(f, n)` writing the arguments of a sweep after the index (with the
+ *     helpers below), from which the harness runs instances in lanes' SIMT
+ *     interpreter to measure SIMD utilization.
  * `driver.c` checks every build's checksum against the reference's before timing. */
 #ifndef LANES_WFV_H
 #define LANES_WFV_H
@@ -25,4 +28,17 @@ static inline unsigned wfv_rand(void) {
 static inline float wfv_uniform(float lo, float hi) {
   return lo + (hi - lo) * (float)(wfv_rand() % 1000000u) / 1000000.0f;
 }
+
+#ifdef WFV_DRIVER
+#include <stdio.h>
+/* One argument per line: `buffer BYTES HEX`, `int VALUE` or `float VALUE`. */
+static void wfv_dump_buffer(FILE *f, const void *p, long bytes) {
+  const unsigned char *b = p;
+  fprintf(f, "buffer %ld ", bytes);
+  for (long k = 0; k < bytes; k++) fprintf(f, "%02x", b[k]);
+  fputc('\n', f);
+}
+static void wfv_dump_int(FILE *f, long v) { fprintf(f, "int %ld\n", v); }
+static void wfv_dump_float(FILE *f, float v) { fprintf(f, "float %.9g\n", v); }
+#endif
 #endif

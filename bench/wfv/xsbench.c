@@ -49,6 +49,13 @@ void wfv_setup(long n) {
 }
 void wfv_clear(long n) { memset(out, 0, sizeof(float) * n); }
 void wfv_sweep(void *fn, long n) { ((launcher)fn)(n, egrid, xs, energies, out, GRID); }
+void wfv_dump(FILE *f, long n) {
+  wfv_dump_buffer(f, egrid, sizeof(float) * GRID);
+  wfv_dump_buffer(f, xs, sizeof(float) * GRID * 5);
+  wfv_dump_buffer(f, energies, sizeof(float) * n);
+  wfv_dump_buffer(f, out, sizeof(float) * n);
+  wfv_dump_int(f, GRID);
+}
 double wfv_checksum(long n) {
   double s = 0;
   for (long i = 0; i < n; i++) s += out[i];

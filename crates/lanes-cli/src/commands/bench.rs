@@ -142,6 +142,9 @@ fn table(report: &BenchReport) -> String {
     for (c, w) in &builds {
         let _ = write!(out, " {:>22}", format!("{}/{w}", c.name()));
     }
+    for w in &report.widths {
+        let _ = write!(out, " {:>8}", format!("util/{w}"));
+    }
     out.push('\n');
     for k in &report.kernels {
         let clang = k.records.iter().find(|r| r.width.is_none());
@@ -160,6 +163,18 @@ fn table(report: &BenchReport) -> String {
             let cell = r.map_or("-".into(), |r| format!("{:.2}x", r.speedup_vs_clang));
             let _ = write!(out, " {cell:>22}");
         }
+        for w in &report.widths {
+            let u = k
+                .records
+                .iter()
+                .find(|r| r.width == Some(*w))
+                .and_then(|r| r.simd_utilization);
+            let _ = write!(
+                out,
+                " {:>8}",
+                u.map_or("-".into(), |u| format!("{:.0}%", u * 100.0))
+            );
+        }
         out.push('\n');
         for f in &k.failures {
             let _ = writeln!(out, "  failed: {f}");
@@ -167,7 +182,10 @@ fn table(report: &BenchReport) -> String {
     }
     let _ = writeln!(
         out,
-        "\nspeedup: clang's median time over the build's (above 1: lanes is faster)"
+        "\nspeedup: clang's median time over the build's (above 1: lanes is faster); util/W: \
+         SIMD utilization at W lanes, active lanes per executed block over W (SIMT interpreter, \
+         {} groups of the kernel's data)",
+        lanes_driver::bench_wfv::UTILIZATION_GROUPS
     );
     out
 }

@@ -1,7 +1,7 @@
 //! `lanes bench wfv` end to end on two kernels at a tiny size: every build is made, its
 //! result agrees with clang's scalar build (the harness fails the kernel otherwise), and
-//! the JSON has one record per kernel and configuration with the promised fields; the
-//! plot is an SVG. No figure is asserted: timings belong to `cargo bench`-style runs.
+//! the JSON has one record per kernel and configuration with the promised fields (and
+//! the SIMD utilization measured in the SIMT interpreter); the plot is an SVG. No figure is asserted: timings belong to `cargo bench`-style runs.
 
 use crate::common;
 
@@ -49,7 +49,18 @@ fn bench_wfv_builds_checks_and_reports_every_configuration() {
             assert!(r.get(field).is_some(), "{field} missing in {r}");
         }
         assert!(r["median_seconds"].as_f64().is_some_and(|t| t > 0.0), "{r}");
+        // SIMD utilization for lanes' builds, a fraction of the lanes.
+        if r["width"].is_u64() {
+            let u = r["simd_utilization"].as_f64();
+            assert!(u.is_some_and(|u| u > 0.0 && u <= 1.0), "{r}");
+        }
     }
+    // The two sides of twin_sides go either way: some lanes idle on each.
+    let twin = records
+        .iter()
+        .find(|r| r["kernel"] == "twin_sides" && r["width"].is_u64())
+        .and_then(|r| r["simd_utilization"].as_f64());
+    assert!(twin.is_some_and(|u| u < 0.95), "{twin:?}");
     let configs: Vec<&str> = records
         .iter()
         .filter_map(|r| r["config"].as_str())

@@ -9,6 +9,8 @@
 //! kernel runs every build once and compares its result with the reference's (a build that
 //! computes something else fails the kernel), then times the builds taking turns; the
 //! figures are medians of the runs, and speedups are over clang's build in the same run.
+//! Beside them, the SIMD utilization of the kernel on its data at each width (module
+//! `utilization`, lanes' SIMT interpreter).
 //!
 //! A kernel some build cannot be made for is reported with the reason, and the others
 //! still run: one failure loses no other figure.
@@ -16,9 +18,11 @@
 mod build;
 mod kernels;
 mod measure;
+mod utilization;
 
 pub use build::Build;
 pub use kernels::{Config, Kernel, KERNELS};
+pub use utilization::GROUPS as UTILIZATION_GROUPS;
 
 use std::path::PathBuf;
 
@@ -27,6 +31,7 @@ use serde::Serialize;
 
 use build::{link_driver, native_target, vectorize_build, REFERENCE};
 use measure::run_driver;
+use utilization::simt_utilization;
 
 /// Why the benchmark, or one kernel of it, could not run.
 #[derive(Debug, thiserror::Error)]
@@ -97,6 +102,9 @@ pub struct Record {
     pub median_seconds: f64,
     /// clang's median over this build's (above 1: this build is faster).
     pub speedup_vs_clang: f64,
+    /// Active lanes per executed block over the lanes, for the kernel at this width on
+    /// its data (SIMT interpreter); none for clang's build or where it could not be run.
+    pub simd_utilization: Option<f64>,
 }
 
 /// One kernel's figures, or why it has none.
@@ -200,11 +208,34 @@ pub fn run_bench(
             kernel: kernel.name,
             what: format!("run {} builds × {runs}", builds.len() + 1),
         });
-        let measured = link_driver(&req.sources, &req.work_dir, kernel, &builds)
-            .and_then(|exe| run_driver(kernel.name, &exe, instances, runs));
-        match measured {
+        let exe = match link_driver(&req.sources, &req.work_dir, kernel, &builds) {
+            Ok(exe) => exe,
+            Err(e) => {
+                outcome.failures.push(e.to_string());
+                report.kernels.push(outcome);
+                continue;
+            }
+        };
+        match run_driver(kernel.name, &exe, instances, runs) {
             Ok(timings) => outcome.records = records(kernel.name, &builds, &timings),
             Err(e) => outcome.failures.push(e.to_string()),
+        }
+        for &width in &widths {
+            progress(Progress {
+                step: step + 1,
+                steps,
+                kernel: kernel.name,
+                what: format!("SIMD utilization at {width} lanes"),
+            });
+            let dir = &req.work_dir;
+            match simt_utilization(&req.sources, dir, kernel, &exe, instances, width) {
+                Ok(u) => outcome
+                    .records
+                    .iter_mut()
+                    .filter(|r| r.width == Some(width))
+                    .for_each(|r| r.simd_utilization = Some(u)),
+                Err(e) => outcome.failures.push(e.to_string()),
+            }
         }
         report.kernels.push(outcome);
     }
@@ -228,6 +259,7 @@ fn records(kernel: &str, builds: &[Build], timings: &[measure::Timing]) -> Vec<R
         width: None,
         median_seconds: clang,
         speedup_vs_clang: 1.0,
+        simd_utilization: None,
     }];
     for b in builds {
         if let Some(t) = median(&b.label()) {
@@ -237,6 +269,7 @@ fn records(kernel: &str, builds: &[Build], timings: &[measure::Timing]) -> Vec<R
                 width: Some(b.width),
                 median_seconds: t,
                 speedup_vs_clang: clang / t,
+                simd_utilization: None,
             });
         }
     }
