@@ -25,7 +25,7 @@ use super::BenchError;
 /// Instructions one group may run (a kernel that does not end is reported, not waited for).
 const FUEL: u64 = 2_000_000_000;
 
-/// Groups of lanes run, spread evenly over the instances.
+/// Groups of lanes run, at scattered positions among the instances.
 pub const GROUPS: u64 = 64;
 
 /// The utilization of `kernel` at `width` lanes over [`GROUPS`] groups of its `instances`,
@@ -87,14 +87,17 @@ pub fn simt_utilization(
     }
     let index_type = types.first().copied().unwrap_or(Type::I64);
     let w = u64::from(width);
-    let groups = (instances / w).clamp(1, GROUPS);
-    let stride = (instances / w / groups).max(1) * w;
+    // Groups at scattered aligned positions: evenly spaced ones would sample the same
+    // column of a 2-d kernel (the left edge of every row of an image).
+    let slots = (instances / w).max(1);
+    let groups = slots.min(GROUPS);
+    let start = |g: u64| (g.wrapping_mul(2_654_435_761) % slots) * w;
     let simt = Simt::new(&module).fuel(FUEL);
     let (mut active, mut blocks) = (0u64, 0u64);
     for g in 0..groups {
         let lanes: Vec<LaneInput> = (0..w)
             .map(|l| {
-                let i = g * stride + l;
+                let i = start(g) + l;
                 let mut args = vec![RtValue::int(index_type.elem(), i as i64)];
                 args.extend(shared.iter().cloned());
                 LaneInput {
