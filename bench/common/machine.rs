@@ -3,7 +3,7 @@
 
 /// `CPU model, N hardware threads, OS` (as `lanes bench wfv` prints it).
 pub fn machine() -> String {
-    lanes_driver::bench_wfv::machine()
+    lanes_llvm::target::host_machine()
 }
 
 /// The host's widest x86 vector ISA and its lanes of 32 bits, as the benchmarks' `-march=native`

@@ -21,8 +21,9 @@ pub struct BenchArgs {
 #[derive(Subcommand, Debug)]
 pub enum Suite {
     /// Whole-function vectorization against clang-19 -O3 -march=native on divergent kernels
-    /// (tree search, XSBench, kd-tree point correlation, Mandelbrot, N-body, Black-Scholes,
-    /// an if-cascade, ray/sphere, a branch with similar sides, an int-indexed stencil)
+    /// (tree search, XSBench, kd-tree point correlation and nearest neighbour, Mandelbrot,
+    /// N-body, Black-Scholes, an if-cascade, ray/sphere, a branch with similar sides, an
+    /// int-indexed stencil)
     Wfv(WfvArgs),
 }
 

@@ -52,6 +52,12 @@ pub const KERNELS: &[Kernel] = &[
         after: "PLDI'18 §7, multi-radius point correlation",
     },
     Kernel {
+        name: "nearest_neighbor",
+        uniform_params: 6,
+        instances: 1 << 16,
+        after: "kd-tree nearest-neighbour search",
+    },
+    Kernel {
         name: "mandelbrot",
         uniform_params: 6,
         instances: 512 * 512,

@@ -1,6 +1,6 @@
 //! `lanes bench wfv`: the comparison of PLDI'18 §7 on this machine. Each kernel of
 //! `bench/wfv/` (binary-tree search, XSBench lookup, kd-tree point correlation with one
-//! and four radii, Mandelbrot, N-body, Black-Scholes, an nab-like if-cascade, an
+//! and four radii, kd-tree nearest-neighbour search, Mandelbrot, N-body, Black-Scholes, an nab-like if-cascade, an
 //! aobench-like ray/sphere kernel, a branch with two similar sides, an `int`-indexed
 //! stencil) is built as clang-19 -O3 -march=native compiles the plain loop over its
 //! instances (LLVM's vectorizers on) and as lanes vectorizes its SPMD function — full
@@ -279,15 +279,5 @@ fn records(kernel: &str, builds: &[Build], timings: &[measure::Timing]) -> Vec<R
 /// `CPU model, N hardware threads, OS`, printed with the figures (they compare only
 /// within one run on one machine).
 pub fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|s| s.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    format!("{cpu}, {cores} hardware threads, {}", std::env::consts::OS)
+    lanes_llvm::target::host_machine()
 }

@@ -485,6 +485,8 @@ fn generated_programs(seeds: impl Iterator<Item = u64>) -> Tally {
             });
         }
         let mode = match seed % 3 {
+            // Every other partial program with BOSCC gadgets where they pay.
+            0 if seed % 2 == 1 => Mode::boscc(lanes_wfv::BosccPolicy::Auto),
             0 => Mode::PARTIAL,
             1 => Mode::FULL,
             _ => Mode::boscc(lanes_wfv::BosccPolicy::All),
