@@ -7,7 +7,9 @@
 //!    `switch`es lowered to `brif` cascades;
 //! 2. [`divergent_loops`]: the divergent loop transform of §5 on every loop the shape
 //!    analysis calls divergent (every loop in full mode), making all loops uniform;
-//! 3. [`branch_fusion`] (PACT'11 §IV-A) and [`boscc`] (§6.1), as the [`Mode`] asks:
+//! 3. [`index_division`] (divisions of the instance index by a uniform value behind a
+//!    uniform test, once per vector), then [`branch_fusion`] (PACT'11 §IV-A) and
+//!    [`boscc`] (§6.1), as the [`Mode`] asks:
 //!    divergent if-then-elses with similar sides merged into one sequence, uniform `any`
 //!    branches around heavy sides of divergent branches;
 //! 4. [`linearize`](mod@linearize) over the [`block_index`] (§3.1): Fig. 5 partial
@@ -49,6 +51,7 @@ pub(crate) mod cfg_edit;
 pub mod divergent_loops;
 pub mod entry_mask;
 pub mod guards;
+pub mod index_division;
 pub mod linearize;
 pub(crate) mod loop_guard;
 pub mod mode;
@@ -206,6 +209,11 @@ pub fn prepare(
         transformed.extend(done);
         after_pass("divergent_loops", &func);
         info = analysis.analyze_in(&func, args, info.into_analyses())?;
+    }
+    // Divisions of the instance index by a uniform divisor: once per vector where they can.
+    if !mode.is_full() && index_division::split_index_divisions(&mut func, &info) > 0 {
+        after_pass("index_division", &func);
+        info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
     }
     // Branch fusion: divergent if-then-elses with similar sides become one sequence.
     let fused = branch_fusion::fuse_branches(&mut func, &info, mode.fusion);

@@ -9,6 +9,7 @@ mod common;
 mod branch_fusion;
 mod filetests;
 mod generated;
+mod index_division;
 mod kernels;
 mod lanes_h;
 mod native;

@@ -1,0 +1,237 @@
+//! Division of a contiguous index by a uniform divisor, once per vector instead of once
+//! per lane.
+//!
+//! C kernels over 2-d data find their coordinates as `x = i % width, y = i / width`, with
+//! `i` the instance index and `width` a parameter. Widened as they are, those are vector
+//! divisions, which x86 does not have: one scalar division per lane, with the extracts and
+//! inserts around it. But the lanes hold consecutive values `a₀ + l`, and when the divisor
+//! `b` is at least the number of lanes the quotients and remainders follow from lane 0's:
+//! with `q₀ = a₀ / b`, `r₀ = a₀ % b`, lane `l` wraps past a multiple of `b` exactly when
+//! `l ≥ b − r₀`, so `q = q₀ + [l ≥ b − r₀]` and `r = r₀ + l`, less `b` where it wrapped.
+//! That is two scalar divisions per vector and a few vector operations.
+//!
+//! The pass rewrites each group of divisions and remainders of one contiguous `a` by one
+//! uniform `b` in a block into a uniform branch: the formula where `b ≥ num_lanes`, `a₀ ≥
+//! 0` (signed division truncates, which is the floor only for non-negative dividends) and
+//! `a₀ + num_lanes − 1` does not wrap, else the original instructions (which also keep
+//! their traps: a zero or negative divisor takes that path). The branch is uniform, so
+//! partial linearization keeps it (PLDI'18 Theorem 4.5) and only one side runs. At width 1
+//! (`lane_id` 0, `num_lanes` 1) the formula is the division itself, which is how the
+//! interpreter tests prove the rewrite. Full if-conversion would run both sides, so the
+//! pass is for partial linearization only.
+
+use std::collections::HashMap;
+
+use lanes_analysis::shapes::ShapeInfo;
+use lanes_ir::{
+    BinaryOp, Block, CastOp, FuncCursor, Function, Inst, InstData, IntCC, IntFlags, Intrinsic,
+    Type, Value,
+};
+
+/// The divisions of one dividend by one divisor in one block, of one signedness.
+struct Group {
+    signed: bool,
+    dividend: Value,
+    divisor: Value,
+    /// Quotients and remainders, in block order.
+    insts: Vec<(Inst, bool)>,
+}
+
+/// Rewrites the divisions of `func` whose dividend is contiguous and divisor uniform
+/// (`info` describes `func`); returns how many groups it rewrote.
+pub fn split_index_divisions(func: &mut Function, info: &ShapeInfo) -> usize {
+    let groups = groups(func, info);
+    let n = groups.len();
+    for g in groups {
+        rewrite(func, &g);
+    }
+    n
+}
+
+/// `(signed, is_remainder)` of an integer division or remainder.
+fn division_kind(op: BinaryOp) -> Option<(bool, bool)> {
+    match op {
+        BinaryOp::SDiv => Some((true, false)),
+        BinaryOp::SRem => Some((true, true)),
+        BinaryOp::UDiv => Some((false, false)),
+        BinaryOp::URem => Some((false, true)),
+        _ => None,
+    }
+}
+
+fn groups(func: &Function, info: &ShapeInfo) -> Vec<Group> {
+    let mut out: Vec<Group> = Vec::new();
+    for block in func.layout.blocks() {
+        let mut here: HashMap<(bool, Value, Value), usize> = HashMap::new();
+        for &i in func.layout.block_insts(block) {
+            let InstData::Binary { op, args, .. } = *func.dfg.inst(i) else {
+                continue;
+            };
+            let Some((signed, rem)) = division_kind(op) else {
+                continue;
+            };
+            let [a, b] = args;
+            let ty = func.dfg.value_type(a);
+            let contiguous = info.shape(a).stride() == Some(1) && !info.shape(a).is_uniform();
+            if ty.is_vector() || ty == Type::I1 || !contiguous || !info.shape(b).is_uniform() {
+                continue;
+            }
+            let key = (signed, a, b);
+            match here.get(&key) {
+                Some(&g) => out[g].insts.push((i, rem)),
+                None => {
+                    here.insert(key, out.len());
+                    out.push(Group {
+                        signed,
+                        dividend: a,
+                        divisor: b,
+                        insts: vec![(i, rem)],
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The largest value of the integer type `ty`, signed or not, as an `iconst` stores it
+/// (sign-extended: every unsigned maximum is all ones, -1).
+fn max_value(ty: Type, signed: bool) -> i64 {
+    match ty.elem().bits() {
+        64 if signed => i64::MAX,
+        bits if signed => (1i64 << (bits - 1)) - 1,
+        _ => -1,
+    }
+}
+
+fn rewrite(func: &mut Function, g: &Group) {
+    let ty = func.dfg.value_type(g.dividend);
+    let (a, b) = (g.dividend, g.divisor);
+    let first = g.insts[0].0;
+    // An earlier group of the block may have moved this one's code to its join.
+    let Some(block) = func.layout.inst_block(first) else {
+        return;
+    };
+    // Split the block before the first division: the rest moves to `join`.
+    let mut cur = FuncCursor::new(func);
+    let fast = cur.create_block_after(block);
+    let slow = cur.create_block_after(fast);
+    let join = cur.create_block_after(slow);
+    let insts = func.layout.block_insts(block).to_vec();
+    let at = func.layout.inst_index(first);
+    for &i in &insts[at..] {
+        func.layout.remove_inst(i);
+        func.layout.append_inst(i, join);
+    }
+    if let Some(t) = func.terminator(join) {
+        for s in func.dfg.inst(t).branch_targets() {
+            for i in func.layout.block_insts(s).to_vec() {
+                if let InstData::Phi { incoming } = func.dfg.inst_mut(i) {
+                    for (p, _) in incoming.iter_mut().filter(|(p, _)| *p == block) {
+                        *p = join;
+                    }
+                }
+            }
+        }
+    }
+    let (ge, cmp_signed) = if g.signed {
+        (IntCC::Sge, true)
+    } else {
+        (IntCC::Uge, false)
+    };
+    let le = if cmp_signed { IntCC::Sle } else { IntCC::Ule };
+    let bin = |op, x, y| InstData::Binary {
+        op,
+        args: [x, y],
+        flags: IntFlags::NONE,
+    };
+    let icmp = |cond, x, y| InstData::Icmp { cond, args: [x, y] };
+    // The guard, at the end of the block.
+    let mut cur = FuncCursor::new(func);
+    cur.goto_bottom(block);
+    let lane = cur.insert_value(
+        InstData::Intrinsic {
+            id: Intrinsic::LaneId,
+            args: vec![],
+        },
+        ty,
+    );
+    let lanes = cur.insert_value(
+        InstData::Intrinsic {
+            id: Intrinsic::NumLanes,
+            args: vec![],
+        },
+        ty,
+    );
+    let a0 = cur.insert_value(bin(BinaryOp::Sub, a, lane), ty);
+    let wide = cur.insert_value(icmp(ge, b, lanes), Type::I1);
+    let one = cur.insert_value(InstData::Iconst { imm: 1 }, ty);
+    let max = cur.insert_value(
+        InstData::Iconst {
+            imm: max_value(ty, g.signed),
+        },
+        ty,
+    );
+    let spare = cur.insert_value(bin(BinaryOp::Sub, lanes, one), ty);
+    let limit = cur.insert_value(bin(BinaryOp::Sub, max, spare), ty);
+    let room = cur.insert_value(icmp(le, a0, limit), Type::I1);
+    let mut ok = cur.insert_value(bin(BinaryOp::And, wide, room), Type::I1);
+    if g.signed {
+        let zero = cur.insert_value(InstData::Iconst { imm: 0 }, ty);
+        let sign = cur.insert_value(icmp(IntCC::Sge, a0, zero), Type::I1);
+        ok = cur.insert_value(bin(BinaryOp::And, ok, sign), Type::I1);
+    }
+    cur.insert_inst(
+        InstData::Brif {
+            cond: ok,
+            then_dest: fast,
+            else_dest: slow,
+        },
+        None,
+    );
+    // The fast side: lane 0's quotient and remainder, and each lane's wrap.
+    let (div, rem) = if g.signed {
+        (BinaryOp::SDiv, BinaryOp::SRem)
+    } else {
+        (BinaryOp::UDiv, BinaryOp::URem)
+    };
+    cur.goto_bottom(fast);
+    let q0 = cur.insert_value(bin(div, a0, b), ty);
+    let r0 = cur.insert_value(bin(rem, a0, b), ty);
+    let room_left = cur.insert_value(bin(BinaryOp::Sub, b, r0), ty);
+    let wraps = cur.insert_value(icmp(ge, lane, room_left), Type::I1);
+    let carry = cur.insert_value(
+        InstData::Cast {
+            op: CastOp::Zext,
+            arg: wraps,
+            flags: IntFlags::NONE,
+        },
+        ty,
+    );
+    let q = cur.insert_value(bin(BinaryOp::Add, q0, carry), ty);
+    let past = cur.insert_value(bin(BinaryOp::Sub, lane, room_left), ty);
+    let within = cur.insert_value(bin(BinaryOp::Add, r0, lane), ty);
+    let r = cur.insert_value(
+        InstData::Select {
+            args: [wraps, past, within],
+        },
+        ty,
+    );
+    cur.insert_inst(InstData::Jump { dest: join }, None);
+    // The slow side: the original operations.
+    cur.goto_bottom(slow);
+    let q_slow = cur.insert_value(bin(div, a, b), ty);
+    let r_slow = cur.insert_value(bin(rem, a, b), ty);
+    cur.insert_inst(InstData::Jump { dest: join }, None);
+    let q_phi = cur
+        .goto_top(join)
+        .insert_phi(ty, vec![(fast, q), (slow, q_slow)]);
+    let r_phi = cur.insert_phi(ty, vec![(fast, r), (slow, r_slow)]);
+    // The group's instructions become the φs.
+    for &(i, is_rem) in &g.insts {
+        if let Some(v) = func.dfg.inst_result(i) {
+            func.dfg.replace_uses(v, if is_rem { r_phi } else { q_phi });
+        }
+        func.layout.remove_inst(i);
+    }
+}
