@@ -24,8 +24,7 @@ use std::collections::HashMap;
 
 use lanes_analysis::shapes::ShapeInfo;
 use lanes_ir::{
-    BinaryOp, Block, CastOp, FuncCursor, Function, Inst, InstData, IntCC, IntFlags, Intrinsic,
-    Type, Value,
+    BinaryOp, CastOp, FuncCursor, Function, Inst, InstData, IntCC, IntFlags, Intrinsic, Type, Value,
 };
 
 /// The divisions of one dividend by one divisor in one block, of one signedness.
