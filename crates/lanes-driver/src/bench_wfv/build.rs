@@ -12,8 +12,8 @@ use lanes_llvm::clang::{clang_program, ClangOptions};
 use lanes_llvm::emit::EmitKind;
 use lanes_llvm::target::TargetRequest;
 
+use super::error::BenchError;
 use super::kernels::{Config, Kernel};
-use super::BenchError;
 use crate::{vectorize, Output, VectorizeRequest};
 
 /// One lanes build: a configuration at a width.

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use super::build::REFERENCE;
-use super::BenchError;
+use super::error::BenchError;
 
 /// One build's figures from one run of the program.
 #[derive(Clone, Debug, PartialEq)]

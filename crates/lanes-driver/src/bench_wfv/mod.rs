@@ -16,50 +16,24 @@
 //! still run: one failure loses no other figure.
 
 mod build;
+mod error;
 mod kernels;
 mod measure;
 mod utilization;
 
 pub use build::Build;
+pub use error::BenchError;
 pub use kernels::{Config, Kernel, KERNELS};
 pub use utilization::GROUPS as UTILIZATION_GROUPS;
 
 use std::path::PathBuf;
 
-use lanes_llvm::target::{Target, TargetError};
+use lanes_llvm::target::Target;
 use serde::Serialize;
 
 use build::{link_driver, native_target, vectorize_build, REFERENCE};
 use measure::run_driver;
 use utilization::simt_utilization;
-
-/// Why the benchmark, or one kernel of it, could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum BenchError {
-    #[error("{0}: {1}")]
-    Io(PathBuf, std::io::Error),
-    #[error("{0}")]
-    Tool(String),
-    #[error(transparent)]
-    Target(#[from] TargetError),
-    #[error("{kernel} ({build}): lanes could not vectorize it: {message}")]
-    Vectorize {
-        kernel: String,
-        build: String,
-        message: String,
-    },
-    #[error("{kernel}: {message}")]
-    Run { kernel: String, message: String },
-    #[error("{kernel}: build {build} computed checksum {got}, the scalar reference {want}")]
-    Checksum {
-        kernel: String,
-        build: String,
-        got: f64,
-        want: f64,
-    },
-    #[error("no kernel `{0}` (the kernels are {1})")]
-    UnknownKernel(String, String),
-}
 
 /// What to run.
 #[derive(Clone, Debug)]

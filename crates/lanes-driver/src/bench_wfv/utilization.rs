@@ -19,8 +19,8 @@ use lanes_llvm::clang::ClangOptions;
 use lanes_llvm::driver::import_file;
 use lanes_simt::{LaneInput, Simt};
 
+use super::error::BenchError;
 use super::kernels::Kernel;
-use super::BenchError;
 
 /// Instructions one group may run (a kernel that does not end is reported, not waited for).
 const FUEL: u64 = 2_000_000_000;
