@@ -4,8 +4,8 @@
 //! After linearization both sides of a divergent branch run, each under its mask, so a
 //! divergent `if (c) y = a*x + b; else y = a*x - d;` costs the arithmetic of both. Fusion
 //! aligns the sides' instruction sequences ([`align`], Smith–Waterman over the profits of
-//! [`cost`]), runs each aligned pair once with `select c, …` choosing its operands, and
-//! keeps the unaligned rest divergent ([`merge`]). It runs before BOSCC and linearization
+//! `cost`), runs each aligned pair once with `select c, …` choosing its operands, and
+//! keeps the unaligned rest divergent (`merge`). It runs before BOSCC and linearization
 //! (which then fold the short divergent gaps that remain) on the branches the shape
 //! analysis calls divergent: a uniform branch runs one side only, so merging would only add
 //! selectors.
@@ -17,7 +17,7 @@
 //! sides at once, which is the same work each lane did before — its own operation on its
 //! own operands and address — so they may be arithmetic, comparisons, casts, address
 //! arithmetic, lane-wise math and plain loads and stores, but not calls, atomics, volatile
-//! accesses or cross-lane operations (module [`cost`]). Each side's instructions keep their
+//! accesses or cross-lane operations (module `cost`). Each side's instructions keep their
 //! order, so every lane still sees its own side's effects in program order; lanes of
 //! different sides are unordered in the SPMD model either way.
 //!
