@@ -13,7 +13,7 @@
 //! so that they stay at the top of their block whatever else the pass inserts there.
 //!
 //! The edits of the control-flow graph that keep φs consistent with predecessor lists
-//! ([`FuncCursor::retarget`], [`FuncCursor::split_preds`],
+//! ([`FuncCursor::retarget`], [`FuncCursor::split_preds`], [`FuncCursor::split_block_before`],
 //! [`FuncCursor::remove_unreachable`]) and the queries they rest on ([`preds`], [`phis`])
 //! are in the submodule `cfg`. [`FuncBuilder`](crate::FuncBuilder) stays the builder that
 //! appends to new blocks; edits of existing blocks go through the cursor.
@@ -499,6 +499,24 @@ block4:
             assert!(phis(cur.func, new).is_empty());
         });
         assert!(text.contains("block3:\n    br block5\nblock5:\n    br block4\n"));
+        assert!(text.contains("v2: i32 = phi [block1: v0], [block2: v1], [block5: v0]"));
+    }
+
+    #[test]
+    fn split_block_before_moves_the_rest_and_renames_it_in_successor_phis() {
+        let text = edited(THREE_PREDS, |cur| {
+            let b3 = block(cur.func, 3);
+            let jump = cur.func.layout.block_insts(b3)[0];
+            let new = cur.split_block_before(jump).expect("placed");
+            assert!(cur.func.layout.block_insts(b3).is_empty());
+            assert_eq!(cur.func.layout.block_insts(new), [jump]);
+            cur.goto_bottom(b3)
+                .insert_inst(InstData::Jump { dest: new }, None);
+        });
+        assert!(
+            text.contains("block3:\n    br block5\nblock5:\n    br block4\n"),
+            "{text}"
+        );
         assert!(text.contains("v2: i32 = phi [block1: v0], [block2: v1], [block5: v0]"));
     }
 

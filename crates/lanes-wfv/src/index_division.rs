@@ -113,26 +113,11 @@ fn rewrite(func: &mut Function, g: &Group) {
     };
     // Split the block before the first division: the rest moves to `join`.
     let mut cur = FuncCursor::new(func);
+    let Some(join) = cur.split_block_before(first) else {
+        return;
+    };
     let fast = cur.create_block_after(block);
     let slow = cur.create_block_after(fast);
-    let join = cur.create_block_after(slow);
-    let insts = func.layout.block_insts(block).to_vec();
-    let at = func.layout.inst_index(first);
-    for &i in &insts[at..] {
-        func.layout.remove_inst(i);
-        func.layout.append_inst(i, join);
-    }
-    if let Some(t) = func.terminator(join) {
-        for s in func.dfg.inst(t).branch_targets() {
-            for i in func.layout.block_insts(s).to_vec() {
-                if let InstData::Phi { incoming } = func.dfg.inst_mut(i) {
-                    for (p, _) in incoming.iter_mut().filter(|(p, _)| *p == block) {
-                        *p = join;
-                    }
-                }
-            }
-        }
-    }
     let (ge, cmp_signed) = if g.signed {
         (IntCC::Sge, true)
     } else {

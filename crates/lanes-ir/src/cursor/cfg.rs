@@ -5,6 +5,8 @@
 //!   jumps to it, merging their φ entries into φs of the new block (this also splits
 //!   edges);
 //! - [`FuncCursor::retarget`] redirects the edges of one branch;
+//! - [`FuncCursor::split_block_before`] moves an instruction and the rest of its block to a
+//!   new block, which the successors' φs then name;
 //! - [`FuncCursor::remove_unreachable`] deletes the blocks the entry cannot reach, and
 //!   their φ entries in the others.
 //!
@@ -50,6 +52,31 @@ impl FuncCursor<'_> {
                 }
             });
         }
+    }
+
+    /// Moves `inst` and every instruction after it in its block (the terminator included)
+    /// to a new block placed after it, and renames that block in its successors' φs;
+    /// returns the new block, or `None` if `inst` is not placed. The old block is left
+    /// without a terminator, for the caller to end.
+    pub fn split_block_before(&mut self, inst: Inst) -> Option<Block> {
+        let block = self.func.layout.inst_block(inst)?;
+        let new = self.create_block_after(block);
+        let insts = self.func.layout.block_insts(block).to_vec();
+        let at = self.func.layout.inst_index(inst);
+        for &i in &insts[at..] {
+            self.func.layout.remove_inst(i);
+            self.func.layout.append_inst(i, new);
+        }
+        for s in self.func.successors(new) {
+            for phi in phis(self.func, s) {
+                if let InstData::Phi { incoming } = self.func.dfg.inst_mut(phi) {
+                    for (p, _) in incoming.iter_mut().filter(|(p, _)| *p == block) {
+                        *p = new;
+                    }
+                }
+            }
+        }
+        Some(new)
     }
 
     /// Makes a block that receives the edges from `moved` into `block` and jumps to

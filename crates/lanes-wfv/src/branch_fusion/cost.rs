@@ -13,7 +13,9 @@
 use std::collections::HashMap;
 
 use lanes_analysis::shapes::ShapeInfo;
-use lanes_ir::{BinaryOp, EntityRef, Function, Inst, InstData, Intrinsic, IntrinsicClass, Value};
+use lanes_ir::{
+    BinaryOp, EntityRef, FastMath, Function, Inst, InstData, Intrinsic, IntrinsicClass, Type, Value,
+};
 
 /// The cost of a selector (`select` of a mask: one blend).
 const SELECT: i64 = 1;
@@ -22,40 +24,42 @@ const CONTIGUOUS_ACCESS: i64 = 4;
 /// A gather or scatter.
 const SCATTERED_ACCESS: i64 = 16;
 
-/// Can `t` and `f` become one instruction with selected operands? They must be the same
-/// operation (opcode, immediates, flags, alignment, result and operand types) and one that is correct
-/// to run for the lanes of both sides at once: arithmetic, comparisons, casts, address
-/// arithmetic, lane-wise math intrinsics and plain loads and stores (each lane still
-/// computes its own operation on its own operands and touches its own address). Not φs,
-/// terminators, allocas, calls, atomics, volatile accesses or cross-lane intrinsics, whose
-/// meaning depends on which lanes run them together or on their order.
-pub(super) fn mergeable(func: &Function, t: Inst, f: Inst) -> bool {
-    let (td, fd) = (func.dfg.inst(t), func.dfg.inst(f));
-    if !fusable(td) || func.dfg.fast_math(t) != func.dfg.fast_math(f) {
-        return false;
-    }
-    let (tr, fr) = (func.dfg.inst_result(t), func.dfg.inst_result(f));
-    let types_match = match (tr, fr) {
-        (Some(a), Some(b)) => func.dfg.value_type(a) == func.dfg.value_type(b),
-        (None, None) => true,
-        _ => false,
-    };
-    let operand_types_match = td
-        .args()
-        .into_iter()
-        .zip(fd.args())
-        .all(|(a, b)| func.dfg.value_type(a) == func.dfg.value_type(b));
-    types_match && operand_types_match && same_operation(td, fd)
+/// What two instructions must share to become one instruction with selected operands:
+/// the same operation (opcode, immediates, flags, alignment: the instruction with its
+/// operands blanked), result and operand types and fast-math flags. Computed once per
+/// instruction, so that the alignment's `|T|·|F|` comparisons are plain equality.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Signature {
+    operation: InstData,
+    result: Option<Type>,
+    operands: Vec<Type>,
+    fast_math: FastMath,
 }
 
-/// Equal but for their operand values.
-fn same_operation(a: &InstData, b: &InstData) -> bool {
-    let blank = |data: &InstData| {
-        let mut data = data.clone();
-        data.for_each_arg_mut(|v| *v = Value::new(0));
-        data
-    };
-    blank(a) == blank(b)
+/// The signature of `inst`, or `None` if fusion may not merge it at all. Mergeable are the
+/// operations correct to run for the lanes of both sides at once: arithmetic,
+/// comparisons, casts, address arithmetic, lane-wise math intrinsics and plain loads and
+/// stores (each lane still computes its own operation on its own operands and touches its
+/// own address). Not φs, terminators, allocas, calls, atomics, volatile accesses or
+/// cross-lane intrinsics, whose meaning depends on which lanes run them together or on
+/// their order.
+pub(super) fn signature(func: &Function, inst: Inst) -> Option<Signature> {
+    let data = func.dfg.inst(inst);
+    if !fusable(data) {
+        return None;
+    }
+    let mut operation = data.clone();
+    operation.for_each_arg_mut(|v| *v = Value::new(0));
+    Some(Signature {
+        operation,
+        result: func.dfg.inst_result(inst).map(|v| func.dfg.value_type(v)),
+        operands: data
+            .args()
+            .iter()
+            .map(|&v| func.dfg.value_type(v))
+            .collect(),
+        fast_math: func.dfg.fast_math(inst),
+    })
 }
 
 /// Is `data` an operation fusion may run for both sides' lanes at once?
@@ -178,28 +182,52 @@ fn cycles(data: &InstData, scattered: bool) -> i64 {
     }
 }
 
-/// Where each instruction of a side stands in it (its index among the side's
-/// instructions), by result value.
-pub(super) type Positions = HashMap<Value, usize>;
+/// One side of a candidate branch: its instructions, where each result stands among them,
+/// and their signatures.
+pub(super) struct Side {
+    pub insts: Vec<Inst>,
+    positions: HashMap<Value, usize>,
+    signatures: Vec<Option<Signature>>,
+}
+
+impl Side {
+    pub fn new(func: &Function, insts: Vec<Inst>) -> Side {
+        let positions = insts
+            .iter()
+            .enumerate()
+            .filter_map(|(k, &i)| func.dfg.inst_result(i).map(|v| (v, k)))
+            .collect();
+        let signatures = insts.iter().map(|&i| signature(func, i)).collect();
+        Side {
+            insts,
+            positions,
+            signatures,
+        }
+    }
+}
 
 /// The profit functions of one candidate branch: its two sides and their shapes.
 pub(super) struct Profit<'a> {
     pub func: &'a Function,
     pub info: &'a ShapeInfo,
-    pub then_insts: &'a [Inst],
-    pub else_insts: &'a [Inst],
-    pub then_pos: &'a Positions,
-    pub else_pos: &'a Positions,
+    pub then_side: &'a Side,
+    pub else_side: &'a Side,
 }
 
 impl Profit<'_> {
-    /// `s(i, j) − c(i, j)` for `then_insts[i]` and `else_insts[j]`, or `None` if they
-    /// cannot merge.
+    /// Can `then_side.insts[i]` and `else_side.insts[j]` become one instruction?
+    pub fn mergeable(&self, i: usize, j: usize) -> bool {
+        let t = &self.then_side.signatures[i];
+        t.is_some() && *t == self.else_side.signatures[j]
+    }
+
+    /// `s(i, j) − c(i, j)` for `then_side.insts[i]` and `else_side.insts[j]`, or `None` if
+    /// they cannot merge.
     pub fn gain(&self, i: usize, j: usize) -> Option<i64> {
-        let (t, f) = (self.then_insts[i], self.else_insts[j]);
-        if !mergeable(self.func, t, f) {
+        if !self.mergeable(i, j) {
             return None;
         }
+        let (t, f) = (self.then_side.insts[i], self.else_side.insts[j]);
         let (td, fd) = (self.func.dfg.inst(t), self.func.dfg.inst(f));
         let (_, selectors) =
             paired_operands(td, &td.args(), &fd.args(), |a, b| self.may_agree(a, b));
@@ -220,8 +248,11 @@ impl Profit<'_> {
         if a == b {
             return true;
         }
-        match (self.then_pos.get(&a), self.else_pos.get(&b)) {
-            (Some(&i), Some(&j)) => mergeable(self.func, self.then_insts[i], self.else_insts[j]),
+        match (
+            self.then_side.positions.get(&a),
+            self.else_side.positions.get(&b),
+        ) {
+            (Some(&i), Some(&j)) => self.mergeable(i, j),
             _ => false,
         }
     }

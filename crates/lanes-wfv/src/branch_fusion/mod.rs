@@ -40,7 +40,7 @@ use lanes_analysis::shapes::ShapeInfo;
 use lanes_ir::{Block, Function, InstData};
 
 use crate::cfg_edit::def_block;
-use cost::{mergeable, Positions, Profit};
+use cost::{Profit, Side};
 use merge::{body, fuse, Diamond};
 
 /// Which divergent if-then-elses branch fusion merges.
@@ -91,29 +91,23 @@ fn plan(
     d: &Diamond,
     policy: FusionPolicy,
 ) -> Option<Vec<(usize, usize)>> {
-    let then_insts = body(func, d.then_side);
-    let else_insts = body(func, d.else_side);
-    let (n, m) = (then_insts.len(), else_insts.len());
+    let then_side = Side::new(func, body(func, d.then_side));
+    let else_side = Side::new(func, body(func, d.else_side));
+    let (n, m) = (then_side.insts.len(), else_side.insts.len());
+    let profit = Profit {
+        func,
+        info,
+        then_side: &then_side,
+        else_side: &else_side,
+    };
     let alignment = if policy == FusionPolicy::All {
-        let pair = |i: usize, j: usize| mergeable(func, then_insts[i], else_insts[j]).then_some(1);
-        align(n, m, pair, Ends::local(0))?
+        align(
+            n,
+            m,
+            |i, j| profit.mergeable(i, j).then_some(1),
+            Ends::local(0),
+        )?
     } else {
-        let positions = |insts: &[lanes_ir::Inst]| -> Positions {
-            insts
-                .iter()
-                .enumerate()
-                .filter_map(|(k, &i)| func.dfg.inst_result(i).map(|v| (v, k)))
-                .collect()
-        };
-        let (then_pos, else_pos) = (positions(&then_insts), positions(&else_insts));
-        let profit = Profit {
-            func,
-            info,
-            then_insts: &then_insts,
-            else_insts: &else_insts,
-            then_pos: &then_pos,
-            else_pos: &else_pos,
-        };
         // Every gap left is a divergent branch, the unmatched head and tail included; the
         // one branch fusion removes is a gain besides, so any positive score pays.
         align(n, m, |i, j| profit.gain(i, j), Ends::uniform(GAP_COST))?

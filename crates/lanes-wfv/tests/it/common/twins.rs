@@ -47,22 +47,15 @@ fn split(func: &mut Function, b: Block, instance: Option<Value>, rng: &mut Small
         return false;
     }
     let tail = body[rng.gen_range(0..body.len() - 1)..].to_vec();
+    // The tail and the terminator move to the join, which the successors' φs now see;
+    // the tail then moves on to the `then` side.
     let mut cur = FuncCursor::new(func);
+    let Some(join) = cur.split_block_before(tail[0]) else {
+        return false;
+    };
     let then_side = cur.create_block_after(b);
     let else_side = cur.create_block_after(then_side);
-    let join = cur.create_block_after(else_side);
-    // The terminator moves to the join, which its successors' φs now see.
-    func.layout.remove_inst(term);
-    func.layout.append_inst(term, join);
-    for s in func.dfg.inst(term).branch_targets() {
-        for i in func.layout.block_insts(s).to_vec() {
-            if let InstData::Phi { incoming } = func.dfg.inst_mut(i) {
-                for (p, _) in incoming.iter_mut().filter(|(p, _)| *p == b) {
-                    *p = join;
-                }
-            }
-        }
-    }
+    debug_assert_eq!(func.terminator(join), Some(term));
     for &i in &tail {
         func.layout.remove_inst(i);
         func.layout.append_inst(i, then_side);
