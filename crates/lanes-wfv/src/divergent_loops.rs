@@ -40,7 +40,6 @@ use crate::WfvError;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TransformedLoop {
     pub header: Block,
-    pub preheader: Block,
     /// The live mask φ in the header.
     pub live: Value,
     /// The pure latch (the only latch and the only exiting block).
@@ -270,7 +269,6 @@ fn transform_one(
     debug_assert!(preds(func, pure).len() == rebound.len() + 1);
     TransformedLoop {
         header: h,
-        preheader: pre,
         live,
         pure_latch: pure,
         exit,

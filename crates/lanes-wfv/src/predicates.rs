@@ -53,7 +53,7 @@ enum Kind {
         entry: Vec<(Block, Block)>,
         entry_uniform: bool,
         live: Value,
-        pre: Block,
+        entries: Vec<Block>,
     },
 }
 
@@ -162,7 +162,7 @@ impl Predicates {
                         entry: cdep,
                         entry_uniform: edges_uniform,
                         live: t.live,
-                        pre: t.preheader,
+                        entries: loop_entries(cfg, loops, b),
                     },
                     false,
                 )
@@ -211,16 +211,18 @@ impl Predicates {
                     entry,
                     entry_uniform,
                     live,
-                    pre,
+                    entries,
                 } => {
                     let entry_v = if entry_uniform || entry.is_empty() {
                         None
                     } else {
                         Some(self.or_at_top(func, b, &entry))
                     };
-                    // The live mask starts as the preheader's predicate.
-                    if let Some(pp) = self.block_pred(func, pre) {
-                        set_incoming(func, live, pre, pp);
+                    // The live mask starts as the predicate of the block entering the loop.
+                    for pre in entries {
+                        if let Some(pp) = self.block_pred(func, pre) {
+                            set_incoming(func, live, pre, pp);
+                        }
                     }
                     Some(match entry_v {
                         None => live,
@@ -425,4 +427,16 @@ fn set_incoming(func: &mut Function, phi: Value, pred: Block, v: Value) {
             }
         }
     }
+}
+
+/// The blocks entering the loop headed by `h`, as the CFG is now: passes after the
+/// divergent loop transform (index division, BOSCC) may split the preheader the transform
+/// saw, so its block must not be remembered from then.
+fn loop_entries(cfg: &ControlFlowGraph, loops: &LoopForest, h: Block) -> Vec<Block> {
+    let l = loops.loop_of_header(h);
+    cfg.preds(h)
+        .iter()
+        .copied()
+        .filter(|&p| !l.is_some_and(|l| loops.contains(l, p)))
+        .collect()
 }

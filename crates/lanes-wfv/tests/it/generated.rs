@@ -194,15 +194,12 @@ fn regression_seeds() {
 }
 
 /// A linearization miscompile the twin-sided programs found (seed 2746 of
-/// `branch_fusion_preserves_semantics` under `LANES_SOAK=1`; fusion off, so not fusion's):
-/// the original runs, its width-1 linearized form loops forever (out of fuel even at 100
-/// times the budget). The program has a loop with two exits, one reached from two exiting
-/// blocks, and a value of the body that is used after both through LCSSA φs, which the
-/// divergent loop transform tracks per exit and a select at the exits' common successor
-/// blends; a later loop steps by that value. The suspicion is that the blend picks the
-/// other exit's value; not yet confirmed, reduced or fixed. Run with `--ignored`.
+/// `branch_fusion_preserves_semantics` under `LANES_SOAK=1`; fusion off): the preheader
+/// of a divergent loop held an index division, whose split (after the divergent loop
+/// transform) moved the jump into the loop to a new block. Predicates still looked for the
+/// live mask's incoming from the old preheader, so the mask started as `true`; an instance
+/// that never entered the loop stayed live forever and the width-1 form never ended.
 #[test]
-#[ignore = "known linearization miscompile of a two-exit loop's live-out (seed 2746 with twins)"]
-fn regression_two_exit_loop_live_out_with_twins() {
+fn regression_split_preheader_of_divergent_loop() {
     check_programs(2746..2747, Mode::PARTIAL, true);
 }
