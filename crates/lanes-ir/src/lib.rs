@@ -44,7 +44,7 @@ pub use flags::{FastMath, IntFlags};
 pub use function::{
     AbiAttrs, FuncAbi, FuncAttrs, Function, LoopHint, LoopMd, Param, ParamAttrs, Shape, Signature,
 };
-pub use instructions::InstData;
+pub use instructions::{alloca_slice, InstData};
 pub use layout::Layout;
 pub use memory_order::{Atomic, MemAccess, Ordering, SyncScope};
 pub use module::{ExternFunc, FuncEntry, GlobalData, Module};

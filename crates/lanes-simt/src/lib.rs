@@ -21,7 +21,9 @@
 //! from. Calls to defined functions run the callee for each active lane in turn with the
 //! scalar driver (same memory, the lane's work-item context). `lane_extract` and
 //! `lane_broadcast` read the other lanes' values (module `cross_lane`); a scalar
-//! `lane_id`/`num_lanes` answers the thread index and W.
+//! `lane_id`/`num_lanes` answers the thread index and W. An `alloca` makes one
+//! allocation for the active lanes with lane `l`'s slice at `l` slices, as widened code
+//! lays it out (so its addresses are strided, as shape analysis says).
 //!
 //! The run is *profiled* ([`SimtProfile`]): per branch, how often it executed and how
 //! often its active lanes went different ways; which values differed between the active
@@ -467,6 +469,8 @@ impl Run<'_, '_> {
                         (Err(kind), _) => self.fault(l, block, Some(inst), kind),
                     }
                 }
+            } else if let InstData::Alloca { size, align } = *data {
+                self.alloca_slices(block, inst, size, align, active, mem);
             } else {
                 for l in lanes_of(active) {
                     self.step_lane(l, block, inst, mem, &mut targets);
@@ -493,6 +497,42 @@ impl Run<'_, '_> {
             self.fault(l, block, None, kind);
         }
         targets
+    }
+
+    /// Executes `alloca` for the `active` lanes as widened code does: one allocation of a
+    /// slice per lane ([`lanes_ir::alloca_slice`]), lane `l` at slice `l`, so that the
+    /// addresses are as strided as shape analysis says.
+    fn alloca_slices(
+        &mut self,
+        block: Block,
+        inst: Inst,
+        size: u32,
+        align: u32,
+        active: u64,
+        mem: &mut Memory,
+    ) {
+        let slice = u64::from(lanes_ir::alloca_slice(size, align));
+        let total = slice * self.lanes.len() as u64;
+        let base = match mem.alloc_stack(total, align) {
+            Ok(base) => base,
+            Err(e) => {
+                for l in lanes_of(active) {
+                    self.fault(l, block, Some(inst), e.clone().into());
+                }
+                return;
+            }
+        };
+        self.allocas[0].push(base);
+        let Some(r) = self.func.dfg.inst_result(inst) else {
+            return;
+        };
+        let elem = self.func.dfg.value_type(r).elem();
+        for l in lanes_of(active) {
+            let ptr = RtValue::from_bits(elem, base + slice * l as u64);
+            if let Some(slot) = self.vals[l].get_mut(r.index()) {
+                *slot = Some(ptr);
+            }
+        }
     }
 
     /// Executes `inst` for lane `l`.

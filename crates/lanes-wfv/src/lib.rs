@@ -58,6 +58,7 @@ pub mod mode;
 pub mod normalize;
 pub mod outer_loop;
 pub mod predicates;
+pub mod private_memory;
 pub(crate) mod ssa_repair;
 pub mod stats;
 pub mod variant;
@@ -78,6 +79,7 @@ pub use guards::{lower_guards, Predication};
 pub use linearize::{linearize, Linearized};
 pub use mode::{Linearization, Mode};
 pub use normalize::normalize;
+pub use private_memory::PrivateLayout;
 pub use stats::{AddressKind, LoopStats, MaskKind, MemoryStats, Stats, VariantStats};
 pub use variant::{define_variant, define_variant_noting, VariantSpec};
 pub use widen::{widen, widen_into, widen_into_noting, WidenNote, WidenNoteKind, WidenReport};
@@ -119,6 +121,9 @@ pub struct Prepared {
     pub boscc: usize,
     /// Instruction pairs branch fusion merged into one ([`Mode::fusion`]).
     pub fused: usize,
+    /// Families of stack arrays laid out across lanes element-major
+    /// ([`Mode::private_layout`]).
+    pub interleaved: usize,
     pub transformed: Vec<TransformedLoop>,
     /// The `active: i1` parameter of a function made by [`with_entry_mask`]: widening then
     /// runs nothing at all when no lane is active (one test at entry), so that accesses
@@ -182,6 +187,15 @@ pub fn prepare(
     // after a pass that changed something, on the analyses that survived it.
     let analysis = ShapeAnalysis::new(module);
     let mut info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
+    // Private arrays element-major, so that a uniform index is a vector access.
+    let interleaved = match mode.private_layout {
+        PrivateLayout::Interleaved => private_memory::interleave_private_memory(&mut func, &info),
+        PrivateLayout::PerLane => 0,
+    };
+    if interleaved > 0 {
+        after_pass("private_memory", &func);
+        info = analysis.analyze_in(&func, args, info.into_analyses())?;
+    }
     let lower: Vec<Block> = normalize::switch_blocks(&func)
         .into_iter()
         .filter(|&b| mode.is_full() || info.is_divergent_branch(b))
@@ -259,6 +273,7 @@ pub fn prepare(
         loops,
         boscc,
         fused,
+        interleaved,
         transformed,
         entry_mask: None,
         mode,

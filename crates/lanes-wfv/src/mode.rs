@@ -2,11 +2,13 @@
 //! linearization folds (PLDI'18 §3: partial linearization, or full if-conversion to
 //! compare against), and which of the two transforms that run before it are on — BOSCC
 //! gadgets (PLDI'18 §6.1, module `boscc`) and branch fusion (PACT'11 §IV-A, module
-//! `branch_fusion`). The three are independent choices, so a mode is a record of them
-//! rather than one enum of their combinations.
+//! `branch_fusion`) — and how private arrays are laid out (module `private_memory`).
+//! These are independent choices, so a mode is a record of them rather than one enum of
+//! their combinations.
 
 use crate::boscc::BosccPolicy;
 use crate::branch_fusion::FusionPolicy;
+use crate::private_memory::PrivateLayout;
 
 /// Which branches linearization folds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -27,6 +29,8 @@ pub struct Mode {
     pub boscc: Option<BosccPolicy>,
     /// Branch fusion of divergent if-then-elses with similar sides.
     pub fusion: FusionPolicy,
+    /// Layout of stack arrays whose addresses do not escape.
+    pub private_layout: PrivateLayout,
 }
 
 impl Mode {
@@ -35,12 +39,14 @@ impl Mode {
         linearization: Linearization::Partial,
         boscc: None,
         fusion: FusionPolicy::Off,
+        private_layout: PrivateLayout::Interleaved,
     };
     /// Full if-conversion alone.
     pub const FULL: Mode = Mode {
         linearization: Linearization::Full,
         boscc: None,
         fusion: FusionPolicy::Off,
+        private_layout: PrivateLayout::Interleaved,
     };
 
     /// Partial linearization after BOSCC gadgets inserted by `policy`.
@@ -55,6 +61,14 @@ impl Mode {
     pub const fn with_fusion(self, policy: FusionPolicy) -> Mode {
         Mode {
             fusion: policy,
+            ..self
+        }
+    }
+
+    /// This mode with private arrays laid out by `layout`.
+    pub const fn with_private_layout(self, layout: PrivateLayout) -> Mode {
+        Mode {
+            private_layout: layout,
             ..self
         }
     }

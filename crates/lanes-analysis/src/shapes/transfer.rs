@@ -290,7 +290,11 @@ pub fn transfer(
                 add_shapes(p, o, 1, 64)
             }
         }
-        InstData::Alloca { align, .. } => VShape::varying((*align).max(1)),
+        // Widening gives lane `k` the `k`-th slice of one allocation.
+        InstData::Alloca { size, align } => VShape::strided(
+            i64::from(lanes_ir::alloca_slice(*size, *align)),
+            (*align).max(1),
+        ),
         InstData::GlobalAddr { global } => {
             VShape::uniform(module.globals.get(*global).map_or(1, |g| g.align.max(1)))
         }

@@ -124,10 +124,10 @@ fn memory_atomics_calls_and_selects() {
     let (_, info) = analyze(MEMORY, "mem", "u, u, v");
     let expect = [
         (6, "strided(4)"),
-        (7, "uniform"),     // load through a uniform address
-        (8, "varying"),     // load through a strided address
-        (10, "varying"),    // atomics return per-lane old values
-        (11, "varying a8"), // a private slot per lane
+        (7, "uniform"),         // load through a uniform address
+        (8, "varying"),         // load through a strided address
+        (10, "varying"),        // atomics return per-lane old values
+        (11, "strided(16) a8"), // lane k's slice of one allocation, 16 bytes apart
         (12, "uniform a32"),
         (13, "uniform"), // pure external of a uniform argument
         (14, "varying"),

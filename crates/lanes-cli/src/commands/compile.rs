@@ -90,6 +90,10 @@ pub struct CompileArgs {
     /// same code: `auto` where it pays, `all`, or `off`
     #[arg(long, value_enum, default_value = "auto")]
     pub branch_fusion: super::vectorize::BranchFusion,
+    /// Layout of private arrays in the same code: `interleaved` (element-major across
+    /// lanes, the default) or `per-lane`
+    #[arg(long, value_enum, default_value = "interleaved")]
+    pub private_layout: super::vectorize::PrivateLayoutArg,
     /// Report every parallel loop lanes vectorized and every function lanes left as LLVM IR,
     /// with the reason (as clang's -Rpass and -Rpass-missed do)
     #[arg(long)]
@@ -143,7 +147,8 @@ pub fn run(args: &CompileArgs) -> Result<()> {
         mode: args
             .boscc
             .partial()
-            .with_fusion(args.branch_fusion.policy()),
+            .with_fusion(args.branch_fusion.policy())
+            .with_private_layout(args.private_layout.layout()),
     };
     let compiled =
         compile(&req).with_context(|| format!("{}: compilation failed", args.file.display()))?;

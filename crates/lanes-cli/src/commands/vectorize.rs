@@ -27,7 +27,7 @@ use clap::{Args, ValueEnum};
 
 use lanes_driver::{vectorize, Output, VectorizeRequest};
 use lanes_llvm::emit::EmitKind;
-use lanes_wfv::{BosccPolicy, FusionPolicy, Mode};
+use lanes_wfv::{BosccPolicy, FusionPolicy, Mode, PrivateLayout};
 
 use super::import::ClangArgs;
 use super::target_args::TargetArgs;
@@ -76,6 +76,22 @@ impl BranchFusion {
     }
 }
 
+/// Layout of private (stack) arrays across lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PrivateLayoutArg {
+    Interleaved,
+    PerLane,
+}
+
+impl PrivateLayoutArg {
+    pub fn layout(self) -> PrivateLayout {
+        match self {
+            PrivateLayoutArg::Interleaved => PrivateLayout::Interleaved,
+            PrivateLayoutArg::PerLane => PrivateLayout::PerLane,
+        }
+    }
+}
+
 /// Vectorize one SPMD function: its x86 vector-ABI variant and an `F_spmd` launcher
 #[derive(Args, Debug)]
 #[command(
@@ -112,6 +128,12 @@ pub struct VectorizeArgs {
     /// instructions can merge, `off` never
     #[arg(long, value_enum, default_value = "auto")]
     pub branch_fusion: BranchFusion,
+    /// Layout of stack arrays whose addresses stay in the function: `interleaved` puts
+    /// element `e` of all lanes side by side (as ISPC lays out varying arrays), so that a
+    /// uniform index is one vector load or store (the default); `per-lane` gives each lane
+    /// its own copy, where every access is a gather or scatter
+    #[arg(long, value_enum, default_value = "interleaved")]
+    pub private_layout: PrivateLayoutArg,
     /// Output: .o (object), .s (assembly), .ll (LLVM IR), .bc (bitcode) or .lir (lanes IR);
     /// `-` writes an object to standard output
     #[arg(short, long)]
@@ -186,7 +208,8 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
             }
             (Linearize::Partial, boscc) => boscc.partial(),
         }
-        .with_fusion(args.branch_fusion.policy()),
+        .with_fusion(args.branch_fusion.policy())
+        .with_private_layout(args.private_layout.layout()),
         opt_level: opt,
         veclib: args.veclib.clone(),
         output,

@@ -185,7 +185,7 @@ impl Memory {
     }
 
     /// A stack slot for `alloca` (zero-filled, so runs are deterministic).
-    pub(crate) fn alloc_stack(&mut self, size: u64, align: u32) -> Result<u64, MemError> {
+    pub fn alloc_stack(&mut self, size: u64, align: u32) -> Result<u64, MemError> {
         self.alloc_kind(
             size,
             align,

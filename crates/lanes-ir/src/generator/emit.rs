@@ -67,6 +67,8 @@ pub(super) struct Buffer {
     pub bytes: u64,
     /// False for constant tables: only loads.
     pub writable: bool,
+    /// A typed stack array: only scalar accesses of this slot.
+    pub elem: Option<super::pool::Slot>,
 }
 
 /// The generator's state while emitting one function.

@@ -34,7 +34,11 @@ impl Gen<'_, '_> {
                 base,
                 bytes,
                 writable,
+                elem: None,
             });
+        }
+        if self.cfg.memory && self.cfg.typed_stack && chance(self.u, 2, 3)? {
+            self.typed_stack_array()?;
         }
         if !self.cfg.memory || !chance(self.u, 1, 3)? {
             return Ok(());
@@ -68,17 +72,66 @@ impl Gen<'_, '_> {
             base,
             bytes: u64::from(bytes),
             writable: true,
+            elem: None,
         });
         Ok(())
     }
 
-    /// A random buffer; only writable ones if `write`.
+    /// A zeroed stack array of one scalar type, which only scalar loads and stores of that
+    /// type access (C's `float v[n]` with `v[i]`).
+    fn typed_stack_array(&mut self) -> Result<()> {
+        let slot = self.mem_slot()?;
+        let elem = slot.ty(1).bytes();
+        let count = range(self.u, 1, 24)? as u32;
+        let base = self.ins(
+            InstData::Alloca {
+                size: elem * count,
+                align: elem,
+            },
+            Type::PTR,
+        );
+        let zero = self.constant(slot, 0);
+        for k in 0..count {
+            let off = self.constant(Slot::I64, i64::from(k * elem));
+            let ptr = self.ins(
+                InstData::PtrAdd {
+                    args: [base, off],
+                    flags: IntFlags::NONE,
+                },
+                Type::PTR,
+            );
+            self.ins_void(InstData::Store {
+                value: zero,
+                ptr,
+                align: elem,
+                access: MemAccess::PLAIN,
+            });
+        }
+        self.buffers.push(Buffer {
+            base,
+            bytes: u64::from(elem * count),
+            writable: true,
+            elem: Some(slot),
+        });
+        Ok(())
+    }
+
+    /// A random buffer; only writable ones if `write`; typed stack arrays only for
+    /// scalar loads and stores (`scalar`), which then take the array's type.
     fn pick_buffer(&mut self, write: bool) -> Result<Option<Buffer>> {
+        self.pick_buffer_for(write, false)
+    }
+
+    /// [`Self::pick_buffer`], typed stack arrays included if `scalar`. Without typed
+    /// arrays the candidates and draws are those of older generators (same seeds, same
+    /// programs).
+    fn pick_buffer_for(&mut self, write: bool, scalar: bool) -> Result<Option<Buffer>> {
         let cands: Vec<Buffer> = self
             .buffers
             .iter()
             .copied()
             .filter(|b| b.writable || !write)
+            .filter(|b| b.elem.is_none() || scalar)
             .collect();
         if cands.is_empty() {
             return Ok(None);
@@ -230,10 +283,13 @@ impl Gen<'_, '_> {
     }
 
     pub(super) fn gen_load(&mut self) -> Result<()> {
-        let Some(buf) = self.pick_buffer(false)? else {
+        let Some(buf) = self.pick_buffer_for(false, true)? else {
             return Ok(());
         };
-        let slot = self.mem_slot()?;
+        let slot = match buf.elem {
+            Some(slot) => slot,
+            None => self.mem_slot()?,
+        };
         let bytes = u64::from(slot.ty(1).bytes());
         let ptr = self.address(buf, bytes, bytes)?;
         let access = self.scalar_access(slot, Ordering::valid_for_load)?;
@@ -249,10 +305,13 @@ impl Gen<'_, '_> {
     }
 
     pub(super) fn gen_store(&mut self) -> Result<()> {
-        let Some(buf) = self.pick_buffer(true)? else {
+        let Some(buf) = self.pick_buffer_for(true, true)? else {
             return Ok(());
         };
-        let slot = self.mem_slot()?;
+        let slot = match buf.elem {
+            Some(slot) => slot,
+            None => self.mem_slot()?,
+        };
         let bytes = u64::from(slot.ty(1).bytes());
         let value = self.pick(slot)?;
         let ptr = self.address(buf, bytes, bytes)?;

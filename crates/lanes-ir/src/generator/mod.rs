@@ -108,6 +108,10 @@ pub struct GenConfig {
     pub max_trip_product: u32,
     /// Most data φs per join block (loop counters come on top).
     pub max_phis: usize,
+    /// Also typed stack arrays (like C's `float v[16]`): every access to one has the same
+    /// scalar type, so that the vectorizer may lay it out across lanes element-major.
+    /// Off by default, which keeps the programs of existing seeds as they were.
+    pub typed_stack: bool,
 }
 
 impl Default for GenConfig {
@@ -127,6 +131,7 @@ impl Default for GenConfig {
             max_trip_count: 6,
             max_trip_product: 64,
             max_phis: 3,
+            typed_stack: false,
         }
     }
 }

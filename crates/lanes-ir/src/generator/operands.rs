@@ -44,6 +44,7 @@ impl Gen<'_, '_> {
                     base: v,
                     bytes: p.buffer_bytes(),
                     writable: true,
+                    elem: None,
                 }),
             }
         }

@@ -2,8 +2,9 @@
 //! stack allocation, its work-item id, and mask queries that count only the active lanes.
 //!
 //! - `alloca` becomes a `W` times larger allocation; lane `k` gets the slice at
-//!   `k · stride`, the scalar size rounded up to the slot's alignment (its accesses keep
-//!   their `align`);
+//!   `k · stride`, the scalar size rounded up to the slot's alignment
+//!   ([`lanes_ir::alloca_slice`], the stride shape analysis gives the alloca; its
+//!   accesses keep their `align`);
 //! - `global_id 0`/`local_id 0` are the scalar query (the group's first item) plus
 //!   `lane_id`;
 //! - `any`, `all`, `popcount` and `ballot` look at the lanes the block runs for: `any`,
@@ -23,7 +24,7 @@ impl Widener<'_> {
         ptr_ty: Type,
         out_ty: Type,
     ) -> Value {
-        let stride = size.next_multiple_of(align.max(1));
+        let stride = lanes_ir::alloca_slice(size, align);
         let total = stride.saturating_mul(u32::from(self.width));
         let base = self.emit_v(InstData::Alloca { size: total, align }, ptr_ty);
         let lanes = self.lane_id(Type::I64);

@@ -16,6 +16,7 @@ mod native;
 mod outer_loop;
 mod outer_loop_generated;
 mod passes;
+mod private_memory;
 mod widen;
 mod widen_facts;
 mod widen_no_wrap;

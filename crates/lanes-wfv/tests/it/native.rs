@@ -1,7 +1,8 @@
 //! The widened functions natively: exported to LLVM 19, optimized at O2 for the host and
 //! run by MCJIT, they must compute what the interpreter computes for them (which
 //! `tests/it/widen.rs` checks against the scalar function run once per lane), on at least
-//! 300 generated programs at W = 4, 8 and 16, both linearization modes.
+//! 300 generated programs at W = 4, 8 and 16, both linearization modes (a quarter of them
+//! with typed stack arrays, laid out element-major across lanes).
 
 use arbitrary::Unstructured;
 use lanes_interp::{Interpreter, Memory, RtValue};
@@ -52,7 +53,7 @@ fn widened_functions_run_natively_as_in_the_interpreter() {
         opt_level: 2,
         ..PipelineOptions::default()
     };
-    let cfg = GenConfig {
+    let plain = GenConfig {
         max_blocks: 10,
         max_insts_per_block: 4,
         max_loop_depth: 2,
@@ -62,12 +63,18 @@ fn widened_functions_run_natively_as_in_the_interpreter() {
         max_trip_product: 16,
         ..GenConfig::default()
     };
+    // Every fourth program with typed stack arrays, laid out across lanes.
+    let typed = GenConfig {
+        typed_stack: true,
+        ..plain.clone()
+    };
     let mut compared = 0;
-    let (mut twins, mut fused) = (0, 0);
+    let (mut twins, mut fused, mut interleaved) = (0, 0, 0);
     for seed in 0..PROGRAMS {
         let mut bytes = vec![0; 4096];
         SmallRng::seed_from_u64(seed + 90_000).fill_bytes(&mut bytes);
-        let mut g = generate(&mut Unstructured::new(&bytes), &cfg).unwrap();
+        let cfg = if seed % 4 == 3 { &typed } else { &plain };
+        let mut g = generate(&mut Unstructured::new(&bytes), cfg).unwrap();
         let mut rng = SmallRng::seed_from_u64(seed);
         let shapes: Vec<Option<(Shape, u32)>> = g
             .params
@@ -112,6 +119,7 @@ fn widened_functions_run_natively_as_in_the_interpreter() {
         let what = format!("seed {seed} {mode:?} W={w}");
         let p = prepare(&g.module, g.func, &shapes, mode, &mut |_, _| {}).unwrap();
         fused += p.fused;
+        interleaved += p.interleaved;
         let mut m = g.module.clone();
         let wid = widen_into(&mut m, &p, &shapes, w).unwrap_or_else(|e| panic!("{what}: {e}"));
         let wf = m.function(wid).unwrap().clone();
@@ -195,10 +203,14 @@ fn widened_functions_run_natively_as_in_the_interpreter() {
         }
         compared += 1;
     }
-    eprintln!("native: {compared} of {PROGRAMS} programs compared; {twins} twin-sided diamonds, {fused} pairs fused");
+    eprintln!("native: {compared} of {PROGRAMS} programs compared; {twins} twin-sided diamonds, {fused} pairs fused; {interleaved} stack-array families interleaved");
     assert!(compared >= 300, "only {compared} programs compared");
     assert!(
         fused > twins,
         "fusion merged too little: {fused} pairs in {twins} diamonds"
+    );
+    assert!(
+        interleaved > 40,
+        "{interleaved} stack-array families interleaved"
     );
 }

@@ -41,6 +41,8 @@ pub(crate) struct Tally {
     /// Twin-sided diamonds made (`common::twins`), and instruction pairs fusion merged.
     pub(crate) twins: usize,
     pub(crate) fused: usize,
+    /// Stack-array families laid out element-major across lanes.
+    pub(crate) interleaved: usize,
     reasons: std::collections::BTreeMap<String, usize>,
 }
 
@@ -157,6 +159,7 @@ pub(crate) fn differential(
         p.mark_entry_mask();
     }
     tally.fused += p.fused;
+    tally.interleaved += p.interleaved;
     let mut vm = module.clone();
     let wid = match widen_into(&mut vm, &p, shapes, w) {
         Ok(f) => f,
@@ -424,6 +427,8 @@ fn generated_programs_widened_equal_lanes_run_one_by_one() {
     assert!(only.is_some() || tally.callee_variants > 1_000, "{tally:?}");
     // Branch fusion merged pairs in the twin-sided programs, at every width.
     assert!(only.is_some() || tally.fused > 3 * tally.twins, "{tally:?}");
+    // Typed stack arrays were laid out element-major across lanes, at every width.
+    assert!(only.is_some() || tally.interleaved > 1_000, "{tally:?}");
 }
 
 /// Seeds soak runs once failed on: 15528 had a uniform loop nested in a divergent one
@@ -444,6 +449,8 @@ fn generated_programs(seeds: impl Iterator<Item = u64>) -> Tally {
             max_loop_depth: 2,
             // Helpers (vectorized with the main function) may query the work item too.
             work_items: seed % 3 != 0,
+            // Every fourth program with typed stack arrays, laid out across lanes.
+            typed_stack: seed % 4 == 1,
             max_trip_count: 4,
             max_trip_product: 16,
             ..GenConfig::default()

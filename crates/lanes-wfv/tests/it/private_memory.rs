@@ -1,0 +1,99 @@
+//! Private arrays laid out element-major across lanes (lanes-wfv `private_memory`), on
+//! `tests/kernels/private_arrays.lir`: which arrays the pass takes (those whose addresses
+//! stay in the function and that one access size reads and writes) and which it leaves per
+//! lane, and what widening then makes of their accesses — vector loads and stores for a
+//! uniform index, gathers and scatters only for a varying one. The kernels' meaning is
+//! checked where every kernel's is: at width 1 (`kernels`) and widened at 4, 8 and 16
+//! lanes against the lanes run one by one (`widen`); generated programs with typed stack
+//! arrays run in `widen` and `native`.
+
+use crate::common;
+
+use lanes_ir::{Function, InstData, Module};
+use lanes_wfv::{prepare, widen, Mode, PrivateLayout};
+
+fn module() -> Module {
+    let path = common::kernel_path("private_arrays.lir");
+    lanes_ir::parse_module(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn interleaved(name: &str, mode: Mode) -> usize {
+    let m = module();
+    let id = m.func_by_name(name).unwrap();
+    let check = &mut |pass: &str, f: &Function| common::verify(&m, f, pass);
+    prepare(&m, id, &[], mode, check).unwrap().interleaved
+}
+
+/// Gathers, scatters, vector loads and vector stores of the function widened to 8 lanes.
+fn accesses(name: &str, layout: PrivateLayout) -> [usize; 4] {
+    let m = module();
+    let id = m.func_by_name(name).unwrap();
+    let p = prepare(
+        &m,
+        id,
+        &[],
+        Mode::PARTIAL.with_private_layout(layout),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let f = widen(&m, &p, &[], 8).unwrap();
+    lanes_ir::verifier::verify_function(&m, &f).unwrap();
+    let mut n = [0; 4];
+    for b in f.layout.blocks() {
+        for &i in f.layout.block_insts(b) {
+            let vector = |v| f.dfg.value_type(v).is_vector();
+            match f.dfg.inst(i) {
+                InstData::Gather { .. } => n[0] += 1,
+                InstData::Scatter { .. } => n[1] += 1,
+                InstData::Load { ptr, .. } | InstData::MaskedLoad { ptr, .. } if !vector(*ptr) => {
+                    n[2] += usize::from(f.dfg.inst_result(i).is_some_and(vector))
+                }
+                InstData::Store { value, ptr, .. } | InstData::MaskedStore { value, ptr, .. }
+                    if !vector(*ptr) =>
+                {
+                    n[3] += usize::from(vector(*value))
+                }
+                _ => {}
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn arrays_whose_addresses_stay_inside_are_interleaved() {
+    for mode in [Mode::PARTIAL, Mode::FULL] {
+        assert_eq!(interleaved("fold_uniform", mode), 1);
+        assert_eq!(interleaved("histogram", mode), 1);
+        // Two allocas joined by a φ: one family.
+        assert_eq!(interleaved("choose_array", mode), 1);
+        // The array whose address is stored stays per lane; the slot holding it does not.
+        assert_eq!(interleaved("escaping", mode), 1);
+        assert_eq!(interleaved("mixed_sizes", mode), 0);
+        assert_eq!(interleaved("volatile_slot", mode), 1);
+    }
+    let per_lane = Mode::PARTIAL.with_private_layout(PrivateLayout::PerLane);
+    assert_eq!(interleaved("fold_uniform", per_lane), 0);
+}
+
+#[test]
+fn a_uniform_index_is_a_vector_access_and_a_varying_one_a_gather() {
+    // fold_uniform: every access to v[j] is a vector load or store.
+    let [g, s, loads, stores] = accesses("fold_uniform", PrivateLayout::Interleaved);
+    assert_eq!((g, s), (0, 0), "no gather or scatter left");
+    assert!(
+        loads >= 3 && stores >= 3,
+        "{loads} vector loads, {stores} vector stores"
+    );
+    // Per lane, the same accesses are strided: gathers and scatters.
+    let [g, s, _, _] = accesses("fold_uniform", PrivateLayout::PerLane);
+    assert!(g >= 2 && s >= 2, "{g} gathers, {s} scatters per lane");
+    // histogram: h[in & 7] is a gather and a scatter, the constant slots vector accesses
+    // (the other gather reads the input, 16 bytes apart from lane to lane).
+    let [g, s, loads, stores] = accesses("histogram", PrivateLayout::Interleaved);
+    assert_eq!((g, s), (2, 1));
+    assert!(
+        loads >= 3 && stores >= 2,
+        "{loads} vector loads, {stores} vector stores"
+    );
+}
