@@ -23,7 +23,8 @@ pub enum Suite {
     /// Whole-function vectorization against clang-19 -O3 -march=native on divergent kernels
     /// (tree search, XSBench, kd-tree point correlation and nearest neighbour, Mandelbrot,
     /// N-body, Black-Scholes, an if-cascade, ray/sphere, a branch with similar sides, an
-    /// int-indexed stencil)
+    /// int-indexed stencil, binomial options in a private array, a postfix evaluator with a
+    /// private stack)
     Wfv(WfvArgs),
 }
 

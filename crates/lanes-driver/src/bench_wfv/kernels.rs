@@ -1,7 +1,7 @@
 //! The kernels of `lanes bench wfv` (sources in `bench/wfv/`, protocol in `wfv.h`) and
 //! the configurations each is built in.
 
-use lanes_wfv::{BosccPolicy, FusionPolicy, Mode};
+use lanes_wfv::{BosccPolicy, FusionPolicy, Mode, PrivateLayout};
 
 /// One benchmark kernel: `bench/wfv/{name}.c`, whose SPMD function takes the instance
 /// index (contiguous) and `uniform_params` uniform parameters.
@@ -13,6 +13,9 @@ pub struct Kernel {
     pub instances: u64,
     /// The paper or program it stands for.
     pub after: &'static str,
+    /// Has private (stack) arrays: also built with them laid out per lane
+    /// ([`Config::PerLane`]).
+    pub private_arrays: bool,
 }
 
 impl Kernel {
@@ -32,72 +35,98 @@ pub const KERNELS: &[Kernel] = &[
         uniform_params: 4,
         instances: 1 << 20,
         after: "PLDI'18 Fig. 1, binary-tree search",
+        private_arrays: false,
     },
     Kernel {
         name: "xsbench",
         uniform_params: 5,
         instances: 1 << 20,
         after: "XSBench energy-grid lookup",
+        private_arrays: false,
     },
     Kernel {
         name: "point_correlation",
         uniform_params: 7,
         instances: 1 << 15,
         after: "PLDI'18 §7, kd-tree point correlation",
+        private_arrays: true,
     },
     Kernel {
         name: "multi_radius",
         uniform_params: 7,
         instances: 1 << 15,
         after: "PLDI'18 §7, multi-radius point correlation",
+        private_arrays: true,
     },
     Kernel {
         name: "nearest_neighbor",
         uniform_params: 6,
         instances: 1 << 16,
         after: "kd-tree nearest-neighbour search",
+        private_arrays: true,
     },
     Kernel {
         name: "mandelbrot",
         uniform_params: 6,
         instances: 512 * 512,
         after: "PLDI'18 Fig. 9",
+        private_arrays: false,
     },
     Kernel {
         name: "nbody",
         uniform_params: 8,
         instances: 1 << 12,
         after: "N-body forces",
+        private_arrays: false,
     },
     Kernel {
         name: "black_scholes",
         uniform_params: 7,
         instances: 1 << 20,
         after: "Black-Scholes",
+        private_arrays: false,
     },
     Kernel {
         name: "if_cascade",
         uniform_params: 4,
         instances: 1 << 20,
         after: "PLDI'18 Fig. 12, nab-like if-cascade",
+        private_arrays: false,
     },
     Kernel {
         name: "ray_sphere",
         uniform_params: 7,
         instances: 512 * 512,
         after: "aobench-like ray/sphere",
+        private_arrays: false,
     },
     Kernel {
         name: "twin_sides",
         uniform_params: 3,
         instances: 1 << 20,
         after: "PACT'11 Fig. 10, branch with two similar sides",
+        private_arrays: false,
     },
     Kernel {
         name: "stencil_int",
         uniform_params: 4,
         instances: 1 << 20,
         after: "int-indexed 5-point stencil",
+        private_arrays: false,
+    },
+    Kernel {
+        name: "binomial",
+        uniform_params: 6,
+        instances: 1 << 15,
+        after: "ISPC's binomial options, private array",
+        private_arrays: true,
+    },
+    Kernel {
+        name: "rpn_eval",
+        uniform_params: 6,
+        instances: 1 << 18,
+        after: "GP fitness, postfix program, private stack",
+        private_arrays: true,
     },
 ];
 
@@ -112,15 +141,24 @@ pub enum Config {
     Boscc,
     /// The same with branch fusion where it pays (lanes' default).
     BosccFusion,
+    /// Lanes' default with private arrays laid out as one copy per lane instead of
+    /// element-major (only for kernels with private arrays).
+    PerLane,
 }
 
 impl Config {
-    pub const ALL: [Config; 4] = [
+    pub const ALL: [Config; 5] = [
         Config::Full,
         Config::Partial,
         Config::Boscc,
         Config::BosccFusion,
+        Config::PerLane,
     ];
+
+    /// Is this configuration built for `kernel`?
+    pub fn applies_to(self, kernel: &Kernel) -> bool {
+        self != Config::PerLane || kernel.private_arrays
+    }
 
     /// The name in tables and JSON.
     pub fn name(self) -> &'static str {
@@ -129,6 +167,7 @@ impl Config {
             Config::Partial => "partial",
             Config::Boscc => "partial+boscc",
             Config::BosccFusion => "partial+boscc+fusion",
+            Config::PerLane => "per-lane-arrays",
         }
     }
 
@@ -139,6 +178,7 @@ impl Config {
             Config::Partial => "partial",
             Config::Boscc => "boscc",
             Config::BosccFusion => "fusion",
+            Config::PerLane => "perlane",
         }
     }
 
@@ -148,6 +188,9 @@ impl Config {
             Config::Partial => Mode::PARTIAL,
             Config::Boscc => Mode::boscc(BosccPolicy::Auto),
             Config::BosccFusion => Mode::boscc(BosccPolicy::Auto).with_fusion(FusionPolicy::Auto),
+            Config::PerLane => Config::BosccFusion
+                .mode()
+                .with_private_layout(PrivateLayout::PerLane),
         }
     }
 }

@@ -2,10 +2,12 @@
 //! `bench/wfv/` (binary-tree search, XSBench lookup, kd-tree point correlation with one
 //! and four radii, kd-tree nearest-neighbour search, Mandelbrot, N-body, Black-Scholes, an nab-like if-cascade, an
 //! aobench-like ray/sphere kernel, a branch with two similar sides, an `int`-indexed
-//! stencil) is built as clang-19 -O3 -march=native compiles the plain loop over its
+//! stencil, binomial option pricing in a private array, a postfix-program evaluator with a
+//! private stack) is built as clang-19 -O3 -march=native compiles the plain loop over its
 //! instances (LLVM's vectorizers on) and as lanes vectorizes its SPMD function — full
 //! if-conversion, partial linearization, partial + BOSCC (§6.1), partial + BOSCC + branch
-//! fusion (PACT'11 §IV-A) — at the host's natural width and at 8 lanes. One program per
+//! fusion (PACT'11 §IV-A), and for kernels with private arrays the last with those laid out
+//! one copy per lane instead of element-major — at the host's natural width and at 8 lanes. One program per
 //! kernel runs every build once and compares its result with the reference's (a build that
 //! computes something else fails the kernel), then times the builds taking turns; the
 //! figures are medians of the runs, and speedups are over clang's build in the same run.
@@ -143,8 +145,11 @@ pub fn run_bench(
     }
     std::fs::create_dir_all(&req.work_dir).map_err(|e| BenchError::Io(req.work_dir.clone(), e))?;
     let runs = req.runs.clamp(1, 16);
-    let per_kernel = req.configs.len() * widths.len() + 1;
-    let steps = kernels.len() * per_kernel;
+    let builds_of = |kernel: &Kernel| {
+        let configs = req.configs.iter().filter(|c| c.applies_to(kernel));
+        configs.count() * widths.len() + 1
+    };
+    let steps = kernels.iter().map(builds_of).sum();
     let mut report = BenchReport {
         natural_width: natural,
         widths: widths.clone(),
@@ -159,8 +164,8 @@ pub fn run_bench(
             ..KernelOutcome::default()
         };
         let mut builds = Vec::new();
-        let mut step = k * per_kernel;
-        for &config in &req.configs {
+        let mut step: usize = kernels[..k].iter().map(builds_of).sum();
+        for &config in req.configs.iter().filter(|c| c.applies_to(kernel)) {
             for &width in &widths {
                 let build = Build { config, width };
                 step += 1;
