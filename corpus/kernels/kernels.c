@@ -8,8 +8,8 @@
  * crates/lanes-cli/tests/it/kernel_corpus.rs compiles this file with lanes at 4, 8, 16
  * lanes and the target's own, and compares every kernel with clang-19's scalar build.
  * Sections: straight-line, divergent branches, divergent loops, reductions, calls,
- * gathers and strided access, early exits of inner loops, early exits of the parallel
- * loop itself. */
+ * gathers and strided access, early exits of inner loops, intrinsics and private arrays,
+ * early exits of the parallel loop itself. */
 #include <math.h>
 
 #ifndef NAME
@@ -367,6 +367,52 @@ KERNEL(strlen_like) {
     int k = i;
     while (k < n + 63 && idx[k] % 7 != 0) k++;
     iout[i] = k - i;
+  }
+}
+
+/* --- what clang makes intrinsics of, and private arrays --- */
+KERNEL(byte_bits) {
+#pragma omp simd
+  for (int i = 0; i < n; i++) {
+    unsigned x = (unsigned)idx[i] * 2654435761u;
+    iout[i] = (int)(__builtin_bswap32(x) ^ __builtin_bitreverse32(x >> 3));
+  }
+}
+KERNEL(checked_math) {
+#pragma omp simd
+  for (int i = 0; i < n; i++) {
+    int s, p;
+    long long q;
+    int o = __builtin_add_overflow(idx[i] * 40000, i * 70000, &s);
+    o += 2 * __builtin_mul_overflow(idx[i] * 9000, idx[i] * 9000, &p);
+    o += 4 * __builtin_mul_overflow((long long)idx[i] << 40, (long long)i << 30, &q);
+    iout[i] = o * 1000 + (s ^ p ^ (int)q) % 1000;
+  }
+}
+KERNEL(powi_poly) {
+#pragma omp simd
+  for (int i = 0; i < n; i++)
+    out[i] = (float)(__builtin_powi((double)a[i], 5) - __builtin_powi((double)b[i], -2));
+}
+KERNEL(private_fold) {
+  /* A private array per iteration indexed alike in all: laid out element-major. */
+  int m = 8 + (n & 7);
+#pragma omp simd
+  for (int i = 0; i < n; i++) {
+    float v[16];
+    for (int k = 0; k < m; k++) v[k] = a[i] * (float)k + b[i];
+    for (int s = m - 1; s > 0; s--)
+      for (int k = 0; k < s; k++) v[k] = 0.5f * v[k] + v[k + 1];
+    out[i] = v[0];
+  }
+}
+KERNEL(private_histogram) {
+  /* Indexed per iteration: gathers and scatters into the private array. */
+#pragma omp simd
+  for (int i = 0; i < n; i++) {
+    int h[4] = {0, 0, 0, 0};
+    for (int k = 0; k < 6 + (n & 1); k++) h[(idx[i] + k * i) & 3] += k;
+    iout[i] = h[0] * 1000 + h[1] * 100 + h[2] * 10 + h[3];
   }
 }
 

@@ -1,7 +1,8 @@
-//! The kernel corpus (`corpus/kernels/kernels.c`: 44 `omp simd` loops — straight-line
+//! The kernel corpus (`corpus/kernels/kernels.c`: 49 `omp simd` loops — straight-line
 //! code, divergent branches and loops, reductions, calls of helpers, gathers and strided
 //! accesses, early exits of inner loops (with and without stores before the exit, a
-//! `while`) and of the parallel loop itself) compiled by `lanes compile -fopenmp-simd -march=native` at 4, 8
+//! `while`), intrinsics clang emits (byte and bit reversal, checked arithmetic, `powi`),
+//! private arrays, and early exits of the parallel loop itself) compiled by `lanes compile -fopenmp-simd -march=native` at 4, 8
 //! and 16 lanes and at the target's own width, each build linked with a generated driver
 //! that runs every kernel beside clang-19's scalar build of the same source on 17 lengths
 //! (0 to 1000; seeded inputs; 8 lanes also with `--boscc all`) and compares all outputs

@@ -7,10 +7,13 @@
 //! LLVM, so that it fuses exactly where clang's own code would for the target (`fma` and
 //! `fmaf` are always fused `fma`); markers without semantics (`llvm.lifetime.*`,
 //! `llvm.assume`, `llvm.dbg.*`, `llvm.experimental.noalias.scope.decl`) are dropped;
-//! `llvm.memcpy`/`memmove`/`memset` of constant length are expanded into loads and stores
-//! (all loads before all stores, so overlap is fine); `memcpy` and `memset` of variable
-//! length (what loop-idiom recognition makes of copy and fill loops) become byte loops
-//! ([`super::memloop`]). Calls to libm functions (`sinf`,
+//! `llvm.memcpy`/`memmove`/`memset` of constant length up to 4 KiB are expanded into loads
+//! and stores (all loads before all stores, so overlap is fine), of variable length (what
+//! loop-idiom recognition makes of copy and fill loops) or longer into byte loops
+//! ([`super::memloop`]), volatile ones with volatile accesses; integer intrinsics without a lanes operation (funnel shifts,
+//! saturating and overflow-checking arithmetic, `bswap`, `bitreverse`) and float ones
+//! (`minimum`/`maximum`, `powi` of a constant exponent, `lrint`/`lround`) are spelled out
+//! exactly ([`super::int_idioms`], [`super::float_idioms`]). Calls to libm functions (`sinf`,
 //! `pow`, …) and to OpenCL C builtins (Itanium-mangled: `_Z4sqrtDv4_f`, `_Z13get_global_idj`)
 //! become lanes intrinsics and work-item queries — libm calls whether or not clang ran with
 //! `-fno-math-errno` (at `-O2` clang keeps `call @sinf` under C's default `-fmath-errno`
@@ -172,6 +175,16 @@ impl FnCx<'_> {
         }
         let nargs = LLVMGetNumArgOperands(i);
         let ops: Vec<LLVMValueRef> = (0..nargs).map(|k| LLVMGetOperand(i, k)).collect();
+        // `{result, overflow}`: only `extractvalue` may use it.
+        if let Some(base) = name
+            .strip_prefix("llvm.")
+            .and_then(|intr| intr.split_once(".with.overflow."))
+            .map(|(base, _)| base)
+        {
+            let pair = self.with_overflow(base, &ops)?;
+            self.pairs.insert(i, pair);
+            return Ok(None);
+        }
         let fty = LLVMGetCalledFunctionType(i);
         let rt = LLVMGetReturnType(fty);
         let ret = if LLVMGetTypeKind(rt) == inkwell::llvm_sys::LLVMTypeKind::LLVMVoidTypeKind {
@@ -431,19 +444,28 @@ impl FnCx<'_> {
                 )));
             }
             "fshl" | "fshr" => return self.funnel_shift(base == "fshl", ops, ty()?).map(Some),
-            "memcpy" | "memmove" | "memset"
-                if ops.get(3).is_some_and(|v| {
+            "bswap" | "bitreverse" => return self.reverse(base == "bitreverse", ops).map(Some),
+            "minimum" | "maximum" => return self.minimum_maximum(base == "minimum", ops).map(Some),
+            "powi" => return self.powi(ops).map(Some),
+            "lrint" | "llrint" | "lround" | "llround" => {
+                return self
+                    .round_to_int(base.ends_with("rint"), ops, ty()?)
+                    .map(Some)
+            }
+            "memcpy" | "memmove" | "memset" => {
+                let volatile = ops.get(3).is_some_and(|v| {
                     LLVMIsAConstantInt(*v).is_null() || LLVMConstIntGetZExtValue(*v) != 0
-                }) =>
-            {
-                return Err(self.err(format!("volatile llvm.{base}")));
-            }
-            "memcpy" | "memmove" => {
-                self.memcpy(ops, base == "memmove")?;
-                return Ok(None);
-            }
-            "memset" => {
-                self.memset(ops)?;
+                });
+                let access = if volatile {
+                    lanes_ir::MemAccess::VOLATILE
+                } else {
+                    lanes_ir::MemAccess::PLAIN
+                };
+                if base == "memset" {
+                    self.memset(ops, access)?;
+                } else {
+                    self.memcpy(ops, base == "memmove", access)?;
+                }
                 return Ok(None);
             }
             "masked" => return self.masked(intr, ops, ret),

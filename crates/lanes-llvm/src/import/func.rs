@@ -44,8 +44,9 @@ pub(super) struct FnCx<'a> {
     loops: Vec<(Block, Vec<lanes_ir::LoopHint>)>,
     /// The lanes block holding the end (terminator) of each LLVM block.
     tails: HashMap<LLVMBasicBlockRef, Block>,
-    /// `cmpxchg` results: the old value and the expected value.
-    cas: HashMap<LLVMValueRef, (Value, Value)>,
+    /// Two-field results `extractvalue` reads: `cmpxchg`'s `{old, success}` and the
+    /// overflow intrinsics' `{result, overflow}`.
+    pub(super) pairs: HashMap<LLVMValueRef, (Value, Value)>,
     /// The source file of the function's line tables, if it has them.
     file: Option<Vec<u8>>,
     /// The source line of `at` when it lies in `file` (0 otherwise): every instruction
@@ -113,7 +114,7 @@ impl<'a> FnCx<'a> {
             phis: Vec::new(),
             at: std::ptr::null_mut(),
             loops: Vec::new(),
-            cas: HashMap::new(),
+            pairs: HashMap::new(),
             tails: HashMap::new(),
             file: None,
             line: 0,
@@ -543,7 +544,14 @@ impl<'a> FnCx<'a> {
                     },
                     ty,
                 );
-                self.cas.insert(i, (old, expected));
+                let success = self.emit_v(
+                    InstData::Icmp {
+                        cond: IntCC::Eq,
+                        args: [old, expected],
+                    },
+                    Type::I1,
+                );
+                self.pairs.insert(i, (old, success));
                 return Ok(None);
             }
             LLVMExtractValue => {
@@ -553,20 +561,15 @@ impl<'a> FnCx<'a> {
                 } else {
                     u32::MAX
                 };
-                let Some(&(old, expected)) = self.cas.get(&agg) else {
-                    return Err(
-                        self.err("extractvalue of an aggregate other than cmpxchg's result")
-                    );
+                let Some(&(first, second)) = self.pairs.get(&agg) else {
+                    return Err(self.err(
+                        "extractvalue of an aggregate other than the result of cmpxchg or an \
+                         overflow intrinsic",
+                    ));
                 };
                 match idx {
-                    0 => old,
-                    1 => self.emit_v(
-                        InstData::Icmp {
-                            cond: IntCC::Eq,
-                            args: [old, expected],
-                        },
-                        Type::I1,
-                    ),
+                    0 => first,
+                    1 => second,
                     _ => return Err(self.err("extractvalue index")),
                 }
             }

@@ -1,6 +1,9 @@
-//! Memory intrinsics: `llvm.memcpy`/`memmove`/`memset` of constant length as loads and
-//! stores (all loads before all stores, so overlap is fine), and of variable length as
-//! byte loops in lanes IR.
+//! Memory intrinsics: `llvm.memcpy`/`memmove`/`memset` of a constant length up to 4 KiB as
+//! loads and stores (all loads before all stores, so overlap is fine), and of a variable or
+//! larger length as byte loops in lanes IR (a `memmove` loop runs backwards when the
+//! destination lies above the source, so overlapping bytes are read before they are
+//! overwritten). A volatile intrinsic's loads and stores are volatile (LLVM leaves the
+//! access pattern of volatile `memcpy` unspecified beyond that).
 //!
 //! lanes has no memory-block operations, and LLVM's loop-idiom recognition turns ordinary
 //! copy and fill loops into `llvm.memcpy`/`llvm.memset` calls of a variable length, so the
@@ -36,8 +39,17 @@ pub(super) enum Fill {
 }
 
 impl FnCx<'_> {
-    /// Emits a loop storing `len` bytes at `dst`; continues in the loop's exit block.
-    pub(super) fn byte_loop(&mut self, dst: Value, fill: Fill, len: Value) {
+    /// Emits a loop storing `len` bytes at `dst`, from the last byte down where
+    /// `backward` holds, with accesses of kind `access` (volatile for a volatile
+    /// intrinsic); continues in the loop's exit block.
+    pub(super) fn byte_loop(
+        &mut self,
+        dst: Value,
+        fill: Fill,
+        len: Value,
+        backward: Option<Value>,
+        access: MemAccess,
+    ) {
         let n = match self.ty_of(len) {
             Type::I64 => len,
             _ => self.emit_v(
@@ -50,6 +62,15 @@ impl FnCx<'_> {
             ),
         };
         let zero = self.iconst(Type::I64, 0);
+        let one = self.iconst(Type::I64, 1);
+        let last = self.emit_v(
+            InstData::Binary {
+                op: BinaryOp::Sub,
+                args: [n, one],
+                flags: IntFlags::NONE,
+            },
+            Type::I64,
+        );
         let pre = self.cur;
         let head = self.func.append_new_block();
         let body = self.func.append_new_block();
@@ -82,6 +103,26 @@ impl FnCx<'_> {
         );
 
         self.cur = body;
+        let i_up = i;
+        let i = match backward {
+            Some(down) => {
+                let from_end = self.emit_v(
+                    InstData::Binary {
+                        op: BinaryOp::Sub,
+                        args: [last, i_up],
+                        flags: IntFlags::NONE,
+                    },
+                    Type::I64,
+                );
+                self.emit_v(
+                    InstData::Select {
+                        args: [down, from_end, i_up],
+                    },
+                    Type::I64,
+                )
+            }
+            None => i_up,
+        };
         let pty = self.ty_of(dst);
         let to = self.emit_v(
             InstData::PtrAdd {
@@ -104,7 +145,7 @@ impl FnCx<'_> {
                     InstData::Load {
                         ptr: from,
                         align: 1,
-                        access: MemAccess::PLAIN,
+                        access,
                     },
                     Type::I8,
                 )
@@ -116,15 +157,14 @@ impl FnCx<'_> {
                 value: byte,
                 ptr: to,
                 align: 1,
-                access: MemAccess::PLAIN,
+                access,
             },
             None,
         );
-        let one = self.iconst(Type::I64, 1);
         let next = self.emit_v(
             InstData::Binary {
                 op: BinaryOp::Add,
-                args: [i, one],
+                args: [i_up, one],
                 flags: IntFlags::NONE,
             },
             Type::I64,
@@ -136,18 +176,13 @@ impl FnCx<'_> {
         self.cur = exit;
     }
 
-    /// The constant length operand of a memory intrinsic.
-    unsafe fn mem_len(&self, len: LLVMValueRef) -> Result<u64, ImportError> {
+    /// The length operand of a memory intrinsic if it is a constant small enough to
+    /// expand inline (else the operation becomes a loop).
+    unsafe fn inline_len(&self, len: LLVMValueRef) -> Option<u64> {
         if LLVMIsAConstantInt(len).is_null() {
-            return Err(self.err("memcpy/memset of a variable length"));
+            return None;
         }
-        let n = LLVMConstIntGetZExtValue(len);
-        if n > MAX_INLINE_MEM {
-            return Err(self.err(format!(
-                "memcpy/memset of {n} bytes (at most {MAX_INLINE_MEM} are expanded)"
-            )));
-        }
-        Ok(n)
+        Some(LLVMConstIntGetZExtValue(len)).filter(|&n| n <= MAX_INLINE_MEM)
     }
 
     /// Chunks of a copy of `n` bytes: (offset, type).
@@ -187,17 +222,26 @@ impl FnCx<'_> {
         &mut self,
         ops: &[LLVMValueRef],
         overlap: bool,
+        access: MemAccess,
     ) -> Result<(), ImportError> {
-        if LLVMIsAConstantInt(self.nth(ops, 2)?).is_null() && !overlap {
+        let Some(n) = self.inline_len(self.nth(ops, 2)?) else {
             let (dst, src, len) = (
                 self.op(self.nth(ops, 0)?)?,
                 self.op(self.nth(ops, 1)?)?,
                 self.op(self.nth(ops, 2)?)?,
             );
-            self.byte_loop(dst, super::memloop::Fill::Copy(src), len);
+            let backward = overlap.then(|| {
+                self.emit_v(
+                    InstData::Icmp {
+                        cond: IntCC::Ugt,
+                        args: [dst, src],
+                    },
+                    Type::I1,
+                )
+            });
+            self.byte_loop(dst, Fill::Copy(src), len, backward, access);
             return Ok(());
-        }
-        let n = self.mem_len(self.nth(ops, 2)?)?;
+        };
         let dst = self.op(self.nth(ops, 0)?)?;
         let src = self.op(self.nth(ops, 1)?)?;
         let chunks = Self::chunks(n);
@@ -208,7 +252,7 @@ impl FnCx<'_> {
                 InstData::Load {
                     ptr: p,
                     align: 1,
-                    access: MemAccess::PLAIN,
+                    access,
                 },
                 ty,
             ));
@@ -220,7 +264,7 @@ impl FnCx<'_> {
                     value,
                     ptr,
                     align: 1,
-                    access: MemAccess::PLAIN,
+                    access,
                 },
                 None,
             );
@@ -228,17 +272,20 @@ impl FnCx<'_> {
         Ok(())
     }
 
-    pub(super) unsafe fn memset(&mut self, ops: &[LLVMValueRef]) -> Result<(), ImportError> {
-        if LLVMIsAConstantInt(self.nth(ops, 2)?).is_null() {
+    pub(super) unsafe fn memset(
+        &mut self,
+        ops: &[LLVMValueRef],
+        access: MemAccess,
+    ) -> Result<(), ImportError> {
+        let Some(n) = self.inline_len(self.nth(ops, 2)?) else {
             let (dst, byte, len) = (
                 self.op(self.nth(ops, 0)?)?,
                 self.op(self.nth(ops, 1)?)?,
                 self.op(self.nth(ops, 2)?)?,
             );
-            self.byte_loop(dst, super::memloop::Fill::Byte(byte), len);
+            self.byte_loop(dst, Fill::Byte(byte), len, None, access);
             return Ok(());
-        }
-        let n = self.mem_len(self.nth(ops, 2)?)?;
+        };
         let dst = self.op(self.nth(ops, 0)?)?;
         let byte = self.op(self.nth(ops, 1)?)?;
         let wide = self.emit_v(
@@ -277,7 +324,7 @@ impl FnCx<'_> {
                     value,
                     ptr,
                     align: 1,
-                    access: MemAccess::PLAIN,
+                    access,
                 },
                 None,
             );

@@ -15,6 +15,7 @@
 
 mod calls;
 mod consts;
+mod float_idioms;
 mod fpclass;
 mod func;
 mod gep;

@@ -13,5 +13,6 @@ mod flags_round_trip;
 mod fmuladd;
 mod import_export;
 mod int_flags;
+mod intrinsics_seen;
 mod jit_vs_interp;
 mod memory_model;
