@@ -16,3 +16,4 @@ mod int_flags;
 mod intrinsics_seen;
 mod jit_vs_interp;
 mod memory_model;
+mod spelled_intrinsics;
