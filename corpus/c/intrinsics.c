@@ -113,3 +113,10 @@ long long volatile_copy(long long x) {
     b = v;
     return b.a + b.b * 7 + b.c * 11 + b.d * 13;
 }
+
+/* __builtin_powi with an exponent known only at run time: the loop over its bits. */
+//@ powi_var(f64, range i32 -40 40) -> f64
+double powi_var(double x, int n) { return __builtin_powi(x, n) + __builtin_powi(x, n ^ 1); }
+
+//@ powi_var_f32(f32, i32) -> f32
+float powi_var_f32(float x, int n) { return __builtin_powif(x, n % 70); }

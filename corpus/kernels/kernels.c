@@ -392,7 +392,8 @@ KERNEL(checked_math) {
 KERNEL(powi_poly) {
 #pragma omp simd
   for (int i = 0; i < n; i++)
-    out[i] = (float)(__builtin_powi((double)a[i], 5) - __builtin_powi((double)b[i], -2));
+    out[i] = (float)(__builtin_powi((double)a[i], 5) - __builtin_powi((double)b[i], -2) +
+                     __builtin_powi((double)a[i], idx[i] % 9 - 4));
 }
 KERNEL(private_fold) {
   /* A private array per iteration indexed alike in all: laid out element-major. */

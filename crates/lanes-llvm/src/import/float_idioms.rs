@@ -1,31 +1,20 @@
 //! Float intrinsics lanes spells out with its own operations, exactly as LLVM defines
 //! them: `llvm.minimum`/`maximum` (IEEE 754-2019 `minimum`/`maximum`: a NaN operand gives
-//! NaN, and −0 < +0), `llvm.powi` with a constant exponent (what `__builtin_powi` becomes:
-//! the multiplications of compiler-rt's `__powidf2` and of LLVM's own expansion, in their
-//! order, so results agree to the bit), and `llvm.lrint`/`llround` (and the `ll` forms:
+//! NaN, and −0 < +0), `llvm.powi` (what `__builtin_powi` becomes: the multiplications of
+//! compiler-rt's `__powidf2` and of LLVM's own expansion of a constant exponent, in their
+//! order, so results agree to the bit; unrolled for a constant exponent, a loop over the
+//! exponent's bits for a variable one), and `llvm.lrint`/`llround` (and the `ll` forms:
 //! C's `lrint`, `lround` without `errno`), the rounding then the conversion.
 
 use inkwell::llvm_sys::core::{LLVMConstIntGetSExtValue, LLVMIsAConstantInt};
 use inkwell::llvm_sys::prelude::*;
 
-use lanes_ir::{BinaryOp, CastOp, FloatCC, InstData, IntFlags, Intrinsic, Type, Value};
+use lanes_ir::{BinaryOp, CastOp, FloatCC, InstData, IntCC, IntFlags, Intrinsic, Type, Value};
 
 use super::func::FnCx;
 use crate::error::ImportError;
 
 impl FnCx<'_> {
-    fn fbin(&mut self, op: BinaryOp, x: Value, y: Value) -> Value {
-        let ty = self.ty_of(x);
-        self.emit_v(
-            InstData::Binary {
-                op,
-                args: [x, y],
-                flags: IntFlags::NONE,
-            },
-            ty,
-        )
-    }
-
     /// `llvm.minimum(a, b)` (`min`) or `llvm.maximum(a, b)`: NaN if either is NaN; for
     /// equal operands (only ±0 differ) the bits of both combined, `or` for the minimum
     /// (−0 wins) and `and` for the maximum (+0 wins); else the smaller or larger one.
@@ -62,9 +51,9 @@ impl FnCx<'_> {
             cast(self, CastOp::Bitcast, b, ity),
         );
         let combine = if min { BinaryOp::Or } else { BinaryOp::And };
-        let both = self.fbin(combine, ia, ib);
+        let both = self.bin(combine, ia, ib);
         let both = cast(self, CastOp::Bitcast, both, ty);
-        let nan = self.fbin(BinaryOp::FAdd, a, b);
+        let nan = self.bin(BinaryOp::FAdd, a, b);
         let pick = sel(self, first, a, b);
         let ordered = sel(self, equal, both, pick);
         Ok(sel(self, unordered, nan, ordered))
@@ -76,14 +65,136 @@ impl FnCx<'_> {
         let x = self.op(self.nth(ops, 0)?)?;
         let n = self.nth(ops, 1)?;
         if LLVMIsAConstantInt(n).is_null() {
-            return Err(self.err(
-                "llvm.powi with a variable exponent (`__builtin_powi(x, n)`); write the \
-                 multiplications as a loop, or use pow()",
-            ));
+            let n = self.op(n)?;
+            return Ok(self.powi_loop(x, n));
         }
         let n = LLVMConstIntGetSExtValue(n);
         let ty = self.ty_of(x);
-        let one = self.emit_v(
+        let one = self.float_one(ty);
+        let mut e = n.unsigned_abs();
+        let mut result: Option<Value> = None;
+        let mut square = x;
+        while e != 0 {
+            if e & 1 == 1 {
+                result = Some(match result {
+                    Some(r) => self.bin(BinaryOp::FMul, r, square),
+                    None => square,
+                });
+            }
+            e >>= 1;
+            if e != 0 {
+                square = self.bin(BinaryOp::FMul, square, square);
+            }
+        }
+        let r = result.unwrap_or(one);
+        Ok(if n < 0 {
+            self.bin(BinaryOp::FDiv, one, r)
+        } else {
+            r
+        })
+    }
+
+    /// `llvm.powi(x, n)` for a variable `n`: the same products, in a loop over the bits of
+    /// `|n|` (taken in 64 bits, so that `|INT_MIN|` is exact):
+    ///
+    /// ```text
+    /// head: r = φ(1, r'), sq = φ(x, sq·sq), k = φ(|n|, k >> 1); brif k ≠ 0, body, exit
+    /// body: r' = k & 1 ? r·sq : r; …; br head
+    /// exit: n < 0 ? 1 / r : r
+    /// ```
+    fn powi_loop(&mut self, x: Value, n: Value) -> Value {
+        let ty = self.ty_of(x);
+        let nty = self.ty_of(n);
+        let one = self.float_one(ty);
+        let n64 = if nty.elem().bits() < 64 {
+            self.emit_v(
+                InstData::Cast {
+                    op: CastOp::Sext,
+                    arg: n,
+                    flags: IntFlags::NONE,
+                },
+                nty.with_elem(lanes_ir::ScalarType::I64),
+            )
+        } else {
+            n
+        };
+        let ity = self.ty_of(n64);
+        let zero = self.iconst(ity, 0);
+        let ione = self.iconst(ity, 1);
+        let icmp = |s: &mut Self, cond, a, b| {
+            s.emit_v(InstData::Icmp { cond, args: [a, b] }, ity.as_bool())
+        };
+        let negative = icmp(self, IntCC::Slt, n64, zero);
+        let minus = self.bin(BinaryOp::Sub, zero, n64);
+        let e = self.emit_v(
+            InstData::Select {
+                args: [negative, minus, n64],
+            },
+            ity,
+        );
+        let pre = self.cur;
+        let head = self.func.append_new_block();
+        let body = self.func.append_new_block();
+        let exit = self.func.append_new_block();
+        self.emit(InstData::Jump { dest: head }, None);
+        self.cur = head;
+        let phi = |s: &mut Self, t: Type| {
+            let i = s.func.dfg.make_inst(
+                InstData::Phi {
+                    incoming: Vec::new(),
+                },
+                Some(t),
+            );
+            s.func.layout.append_inst(i, head);
+            (i, s.func.dfg.inst_result(i).unwrap_or(zero))
+        };
+        let (r_phi, r) = phi(self, ty);
+        let (sq_phi, sq) = phi(self, ty);
+        let (k_phi, k) = phi(self, ity);
+        let more = icmp(self, IntCC::Ne, k, zero);
+        self.emit(
+            InstData::Brif {
+                cond: more,
+                then_dest: body,
+                else_dest: exit,
+            },
+            None,
+        );
+        self.cur = body;
+        let bit = self.bin(BinaryOp::And, k, ione);
+        let set = icmp(self, IntCC::Ne, bit, zero);
+        let product = self.bin(BinaryOp::FMul, r, sq);
+        let r_next = self.emit_v(
+            InstData::Select {
+                args: [set, product, r],
+            },
+            ty,
+        );
+        let k_next = self.bin(BinaryOp::LShr, k, ione);
+        let sq_next = self.bin(BinaryOp::FMul, sq, sq);
+        self.emit(InstData::Jump { dest: head }, None);
+        for (i, start, next) in [
+            (r_phi, one, r_next),
+            (sq_phi, x, sq_next),
+            (k_phi, e, k_next),
+        ] {
+            *self.func.dfg.inst_mut(i) = InstData::Phi {
+                incoming: vec![(pre, start), (body, next)],
+            };
+        }
+        self.cur = exit;
+        let recip = self.bin(BinaryOp::FDiv, one, r);
+        self.emit_v(
+            InstData::Select {
+                args: [negative, recip, r],
+            },
+            ty,
+        )
+    }
+
+    /// The constant 1.0 of float type `ty`.
+    fn float_one(&mut self, ty: Type) -> Value {
+        self.emit_v(
             InstData::Fconst {
                 bits: if ty.elem() == lanes_ir::ScalarType::F32 {
                     u64::from(1.0f32.to_bits())
@@ -92,28 +203,7 @@ impl FnCx<'_> {
                 },
             },
             ty,
-        );
-        let mut e = n.unsigned_abs();
-        let mut result: Option<Value> = None;
-        let mut square = x;
-        while e != 0 {
-            if e & 1 == 1 {
-                result = Some(match result {
-                    Some(r) => self.fbin(BinaryOp::FMul, r, square),
-                    None => square,
-                });
-            }
-            e >>= 1;
-            if e != 0 {
-                square = self.fbin(BinaryOp::FMul, square, square);
-            }
-        }
-        let r = result.unwrap_or(one);
-        Ok(if n < 0 {
-            self.fbin(BinaryOp::FDiv, one, r)
-        } else {
-            r
-        })
+        )
     }
 
     /// `llvm.lrint(x)` (`rint`) or `llvm.lround(x)`: `x` rounded to an integral value (to

@@ -139,7 +139,8 @@ impl FnCx<'_> {
 }
 
 impl FnCx<'_> {
-    fn bin(&mut self, op: BinaryOp, x: Value, y: Value) -> Value {
+    /// `op x, y` of `x`'s type, without flags.
+    pub(super) fn bin(&mut self, op: BinaryOp, x: Value, y: Value) -> Value {
         let ty = self.ty_of(x);
         self.emit_v(
             InstData::Binary {
