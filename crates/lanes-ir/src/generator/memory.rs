@@ -78,21 +78,28 @@ impl Gen<'_, '_> {
     }
 
     /// A zeroed stack array of one scalar type, which only scalar loads and stores of that
-    /// type access (C's `float v[n]` with `v[i]`).
+    /// type access (C's `float v[n]` with `v[i]`), zeroed element by element or 8 bytes at
+    /// a time (C's `float v[n] = {0}`, a `memset`).
     fn typed_stack_array(&mut self) -> Result<()> {
         let slot = self.mem_slot()?;
         let elem = slot.ty(1).bytes();
         let count = range(self.u, 1, 24)? as u32;
+        // Zeroed element by element, or as `memset` expands: 8 bytes at a time.
+        let (zero_slot, step) = if elem < 8 && (elem * count) % 8 == 0 && chance(self.u, 1, 2)? {
+            (Slot::I64, 8)
+        } else {
+            (slot, elem)
+        };
         let base = self.ins(
             InstData::Alloca {
                 size: elem * count,
-                align: elem,
+                align: step,
             },
             Type::PTR,
         );
-        let zero = self.constant(slot, 0);
-        for k in 0..count {
-            let off = self.constant(Slot::I64, i64::from(k * elem));
+        let zero = self.constant(zero_slot, 0);
+        for k in 0..elem * count / step {
+            let off = self.constant(Slot::I64, i64::from(k * step));
             let ptr = self.ins(
                 InstData::PtrAdd {
                     args: [base, off],
@@ -103,7 +110,7 @@ impl Gen<'_, '_> {
             self.ins_void(InstData::Store {
                 value: zero,
                 ptr,
-                align: elem,
+                align: step,
                 access: MemAccess::PLAIN,
             });
         }

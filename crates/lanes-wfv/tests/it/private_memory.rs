@@ -1,7 +1,7 @@
 //! Private arrays laid out element-major across lanes (lanes-wfv `private_memory`), on
 //! `tests/kernels/private_arrays.lir`: which arrays the pass takes (those whose addresses
-//! stay in the function and that one access size reads and writes) and which it leaves per
-//! lane, and what widening then makes of their accesses — vector loads and stores for a
+//! stay in the function, accessed at multiples of their smallest access, wider plain
+//! accesses split) and which it leaves per lane, and what widening then makes of their accesses — vector loads and stores for a
 //! uniform index, gathers and scatters only for a varying one. The kernels' meaning is
 //! checked where every kernel's is: at width 1 (`kernels`) and widened at 4, 8 and 16
 //! lanes against the lanes run one by one (`widen`); generated programs with typed stack
@@ -69,7 +69,10 @@ fn arrays_whose_addresses_stay_inside_are_interleaved() {
         assert_eq!(interleaved("choose_array", mode), 1);
         // The array whose address is stored stays per lane; the slot holding it does not.
         assert_eq!(interleaved("escaping", mode), 1);
-        assert_eq!(interleaved("mixed_sizes", mode), 0);
+        // Wider accesses split into elements of the smallest.
+        assert_eq!(interleaved("mixed_sizes", mode), 1);
+        assert_eq!(interleaved("zeroed_then_wide", mode), 1);
+        assert_eq!(interleaved("odd_offset", mode), 0);
         assert_eq!(interleaved("volatile_slot", mode), 1);
     }
     let per_lane = Mode::PARTIAL.with_private_layout(PrivateLayout::PerLane);
@@ -94,6 +97,18 @@ fn a_uniform_index_is_a_vector_access_and_a_varying_one_a_gather() {
     assert_eq!((g, s), (2, 1));
     assert!(
         loads >= 3 && stores >= 2,
+        "{loads} vector loads, {stores} vector stores"
+    );
+}
+
+#[test]
+fn wide_accesses_at_a_uniform_offset_become_element_vector_accesses() {
+    // Two 8-byte zero stores, two 4-byte stores, and two 8-byte loads: each 8-byte access
+    // is two 4-byte element vectors, none a gather or scatter.
+    let [g, s, loads, stores] = accesses("zeroed_then_wide", PrivateLayout::Interleaved);
+    assert_eq!((g, s), (0, 0));
+    assert!(
+        loads >= 4 && stores >= 6,
         "{loads} vector loads, {stores} vector stores"
     );
 }

@@ -29,11 +29,16 @@
 //! Only arrays whose layout no one else can see are rewritten: every pointer derived from
 //! the alloca (through `ptradd`, `φ` and `select`, possibly merging several allocas into
 //! one family) is only compared, offset by a multiple of `g`, or used as the address of a
-//! load, store or atomic of exactly `g` bytes (volatile and atomic accesses stay once per
+//! load, store or atomic of `g` bytes — `g` the smallest access size — or of a plain
+//! integer or float load or store of a multiple of `g` bytes, which is split into `g`-byte
+//! pieces (module `wide_access`: what `float v[n] = {0}` becomes, a `memset` expanded into
+//! 8-byte stores, and struct copies) (volatile and atomic accesses stay once per
 //! lane and in order, at the new addresses: no other thread or device can see private
 //! memory whose address never left the function). A pointer that is stored, passed to a
 //! call, converted to an integer, merged with a pointer from elsewhere, or accessed with
 //! another size keeps its family in the per-lane layout.
+
+mod wide_access;
 
 use std::collections::HashMap;
 
@@ -88,6 +93,8 @@ struct Family {
 struct Accepted {
     fam: Family,
     elem: u32,
+    /// Plain loads and stores of several elements, to split.
+    wide: Vec<Inst>,
 }
 
 impl Family {
@@ -95,25 +102,36 @@ impl Family {
         if self.escapes || self.accesses.is_empty() {
             return None;
         }
-        let mut elem = None;
+        let mut sizes: Vec<(Inst, u32, bool)> = Vec::new(); // (access, bytes, splittable)
         for &i in &self.accesses {
-            let ty = match func.dfg.inst(i) {
-                InstData::Load { .. } => func.dfg.value_type(func.dfg.inst_result(i)?),
-                InstData::Store { value, .. } | InstData::AtomicRmw { value, .. } => {
-                    func.dfg.value_type(*value)
+            let (ty, plain) = match func.dfg.inst(i) {
+                InstData::Load { access, .. } => (
+                    func.dfg.value_type(func.dfg.inst_result(i)?),
+                    access.is_plain(),
+                ),
+                InstData::Store { value, access, .. } => {
+                    (func.dfg.value_type(*value), access.is_plain())
                 }
-                InstData::AtomicCas { expected, .. } => func.dfg.value_type(*expected),
+                InstData::AtomicRmw { value, .. } => (func.dfg.value_type(*value), false),
+                InstData::AtomicCas { expected, .. } => (func.dfg.value_type(*expected), false),
                 _ => return None,
             };
-            if ty.is_vector() {
+            if ty.is_vector() || ty.bytes() == 0 {
                 return None;
             }
-            let bytes = ty.bytes();
-            if *elem.get_or_insert(bytes) != bytes || bytes == 0 {
+            let splittable = plain && (ty.is_int() || ty.is_float()) && ty != Type::I1;
+            sizes.push((i, ty.bytes(), splittable));
+        }
+        let elem = sizes.iter().map(|&(_, b, _)| b).min()?;
+        let mut wide = Vec::new();
+        for &(i, bytes, splittable) in &sizes {
+            if bytes % elem != 0 || (bytes > elem && !splittable) {
                 return None;
+            }
+            if bytes > elem {
+                wide.push(i);
             }
         }
-        let elem = elem?;
         let in_family = |v: Value| self.members.contains(&v);
         for &j in &self.joins {
             let ptrs: Vec<Value> = match func.dfg.inst(j) {
@@ -144,7 +162,11 @@ impl Family {
                 return None;
             }
         }
-        Some(Accepted { fam: self, elem })
+        Some(Accepted {
+            fam: self,
+            elem,
+            wide,
+        })
     }
 }
 
@@ -315,5 +337,8 @@ fn rewrite(func: &mut Function, acc: &Accepted) {
             }
             _ => {}
         }
+    }
+    for &i in &acc.wide {
+        wide_access::split(func, i, g);
     }
 }
