@@ -51,23 +51,7 @@ impl Gen<'_, '_> {
             },
             Type::PTR,
         );
-        let zero = self.constant(Slot::I64, 0);
-        for k in 0..bytes / 8 {
-            let off = self.constant(Slot::I64, i64::from(k * 8));
-            let ptr = self.ins(
-                InstData::PtrAdd {
-                    args: [base, off],
-                    flags: IntFlags::NONE,
-                },
-                Type::PTR,
-            );
-            self.ins_void(InstData::Store {
-                value: zero,
-                ptr,
-                align: 8,
-                access: MemAccess::PLAIN,
-            });
-        }
+        self.zero_fill(base, bytes, Slot::I64);
         self.buffers.push(Buffer {
             base,
             bytes: u64::from(bytes),
@@ -97,8 +81,21 @@ impl Gen<'_, '_> {
             },
             Type::PTR,
         );
-        let zero = self.constant(zero_slot, 0);
-        for k in 0..elem * count / step {
+        self.zero_fill(base, elem * count, zero_slot);
+        self.buffers.push(Buffer {
+            base,
+            bytes: u64::from(elem * count),
+            writable: true,
+            elem: Some(slot),
+        });
+        Ok(())
+    }
+
+    /// Zeroes the `bytes` bytes at `base` with stores of `slot`'s zero, in order.
+    fn zero_fill(&mut self, base: Value, bytes: u32, slot: Slot) {
+        let step = slot.ty(1).bytes();
+        let zero = self.constant(slot, 0);
+        for k in 0..bytes / step {
             let off = self.constant(Slot::I64, i64::from(k * step));
             let ptr = self.ins(
                 InstData::PtrAdd {
@@ -114,13 +111,6 @@ impl Gen<'_, '_> {
                 access: MemAccess::PLAIN,
             });
         }
-        self.buffers.push(Buffer {
-            base,
-            bytes: u64::from(elem * count),
-            writable: true,
-            elem: Some(slot),
-        });
-        Ok(())
     }
 
     /// A random buffer; only writable ones if `write`; typed stack arrays only for

@@ -132,35 +132,12 @@ impl FnCx<'_> {
             },
             ity,
         );
-        let pre = self.cur;
-        let head = self.func.append_new_block();
-        let body = self.func.append_new_block();
-        let exit = self.func.append_new_block();
-        self.emit(InstData::Jump { dest: head }, None);
-        self.cur = head;
-        let phi = |s: &mut Self, t: Type| {
-            let i = s.func.dfg.make_inst(
-                InstData::Phi {
-                    incoming: Vec::new(),
-                },
-                Some(t),
-            );
-            s.func.layout.append_inst(i, head);
-            (i, s.func.dfg.inst_result(i).unwrap_or(zero))
-        };
-        let (r_phi, r) = phi(self, ty);
-        let (sq_phi, sq) = phi(self, ty);
-        let (k_phi, k) = phi(self, ity);
+        let l = self.open_loop();
+        let r = self.loop_phi(&l, ty);
+        let sq = self.loop_phi(&l, ty);
+        let k = self.loop_phi(&l, ity);
         let more = icmp(self, IntCC::Ne, k, zero);
-        self.emit(
-            InstData::Brif {
-                cond: more,
-                then_dest: body,
-                else_dest: exit,
-            },
-            None,
-        );
-        self.cur = body;
+        self.loop_test(&l, more);
         let bit = self.bin(BinaryOp::And, k, ione);
         let set = icmp(self, IntCC::Ne, bit, zero);
         let product = self.bin(BinaryOp::FMul, r, sq);
@@ -172,17 +149,7 @@ impl FnCx<'_> {
         );
         let k_next = self.bin(BinaryOp::LShr, k, ione);
         let sq_next = self.bin(BinaryOp::FMul, sq, sq);
-        self.emit(InstData::Jump { dest: head }, None);
-        for (i, start, next) in [
-            (r_phi, one, r_next),
-            (sq_phi, x, sq_next),
-            (k_phi, e, k_next),
-        ] {
-            *self.func.dfg.inst_mut(i) = InstData::Phi {
-                incoming: vec![(pre, start), (body, next)],
-            };
-        }
-        self.cur = exit;
+        self.close_loop(&l, &[(r, one, r_next), (sq, x, sq_next), (k, e, k_next)]);
         let recip = self.bin(BinaryOp::FDiv, one, r);
         self.emit_v(
             InstData::Select {

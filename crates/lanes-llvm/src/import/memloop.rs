@@ -22,7 +22,10 @@
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 
-use lanes_ir::{BinaryOp, CastOp, InstData, IntCC, IntFlags, MemAccess, Type, Value};
+use lanes_ir::{
+    BinaryOp, Block, CastOp, FuncCursor, InstData, IntCC, IntFlags, MemAccess, Type, Value,
+    ValueDef,
+};
 
 use super::func::FnCx;
 use crate::error::ImportError;
@@ -38,7 +41,64 @@ pub(super) enum Fill {
     Byte(Value),
 }
 
+/// The blocks of a loop the importer writes out: where the translation stood (`pre`), the
+/// head with the φs and the test, the body, and the exit where the translation goes on.
+pub(super) struct LoopBlocks {
+    pub pre: Block,
+    pub head: Block,
+    pub body: Block,
+    pub exit: Block,
+}
+
 impl FnCx<'_> {
+    /// Ends the current block with a jump to a new loop head, which becomes current.
+    pub(super) fn open_loop(&mut self) -> LoopBlocks {
+        let l = LoopBlocks {
+            pre: self.cur,
+            head: self.func.append_new_block(),
+            body: self.func.append_new_block(),
+            exit: self.func.append_new_block(),
+        };
+        self.emit(InstData::Jump { dest: l.head }, None);
+        self.cur = l.head;
+        l
+    }
+
+    /// A φ of type `ty` at the top of the loop's head (its incomings come with
+    /// [`Self::close_loop`]).
+    pub(super) fn loop_phi(&mut self, l: &LoopBlocks, ty: Type) -> Value {
+        let mut cur = FuncCursor::new(&mut self.func);
+        cur.goto_top(l.head).insert_phi(ty, Vec::new())
+    }
+
+    /// Ends the head with `brif cond, body, exit`; the body becomes current.
+    pub(super) fn loop_test(&mut self, l: &LoopBlocks, cond: Value) {
+        self.emit(
+            InstData::Brif {
+                cond,
+                then_dest: l.body,
+                else_dest: l.exit,
+            },
+            None,
+        );
+        self.cur = l.body;
+    }
+
+    /// Ends the body with the back edge and gives each φ its value on entry and after an
+    /// iteration; the exit becomes current.
+    pub(super) fn close_loop(&mut self, l: &LoopBlocks, phis: &[(Value, Value, Value)]) {
+        self.emit(InstData::Jump { dest: l.head }, None);
+        for &(phi, start, next) in phis {
+            if let ValueDef::Result(i) = self.func.dfg.value_def(phi) {
+                debug_assert!(self.func.dfg.inst(i).is_phi(), "{phi} is no loop φ");
+                *self.func.dfg.inst_mut(i) = InstData::Phi {
+                    incoming: vec![(l.pre, start), (l.body, next)],
+                };
+            }
+        }
+        self.cur = l.exit;
+    }
+
     /// Emits a loop storing `len` bytes at `dst`, from the last byte down where
     /// `backward` holds, with accesses of kind `access` (volatile for a volatile
     /// intrinsic); continues in the loop's exit block.
@@ -71,21 +131,8 @@ impl FnCx<'_> {
             },
             Type::I64,
         );
-        let pre = self.cur;
-        let head = self.func.append_new_block();
-        let body = self.func.append_new_block();
-        let exit = self.func.append_new_block();
-        self.emit(InstData::Jump { dest: head }, None);
-
-        self.cur = head;
-        let phi = self.func.dfg.make_inst(
-            InstData::Phi {
-                incoming: Vec::new(),
-            },
-            Some(Type::I64),
-        );
-        self.func.layout.append_inst(phi, head);
-        let i = self.func.dfg.inst_result(phi).unwrap_or(zero);
+        let l = self.open_loop();
+        let i = self.loop_phi(&l, Type::I64);
         let more = self.emit_v(
             InstData::Icmp {
                 cond: IntCC::Ult,
@@ -93,16 +140,7 @@ impl FnCx<'_> {
             },
             Type::I1,
         );
-        self.emit(
-            InstData::Brif {
-                cond: more,
-                then_dest: body,
-                else_dest: exit,
-            },
-            None,
-        );
-
-        self.cur = body;
+        self.loop_test(&l, more);
         let i_up = i;
         let i = match backward {
             Some(down) => {
@@ -169,11 +207,7 @@ impl FnCx<'_> {
             },
             Type::I64,
         );
-        self.emit(InstData::Jump { dest: head }, None);
-        *self.func.dfg.inst_mut(phi) = InstData::Phi {
-            incoming: vec![(pre, zero), (body, next)],
-        };
-        self.cur = exit;
+        self.close_loop(&l, &[(i_up, zero, next)]);
     }
 
     /// The length operand of a memory intrinsic if it is a constant small enough to
