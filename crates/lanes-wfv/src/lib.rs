@@ -90,13 +90,68 @@ pub use widen::{widen, widen_into, widen_into_noting, WidenNote, WidenNoteKind, 
 /// (LLVM splits or pads vectors the target does not have).
 pub const MAX_WIDTH: u16 = 64;
 
+/// `; source lines 3, 7` for known lines, else nothing.
+fn lines_note(lines: &[u32]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = lines.iter().map(u32::to_string).collect();
+    format!(
+        "; source line{} {}",
+        if list.len() > 1 { "s" } else { "" },
+        list.join(", ")
+    )
+}
+
+impl WfvError {
+    /// [`WfvError::Irreducible`] for `func`, whose loop analysis found an irreducible
+    /// region: names the blocks entering the first one and their source lines.
+    pub(crate) fn irreducible(func: &Function, loops: &lanes_analysis::LoopForest) -> WfvError {
+        let entries = loops
+            .irreducible_regions()
+            .first()
+            .map(|r| r.entries.clone())
+            .unwrap_or_default();
+        let mut lines: Vec<u32> = entries
+            .iter()
+            .filter_map(|&b| {
+                func.layout
+                    .block_insts(b)
+                    .iter()
+                    .map(|&i| func.source_lines[i])
+                    .find(|&l| l > 0)
+            })
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        WfvError::Irreducible {
+            func: func.name.clone(),
+            entries,
+            lines,
+        }
+    }
+}
+
 /// Why a function could not be vectorized.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum WfvError {
     #[error("@{0} has no body")]
     NoBody(String),
-    #[error("@{0} has irreducible control flow")]
-    Irreducible(String),
+    #[error(
+        "@{func} has irreducible control flow: a cycle entered at {} blocks ({}{}), which \
+         linearization cannot order; give the cycle one entry (jump to its top and test \
+         there instead of jumping into its middle)",
+        entries.len(),
+        entries.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", "),
+        lines_note(lines)
+    )]
+    Irreducible {
+        func: String,
+        /// The blocks entering the first irreducible cycle.
+        entries: Vec<Block>,
+        /// Their source lines, where known.
+        lines: Vec<u32>,
+    },
     #[error("the loop with header {0} has no exit")]
     InfiniteLoop(Block),
     #[error("the latch {0} of a loop ends in a divergent branch")]

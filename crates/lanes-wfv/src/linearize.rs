@@ -114,7 +114,7 @@ pub fn linearize(
 ) -> Result<Linearized, WfvError> {
     analyses.compute(func, AnalysisSet::LOOPS);
     if !analyses.loops().is_reducible() {
-        return Err(WfvError::Irreducible(func.name.clone()));
+        return Err(WfvError::irreducible(func, analyses.loops()));
     }
     // Guards in front of uniform loops under varying predicates (full mode transforms
     // every loop instead).

@@ -256,7 +256,7 @@ pub(crate) fn simplify_loops(
         analyses.compute(func, AnalysisSet::LOOPS);
         let a = &*analyses;
         if !a.loops().is_reducible() {
-            return Err(WfvError::Irreducible(func.name.clone()));
+            return Err(WfvError::irreducible(func, a.loops()));
         }
         let mut order: Vec<_> = a.loops().loops().collect();
         order.sort_by_key(|&l| std::cmp::Reverse(a.loops().depth(l)));

@@ -10,6 +10,7 @@ mod branch_fusion;
 mod filetests;
 mod generated;
 mod index_division;
+mod irreducible;
 mod kernels;
 mod lanes_h;
 mod native;

@@ -1,0 +1,103 @@
+//! Irreducible control flow (cycles with several entries): partial linearization and full
+//! if-conversion cannot order such a cycle, so `prepare` declines it with an error naming
+//! the function and the blocks entering the cycle — never a panic — on generated programs
+//! that have such cycles, in both modes. Programs whose cycles the generator left
+//! reducible still go through and keep their width-1 meaning.
+
+use crate::common;
+
+use arbitrary::Unstructured;
+use lanes_interp::{Memory, RtValue, WorkItemContext};
+use lanes_ir::generator::{generate, GenConfig, GenParam, BUFFER_ALIGN};
+use lanes_ir::{AddrSpace, ScalarType, Shape};
+use lanes_wfv::{prepare, Mode, WfvError};
+
+#[test]
+fn irreducible_cycles_are_declined_with_their_entries_never_a_panic() {
+    let cfg = GenConfig {
+        max_blocks: 14,
+        max_insts_per_block: 4,
+        irreducible: true,
+        work_items: true,
+        max_trip_count: 4,
+        max_trip_product: 16,
+        ..GenConfig::default()
+    };
+    let (mut declined, mut compared) = (0, 0);
+    for seed in 0..300u64 {
+        let bytes = lanes_test_support::seeded_bytes(seed ^ 0x1bb, 4096);
+        let g = generate(&mut Unstructured::new(&bytes), &cfg).expect("generation never fails");
+        let func = g.module.function(g.func).expect("generated with a body");
+        let shapes: Vec<Option<(Shape, u32)>> = g
+            .params
+            .iter()
+            .enumerate()
+            .map(|(k, _)| {
+                Some((
+                    if k % 2 == 0 {
+                        Shape::Varying
+                    } else {
+                        Shape::Uniform
+                    },
+                    0,
+                ))
+            })
+            .collect();
+        for mode in [Mode::PARTIAL, Mode::FULL] {
+            let what = format!("seed {seed} {mode:?}");
+            match prepare(&g.module, g.func, &shapes, mode, &mut |_, _| {}) {
+                Err(e @ WfvError::Irreducible { .. }) => {
+                    let WfvError::Irreducible {
+                        func: f, entries, ..
+                    } = &e
+                    else {
+                        continue;
+                    };
+                    assert_eq!(f, &func.name, "{what}");
+                    assert!(entries.len() >= 2, "{what}: {e}");
+                    assert!(
+                        entries.iter().all(|&b| func.layout.is_block_inserted(b)),
+                        "{what}: {e}"
+                    );
+                    let text = e.to_string();
+                    assert!(text.contains("irreducible") && text.contains(&entries[0].to_string()));
+                    declined += 1;
+                }
+                Err(e) => panic!("{what}: {e}"),
+                Ok(_) => {
+                    let (_, m) = common::prepared_module(&g.module, g.func, &shapes, mode, &what);
+                    let alloc = |mem: &mut Memory| arguments(&g.params, mem);
+                    let item = WorkItemContext::one_dim(0, seed % 4, 8, 1);
+                    if common::compare(&g.module, &m, g.func, &alloc, &item, &what) {
+                        compared += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("irreducible: {declined} declined, {compared} compared");
+    assert!(declined > 50, "too few irreducible programs: {declined}");
+    assert!(
+        compared > 50,
+        "too few reducible programs compared: {compared}"
+    );
+}
+
+/// Small arguments: integers 3, floats 1.5, zeroed buffers.
+fn arguments(params: &[GenParam], mem: &mut Memory) -> Vec<RtValue> {
+    params
+        .iter()
+        .map(|p| match p {
+            GenParam::Int(t) => RtValue::int(t.elem(), 3),
+            GenParam::Float(t) if *t == lanes_ir::Type::F32 => RtValue::f32(1.5),
+            GenParam::Float(_) => RtValue::f64(1.5),
+            GenParam::Buffer { .. } => {
+                let bytes = vec![0; p.buffer_bytes() as usize];
+                let ptr = mem
+                    .alloc_init(&bytes, BUFFER_ALIGN, AddrSpace::GLOBAL, false)
+                    .expect("fits");
+                RtValue::ptr_of(ScalarType::Ptr(AddrSpace::GLOBAL), ptr)
+            }
+        })
+        .collect()
+}
