@@ -59,6 +59,7 @@ pub mod normalize;
 pub mod outer_loop;
 pub mod predicates;
 pub mod private_memory;
+pub mod reconverge;
 pub(crate) mod ssa_repair;
 pub mod stats;
 pub mod variant;
@@ -152,6 +153,8 @@ pub enum WfvError {
         /// Their source lines, where known.
         lines: Vec<u32>,
     },
+    #[error("@{0}: the reconverging transform could not give every divergent branch a primary successor: {1}")]
+    NotReconverging(String, String),
     #[error("the loop with header {0} has no exit")]
     InfiniteLoop(Block),
     #[error("the latch {0} of a loop ends in a divergent branch")]

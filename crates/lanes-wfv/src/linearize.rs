@@ -302,7 +302,7 @@ pub fn linearize(
     )?;
     // The branches changed: the analyses of the new CFG are computed by SSA repair.
     analyses.keep_after(Edits::ControlFlow);
-    repair_ssa(func, analyses, &index);
+    repair_ssa(func, analyses, Some(&index));
     let roots: Vec<lanes_ir::Value> = predication
         .masks()
         .chain(predication.guarded.iter().map(|&(_, m)| m))

@@ -108,7 +108,7 @@ fn fresh_entry(func: &mut Function, entry: Block) -> bool {
 }
 
 /// Replaces the `switch` ending `block` by a cascade of `brif`s; false if it ends in none.
-fn lower_switch_at(func: &mut Function, block: Block) -> bool {
+pub(crate) fn lower_switch_at(func: &mut Function, block: Block) -> bool {
     let Some(term) = func.terminator(block) else {
         return false;
     };
@@ -184,7 +184,7 @@ fn lower_switch_at(func: &mut Function, block: Block) -> bool {
 }
 
 /// Makes all `ret` and `unreachable` blocks jump to one return block; whether it had to.
-fn single_exit(func: &mut Function) -> bool {
+pub(crate) fn single_exit(func: &mut Function) -> bool {
     // (block, its terminator, the value returned)
     let mut rets: Vec<(Block, Inst, Option<Value>)> = Vec::new();
     let mut traps: Vec<(Block, Inst)> = Vec::new();

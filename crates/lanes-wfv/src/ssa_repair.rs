@@ -156,13 +156,15 @@ pub(crate) fn remove_trivial_phis(func: &mut Function, created: &[Value]) {
 }
 
 /// Restores SSA dominance after a CFG rewrite: every use whose definition no longer
-/// dominates it reads the reaching definition, with the type's zero where none reaches
-/// within the current loop iteration (cut off by the block `index`). Dominance comes from
+/// dominates it reads the reaching definition, with the type's zero where none reaches —
+/// within the current loop iteration if a block `index` is given (blocks before the
+/// definition's cut the search off), else anywhere (the reconverging transform, whose
+/// rerouted paths are only taken where the original ones were). Dominance comes from
 /// `analyses`, which must describe the rewritten CFG where valid, and stay valid for it.
 pub(crate) fn repair_ssa(
     func: &mut Function,
     analyses: &mut FunctionAnalyses,
-    index: &crate::block_index::BlockIndex,
+    index: Option<&crate::block_index::BlockIndex>,
 ) {
     analyses.compute(func, AnalysisSet::DOMTREE);
     let (cfg, domtree) = (analyses.cfg(), analyses.domtree());
@@ -212,8 +214,9 @@ pub(crate) fn repair_ssa(
     let mut i = 0;
     while i < broken.len() {
         let (v, d) = (broken[i].value, broken[i].def);
-        let dpos = index.pos(d).unwrap_or(0);
-        let cutoff = move |blk: Block| index.pos(blk).is_none_or(|p| p < dpos);
+        let dpos = index.and_then(|index| index.pos(d)).unwrap_or(0);
+        let cutoff =
+            move |blk: Block| index.is_some_and(|index| index.pos(blk).is_none_or(|p| p < dpos));
         let ty = func.dfg.value_type(v);
         let default = crate::cfg_edit::zero_value(func, ty, &mut zeros);
         let mut search = SsaSearch::new(&preds, vec![(d, v)], &cutoff, default, ty);

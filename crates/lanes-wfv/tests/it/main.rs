@@ -18,6 +18,7 @@ mod outer_loop;
 mod outer_loop_generated;
 mod passes;
 mod private_memory;
+mod reconverge;
 mod widen;
 mod widen_facts;
 mod widen_no_wrap;

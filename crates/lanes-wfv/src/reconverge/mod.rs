@@ -1,0 +1,175 @@
+//! The reconverging transform (the reconverging-CFG paper, "Algorithm" steps 1–3): SPMD
+//! control flow without structurization.
+//!
+//! A CFG is *reconverging* if every divergent branch has exactly two successors, one of
+//! which post-dominates it ([`check`]). Such a CFG can run a wave of threads with
+//! execution masks and nothing else: at a divergent branch the wave follows the other
+//! successor with the threads going there, and the rest wait at the post-dominating one,
+//! where all rejoin. Structurization (LLVM's StructurizeCFG) gets there too but rebuilds
+//! uniform control flow as well and needs region analysis; the transform here keeps
+//! uniform branches where it can, inserts fewer blocks, and takes irreducible CFGs:
+//!
+//! 1. one sink: every `ret` and `unreachable` block jumps to one return block (the
+//!    paper's virtual exit, made real), `switch`es become `brif` cascades (divergent where
+//!    the switch was), and a `brif` with two equal targets a `jump`;
+//! 2. a block order ([`order`]): depth-first, depth-first obeying post-dominance,
+//!    breadth-first or reverse post-order;
+//! 3. the OpenTree ([`open_tree`]): flow blocks receive the edges that would leave armed
+//!    divergent regions elsewhere than where their threads must rejoin, and branch on φs
+//!    of the original conditions to the original targets. The φs of blocks whose
+//!    predecessors changed are rebuilt from their original incoming values, and uses
+//!    whose definitions no longer dominate them read the reaching definition (on the new
+//!    paths a thread never takes, the type's zero).
+//!
+//! The function keeps its scalar meaning exactly: flow blocks only reroute. Step 4, the
+//! lowering to masks, is not part of this module.
+
+pub mod check;
+pub mod open_tree;
+pub mod order;
+
+use cranelift_entity::EntitySet;
+use lanes_analysis::{AnalysisSet, ControlFlowGraph, FunctionAnalyses, PostDominatorTree};
+use lanes_ir::cursor::phis;
+use lanes_ir::{Block, Function, InstData, ValueSubstitution};
+
+pub use check::{violations, Violation};
+pub use open_tree::OpenTreeStats;
+pub use order::{block_order, BlockOrder};
+
+use crate::cfg_edit::zero_value;
+use crate::normalize::{lower_switch_at, single_exit};
+use crate::ssa_repair::{remove_trivial_phis, repair_ssa, SsaSearch};
+use crate::WfvError;
+
+/// What [`reconverge`] made.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reconverged {
+    /// The flow blocks inserted.
+    pub flow_blocks: Vec<Block>,
+    /// Blocks whose branch is divergent in the result: the divergent ones of the input
+    /// (and the cascades of divergent `switch`es) and every flow block that branches.
+    pub divergent: Vec<Block>,
+}
+
+/// Makes `func` reconverging; `divergent(b)`: the branch ending `b` is divergent.
+pub fn reconverge(
+    func: &mut Function,
+    divergent: &dyn Fn(Block) -> bool,
+    order: BlockOrder,
+) -> Result<Reconverged, WfvError> {
+    let func_name = func.name.clone();
+    // Step 1.
+    let mut div: EntitySet<Block> = EntitySet::new();
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    for &b in &blocks {
+        if divergent(b) {
+            div.insert(b);
+        }
+    }
+    for &b in &blocks {
+        let before: Vec<Block> = func.layout.blocks().collect();
+        if lower_switch_at(func, b) && div.contains(b) {
+            for nb in func.layout.blocks() {
+                if !before.contains(&nb) {
+                    div.insert(nb);
+                }
+            }
+        }
+    }
+    single_exit(func);
+    for b in func.layout.blocks().collect::<Vec<_>>() {
+        let Some(t) = func.terminator(b) else {
+            continue;
+        };
+        if let InstData::Brif {
+            then_dest,
+            else_dest,
+            ..
+        } = *func.dfg.inst(t)
+        {
+            if then_dest == else_dest {
+                *func.dfg.inst_mut(t) = InstData::Jump { dest: then_dest };
+            }
+        }
+    }
+    // Step 2.
+    let cfg = ControlFlowGraph::with_function(func);
+    let pdt = PostDominatorTree::with_function(func, &cfg);
+    let blocks = block_order(func, &cfg, &pdt, order);
+    // Step 3.
+    let is_div = |b: Block| div.contains(b);
+    let mut tree = open_tree::OpenTree::new(func, &blocks, &is_div);
+    tree.run(&blocks).map_err(|e| match e {
+        WfvError::Internal(why) => WfvError::NotReconverging(func_name.clone(), why),
+        other => other,
+    })?;
+    let (rerouted, flow_blocks) = (tree.rerouted.clone(), tree.flow_blocks.clone());
+    drop(tree);
+    rebuild_phis(func, &rerouted);
+    let mut analyses = FunctionAnalyses::new();
+    analyses.compute(func, AnalysisSet::DOMTREE);
+    repair_ssa(func, &mut analyses, None);
+    let mut divergent_out: Vec<Block> = func.layout.blocks().filter(|&b| div.contains(b)).collect();
+    for &f in &flow_blocks {
+        if open_tree::succs_of(func, f).len() == 2 {
+            divergent_out.push(f);
+        }
+    }
+    // The property is checked on every result: a CFG the OpenTree left without a primary
+    // successor somewhere (so far only seen on irreducible cycles) is an error, never a
+    // function that would lower wrongly.
+    let is_out_div = |b: Block| divergent_out.contains(&b);
+    if let Some(v) = violations(func, &is_out_div).into_iter().next() {
+        return Err(WfvError::NotReconverging(func.name.clone(), v.to_string()));
+    }
+    Ok(Reconverged {
+        flow_blocks,
+        divergent: divergent_out,
+    })
+}
+
+/// Rebuilds the φs of `blocks`, whose predecessors changed: each reads, along every new
+/// incoming edge, the value its original incoming edges carried there.
+fn rebuild_phis(func: &mut Function, blocks: &[Block]) {
+    let cfg = ControlFlowGraph::with_function(func);
+    let preds: cranelift_entity::SecondaryMap<Block, Vec<Block>> = func
+        .layout
+        .blocks()
+        .map(|b| (b, cfg.preds(b).to_vec()))
+        .collect();
+    let mut subst = ValueSubstitution::new();
+    let mut old = Vec::new();
+    let mut created = Vec::new();
+    let mut zeros = std::collections::HashMap::new();
+    for &b in blocks {
+        for phi in phis(func, b) {
+            let InstData::Phi { incoming } = func.dfg.inst(phi).clone() else {
+                continue;
+            };
+            let mut listed: Vec<Block> = incoming.iter().map(|&(p, _)| p).collect();
+            let mut now = preds[b].clone();
+            listed.sort();
+            now.sort();
+            if listed == now {
+                continue;
+            }
+            let Some(result) = func.dfg.inst_result(phi) else {
+                continue;
+            };
+            let ty = func.dfg.value_type(result);
+            let default = zero_value(func, ty, &mut zeros);
+            let never = |_: Block| false;
+            let mut search = SsaSearch::new(&preds, incoming, &never, default, ty);
+            let new = search.at_entry(func, b);
+            created.extend(search.created);
+            subst.insert(result, new);
+            old.push(phi);
+        }
+    }
+    for phi in old {
+        func.layout.remove_inst(phi);
+    }
+    func.dfg.apply_substitution(&subst);
+    remove_trivial_phis(func, &created);
+}
