@@ -476,6 +476,13 @@ impl InstData {
     }
 }
 
+/// The bytes each lane's slice of a widened `alloca` of `size` bytes aligned to `align`
+/// takes: the size rounded up to the alignment, so that every slice stays aligned. Shape
+/// analysis calls the alloca strided by this much, and widening lays it out so.
+pub fn alloca_slice(size: u32, align: u32) -> u32 {
+    size.next_multiple_of(align.max(1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -506,11 +513,4 @@ mod tests {
         phi.for_each_arg_mut(|x| *x = v(x.index() + 10));
         assert_eq!(phi.args(), vec![v(11), v(12)]);
     }
-}
-
-/// The bytes each lane's slice of a widened `alloca` of `size` bytes aligned to `align`
-/// takes: the size rounded up to the alignment, so that every slice stays aligned. Shape
-/// analysis calls the alloca strided by this much, and widening lays it out so.
-pub fn alloca_slice(size: u32, align: u32) -> u32 {
-    size.next_multiple_of(align.max(1))
 }

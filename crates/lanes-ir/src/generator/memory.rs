@@ -69,11 +69,12 @@ impl Gen<'_, '_> {
         let elem = slot.ty(1).bytes();
         let count = range(self.u, 1, 24)? as u32;
         // Zeroed element by element, or as `memset` expands: 8 bytes at a time.
-        let (zero_slot, step) = if elem < 8 && (elem * count) % 8 == 0 && chance(self.u, 1, 2)? {
-            (Slot::I64, 8)
-        } else {
-            (slot, elem)
-        };
+        let (zero_slot, step) =
+            if elem < 8 && (elem * count).is_multiple_of(8) && chance(self.u, 1, 2)? {
+                (Slot::I64, 8)
+            } else {
+                (slot, elem)
+            };
         let base = self.ins(
             InstData::Alloca {
                 size: elem * count,
