@@ -9,12 +9,12 @@
 use crate::common;
 
 use arbitrary::Unstructured;
-use lanes_interp::{Memory, RtValue, WorkItemContext};
-use lanes_ir::generator::{generate, GenConfig, GenParam, Generated, BUFFER_ALIGN};
-use lanes_ir::{AddrSpace, ScalarType, Shape};
+use lanes_interp::{Memory, WorkItemContext};
+use lanes_ir::generator::{generate, GenConfig, Generated};
+use lanes_ir::Shape;
 use lanes_wfv::{BosccPolicy, FusionPolicy, Mode, Stats};
 use rand::rngs::SmallRng;
-use rand::{Rng, RngCore, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 fn config() -> GenConfig {
     GenConfig {
@@ -32,39 +32,6 @@ fn config() -> GenConfig {
 fn generated(seed: u64, cfg: &GenConfig) -> Generated {
     let bytes = lanes_test_support::seeded_bytes(seed, 4096);
     generate(&mut Unstructured::new(&bytes), cfg).expect("generation never fails")
-}
-
-fn arguments(g: &Generated, seed: u64, mem: &mut Memory) -> Vec<RtValue> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    g.params
-        .iter()
-        .map(|p| match p {
-            GenParam::Int(t) => {
-                let x: i64 = match rng.gen_range(0..3) {
-                    0 => rng.gen_range(-8..=8),
-                    1 => rng.gen_range(-1000..=1000),
-                    _ => rng.gen(),
-                };
-                RtValue::int(t.elem(), x)
-            }
-            GenParam::Float(t) => {
-                let x: f64 = rng.gen_range(-4.0..4.0);
-                if *t == lanes_ir::Type::F32 {
-                    RtValue::f32(x as f32)
-                } else {
-                    RtValue::f64(x)
-                }
-            }
-            GenParam::Buffer { .. } => {
-                let mut bytes = vec![0; p.buffer_bytes() as usize];
-                rng.fill_bytes(&mut bytes);
-                let ptr = mem
-                    .alloc_init(&bytes, BUFFER_ALIGN, AddrSpace::GLOBAL, false)
-                    .expect("fits");
-                RtValue::ptr_of(ScalarType::Ptr(AddrSpace::GLOBAL), ptr)
-            }
-        })
-        .collect()
 }
 
 /// Runs `count` programs in `mode`; returns the summed statistics and the number of
@@ -117,7 +84,8 @@ fn check_programs(seeds: impl Iterator<Item = u64>, mode: Mode, twins: bool) -> 
         total += &p.stats;
         fused += p.fused;
         for round in 0..2u64 {
-            let alloc = |mem: &mut Memory| arguments(&g, seed * 7 + round, mem);
+            let alloc =
+                |mem: &mut Memory| common::generated_arguments(&g.params, seed * 7 + round, mem);
             // Different work items, so that `global_id` takes several values.
             let item = WorkItemContext::one_dim(0, round + seed % 4, 8, 1);
             let what = format!("{what} round {round}");

@@ -7,9 +7,9 @@
 use crate::common;
 
 use arbitrary::Unstructured;
-use lanes_interp::{Memory, RtValue, WorkItemContext};
-use lanes_ir::generator::{generate, GenConfig, GenParam, BUFFER_ALIGN};
-use lanes_ir::{AddrSpace, ScalarType, Shape};
+use lanes_interp::{Memory, WorkItemContext};
+use lanes_ir::generator::{generate, GenConfig};
+use lanes_ir::Shape;
 use lanes_wfv::{prepare, Mode, WfvError};
 
 #[test]
@@ -66,7 +66,8 @@ fn irreducible_cycles_are_declined_with_their_entries_never_a_panic() {
                 Err(e) => panic!("{what}: {e}"),
                 Ok(_) => {
                     let (_, m) = common::prepared_module(&g.module, g.func, &shapes, mode, &what);
-                    let alloc = |mem: &mut Memory| arguments(&g.params, mem);
+                    let alloc =
+                        |mem: &mut Memory| common::generated_arguments(&g.params, seed, mem);
                     let item = WorkItemContext::one_dim(0, seed % 4, 8, 1);
                     if common::compare(&g.module, &m, g.func, &alloc, &item, &what) {
                         compared += 1;
@@ -81,23 +82,4 @@ fn irreducible_cycles_are_declined_with_their_entries_never_a_panic() {
         compared > 50,
         "too few reducible programs compared: {compared}"
     );
-}
-
-/// Small arguments: integers 3, floats 1.5, zeroed buffers.
-fn arguments(params: &[GenParam], mem: &mut Memory) -> Vec<RtValue> {
-    params
-        .iter()
-        .map(|p| match p {
-            GenParam::Int(t) => RtValue::int(t.elem(), 3),
-            GenParam::Float(t) if *t == lanes_ir::Type::F32 => RtValue::f32(1.5),
-            GenParam::Float(_) => RtValue::f64(1.5),
-            GenParam::Buffer { .. } => {
-                let bytes = vec![0; p.buffer_bytes() as usize];
-                let ptr = mem
-                    .alloc_init(&bytes, BUFFER_ALIGN, AddrSpace::GLOBAL, false)
-                    .expect("fits");
-                RtValue::ptr_of(ScalarType::Ptr(AddrSpace::GLOBAL), ptr)
-            }
-        })
-        .collect()
 }

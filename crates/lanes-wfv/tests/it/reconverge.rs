@@ -9,11 +9,11 @@ use crate::common;
 
 use arbitrary::Unstructured;
 use lanes_interp::{Memory, RtValue, WorkItemContext};
-use lanes_ir::generator::{generate, GenConfig, GenParam, BUFFER_ALIGN};
+use lanes_ir::generator::{generate, GenConfig};
 use lanes_ir::{AddrSpace, ScalarType, Shape};
 use lanes_wfv::reconverge::{reconverge, violations, BlockOrder};
 use rand::rngs::SmallRng;
-use rand::{Rng, RngCore, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 const DIAMOND: &str = "
 function @diamond(v0: i32, v1: ptr.global align 16) -> i32 {
@@ -60,28 +60,6 @@ fn the_papers_diamond_gets_one_flow_block_under_every_order() {
             common::compare(&m, &m2, id, &alloc, &item, order.name());
         }
     }
-}
-
-fn arguments(params: &[GenParam], seed: u64, mem: &mut Memory) -> Vec<RtValue> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    params
-        .iter()
-        .map(|p| match p {
-            GenParam::Int(t) => RtValue::int(t.elem(), rng.gen_range(-20..20)),
-            GenParam::Float(t) if *t == lanes_ir::Type::F32 => {
-                RtValue::f32(rng.gen_range(-3.0..3.0))
-            }
-            GenParam::Float(_) => RtValue::f64(rng.gen_range(-3.0..3.0)),
-            GenParam::Buffer { .. } => {
-                let mut bytes = vec![0; p.buffer_bytes() as usize];
-                rng.fill_bytes(&mut bytes);
-                let ptr = mem
-                    .alloc_init(&bytes, BUFFER_ALIGN, AddrSpace::GLOBAL, false)
-                    .expect("fits");
-                RtValue::ptr_of(ScalarType::Ptr(AddrSpace::GLOBAL), ptr)
-            }
-        })
-        .collect()
 }
 
 #[test]
@@ -148,7 +126,7 @@ fn generated_functions_become_reconverging_and_keep_their_meaning() {
             flow[k] += r.flow_blocks.len();
             let mut m = g.module.clone();
             *m.function_mut(g.func).expect("body") = f;
-            let alloc = |mem: &mut Memory| arguments(&g.params, seed, mem);
+            let alloc = |mem: &mut Memory| common::generated_arguments(&g.params, seed, mem);
             let item = WorkItemContext::one_dim(0, seed % 4, 8, 1);
             if common::compare(&g.module, &m, g.func, &alloc, &item, &what) {
                 compared += 1;

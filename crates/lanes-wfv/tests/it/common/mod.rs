@@ -5,9 +5,12 @@
 pub mod twins;
 
 use lanes_interp::{Access, Interpreter, Memory, RtValue, WorkItemContext};
+use lanes_ir::generator::{GenParam, BUFFER_ALIGN};
 use lanes_ir::verifier::verify_function;
-use lanes_ir::{FuncId, Function, Module};
+use lanes_ir::{AddrSpace, FuncId, Function, Module, ScalarType};
 use lanes_wfv::{lower_guards, prepare, Mode, Prepared};
+use rand::rngs::SmallRng;
+use rand::{Rng, RngCore, SeedableRng};
 
 pub const FUEL: u64 = 2_000_000;
 
@@ -134,4 +137,39 @@ pub fn compare(
         lanes_ir::write::module_to_string(transformed)
     );
     true
+}
+
+/// Random arguments for a generated function's parameters: small, medium or any
+/// integers, floats in [-4, 4), buffers of random bytes (allocated in `mem`).
+pub fn generated_arguments(params: &[GenParam], seed: u64, mem: &mut Memory) -> Vec<RtValue> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    params
+        .iter()
+        .map(|p| match p {
+            GenParam::Int(t) => {
+                let x: i64 = match rng.gen_range(0..3) {
+                    0 => rng.gen_range(-8..=8),
+                    1 => rng.gen_range(-1000..=1000),
+                    _ => rng.gen(),
+                };
+                RtValue::int(t.elem(), x)
+            }
+            GenParam::Float(t) => {
+                let x: f64 = rng.gen_range(-4.0..4.0);
+                if *t == lanes_ir::Type::F32 {
+                    RtValue::f32(x as f32)
+                } else {
+                    RtValue::f64(x)
+                }
+            }
+            GenParam::Buffer { .. } => {
+                let mut bytes = vec![0; p.buffer_bytes() as usize];
+                rng.fill_bytes(&mut bytes);
+                let ptr = mem
+                    .alloc_init(&bytes, BUFFER_ALIGN, AddrSpace::GLOBAL, false)
+                    .expect("fits");
+                RtValue::ptr_of(ScalarType::Ptr(AddrSpace::GLOBAL), ptr)
+            }
+        })
+        .collect()
 }
