@@ -16,6 +16,7 @@
 //! notes meant for the user (a variant not emitted, a vector library not available) come
 //! back as strings in the result rather than being printed here.
 
+pub mod bench_reconverge;
 pub mod bench_wfv;
 pub mod compile;
 mod declare_simd;

@@ -26,6 +26,10 @@ pub enum Suite {
     /// int-indexed stencil, binomial options in a private array, a postfix evaluator with a
     /// private stack)
     Wfv(WfvArgs),
+    /// Control flow the reconverging transform adds per block order, against partial
+    /// linearization and LLVM's structurizecfg, per function of the C corpus, the benchmark
+    /// kernels and a fixed set of generated functions
+    Reconverge(super::bench_reconverge::ReconvergeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -56,6 +60,7 @@ pub struct WfvArgs {
 pub fn run(args: &BenchArgs) -> Result<()> {
     match &args.suite {
         Suite::Wfv(a) => run_wfv(a),
+        Suite::Reconverge(a) => super::bench_reconverge::run(a),
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod bench;
 pub mod bench_plot;
+pub mod bench_reconverge;
 pub mod cfg;
 pub mod compile;
 pub mod fmt;

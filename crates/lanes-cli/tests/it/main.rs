@@ -7,6 +7,7 @@
 mod common;
 
 mod analyze;
+mod bench_reconverge;
 mod bench_wfv;
 mod c_shapes;
 mod cli;

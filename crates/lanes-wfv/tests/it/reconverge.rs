@@ -148,3 +148,56 @@ fn generated_functions_become_reconverging_and_keep_their_meaning() {
     );
     assert!(flow.iter().all(|&k| k > 0), "{flow:?}");
 }
+
+/// The fixed generated functions of `lanes bench reconverge` (`bench/reconverge/*.lir`)
+/// are exactly what the generator makes of their seeds, so the figures can be reproduced;
+/// `LANES_BLESS=1` writes them again.
+#[test]
+fn bench_functions_are_the_generators() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/reconverge");
+    for (file, irreducible) in [("reducible.lir", false), ("irreducible.lir", true)] {
+        let mut text = format!(
+            "; Generated functions of `lanes bench reconverge` ({}), seeds 0..20 of the\n\
+             ; lanes-ir generator; rewritten by `LANES_BLESS=1 cargo test -p lanes-wfv --test it\n\
+             ; bench_functions_are_the_generators`.\n",
+            if irreducible {
+                "irreducible cycles"
+            } else {
+                "reducible"
+            }
+        );
+        for seed in 0..20u64 {
+            let cfg = GenConfig {
+                max_blocks: 14,
+                max_insts_per_block: 3,
+                max_loop_depth: 2,
+                irreducible,
+                work_items: true,
+                calls: false,
+                memory: false,
+                floats: false,
+                ..GenConfig::default()
+            };
+            let bytes = lanes_test_support::seeded_bytes(seed ^ 0xbe7c, 4096);
+            let g = generate(&mut Unstructured::new(&bytes), &cfg).expect("generation never fails");
+            let mut m = g.module.clone();
+            let f = m.function_mut(g.func).expect("body");
+            f.name = format!("{}{seed}", if irreducible { "irr" } else { "red" });
+            let f = m.function(g.func).expect("body");
+            text.push('\n');
+            text.push_str(&lanes_ir::write::function_to_string(&m, f));
+        }
+        let path = dir.join(file);
+        if std::env::var_os("LANES_BLESS").is_some() {
+            std::fs::create_dir_all(&dir).expect("bench/reconverge");
+            std::fs::write(&path, &text).expect("write");
+        }
+        let stored = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            stored == text,
+            "{} is stale: run with LANES_BLESS=1",
+            path.display()
+        );
+        lanes_ir::parse_module(&stored).expect("parses");
+    }
+}
