@@ -117,8 +117,8 @@ pub fn reconverge(
         }
     }
     // The property is checked on every result: a CFG the OpenTree left without a primary
-    // successor somewhere (so far only seen on irreducible cycles) is an error, never a
-    // function that would lower wrongly.
+    // successor somewhere (seen on irreducible cycles before the orders put the sink last)
+    // is an error, never a function that would lower wrongly.
     let is_out_div = |b: Block| divergent_out.contains(&b);
     if let Some(v) = violations(func, &is_out_div).into_iter().next() {
         return Err(WfvError::NotReconverging(func.name.clone(), v.to_string()));

@@ -17,6 +17,11 @@
 //!   the block where it joins;
 //! - **BF**: breadth-first — the block that has been ready longest;
 //! - **RPOT**: reverse post-order of the depth-first search.
+//!
+//! In all four the sink comes last: visited while a cycle is still open, it closes the
+//! cycle's exits before the cycle is reconverged, and the OpenTree then leaves a flow
+//! block of an irreducible cycle without a primary successor (seen on generated
+//! functions before this rule).
 
 use std::collections::VecDeque;
 
@@ -71,7 +76,11 @@ pub fn block_order(
     if order == BlockOrder::ReversePostOrder {
         let mut rpo = search.post_order.clone();
         rpo.reverse();
-        return rpo;
+        // The sink last, as below (it has no successors, so the order stays topological).
+        let (mut body, sinks): (Vec<Block>, Vec<Block>) =
+            rpo.into_iter().partition(|&b| !cfg.succs(b).is_empty());
+        body.extend(sinks);
+        return body;
     }
     // Forward predecessors not yet visited, per block.
     let mut waiting: SecondaryMap<Block, usize> = SecondaryMap::new();
@@ -85,6 +94,18 @@ pub fn block_order(
     let mut ready: VecDeque<Block> = VecDeque::from([entry]);
     let mut out = Vec::with_capacity(search.post_order.len());
     while !ready.is_empty() {
+        // The sink comes last: visiting it while cycles are still open would close their
+        // exits before the cycles themselves are reconverged.
+        let sink_last = |at: usize| {
+            if cfg.succs(ready[at]).is_empty() {
+                (0..ready.len())
+                    .rev()
+                    .find(|&i| !cfg.succs(ready[i]).is_empty())
+                    .unwrap_or(at)
+            } else {
+                at
+            }
+        };
         let at = match order {
             BlockOrder::BreadthFirst => 0,
             BlockOrder::DepthFirstPostDom => {
@@ -101,6 +122,7 @@ pub fn block_order(
             }
             _ => ready.len() - 1,
         };
+        let at = sink_last(at);
         let Some(b) = ready.remove(at) else {
             break;
         };

@@ -104,7 +104,6 @@ fn generated_functions_become_reconverging_and_keep_their_meaning() {
             let mut f = original.clone();
             let r = match reconverge(&mut f, &|b| info.is_divergent_branch(b), order) {
                 Ok(r) => r,
-                // Irreducible cycles the OpenTree cannot yet reconverge are declined.
                 Err(lanes_wfv::WfvError::NotReconverging(..)) if cfg.irreducible => {
                     declined[k] += 1;
                     continue;
