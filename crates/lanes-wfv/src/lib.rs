@@ -68,7 +68,7 @@ pub mod widen;
 
 use cranelift_entity::EntitySet;
 use lanes_analysis::shapes::{ArgShapes, ShapeAnalysis, ShapeError, ShapeInfo};
-use lanes_analysis::{Edits, FunctionAnalyses};
+use lanes_analysis::{AnalysisSet, Edits, FunctionAnalyses};
 use lanes_ir::{Block, FuncId, Function, Module, Value};
 
 pub use block_index::BlockIndex;
@@ -155,6 +155,12 @@ pub enum WfvError {
     },
     #[error("@{0}: the reconverging transform could not give every divergent branch a primary successor: {1}")]
     NotReconverging(String, String),
+    #[error(
+        "@{0}: the reconverging transform ({1} order) gave a cycle a second entry, and its \
+         lowering through partial linearization needs natural loops; use another order or \
+         --linearize partial"
+    )]
+    ReconvergedIrreducible(String, &'static str),
     #[error("the loop with header {0} has no exit")]
     InfiniteLoop(Block),
     #[error("the latch {0} of a loop ends in a divergent branch")]
@@ -253,6 +259,28 @@ pub fn prepare(
     if interleaved > 0 {
         after_pass("private_memory", &func);
         info = analysis.analyze_in(&func, args, info.into_analyses())?;
+    }
+    // The reconverging transform: flow blocks give every divergent branch a primary
+    // successor, which partial linearization below then lowers to masks.
+    if let Linearization::Reconverge(order) = mode.linearization {
+        let divergent: Vec<Block> = func
+            .layout
+            .blocks()
+            .filter(|&b| info.is_divergent_branch(b))
+            .collect();
+        reconverge::reconverge(&mut func, &|b| divergent.contains(&b), order)?;
+        after_pass("reconverge", &func);
+        let mut analyses = FunctionAnalyses::new();
+        analyses.compute(&func, AnalysisSet::LOOPS);
+        if !analyses.loops().is_reducible() {
+            // Flow blocks can give a cycle a second entry; the lowering here is partial
+            // linearization, which needs natural loops.
+            return Err(WfvError::ReconvergedIrreducible(
+                func.name.clone(),
+                order.name(),
+            ));
+        }
+        info = analysis.analyze_in(&func, args, analyses)?;
     }
     let lower: Vec<Block> = normalize::switch_blocks(&func)
         .into_iter()

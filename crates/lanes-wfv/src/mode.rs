@@ -9,6 +9,7 @@
 use crate::boscc::BosccPolicy;
 use crate::branch_fusion::FusionPolicy;
 use crate::private_memory::PrivateLayout;
+use crate::reconverge::BlockOrder;
 
 /// Which branches linearization folds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -18,6 +19,10 @@ pub enum Linearization {
     Partial,
     /// Full if-conversion: every branch but the pure latches' is folded.
     Full,
+    /// The reconverging transform first (flow blocks, in this block order; module
+    /// `reconverge`), then partial linearization of the reconverged CFG, which then only
+    /// drops the edges into primary successors and turns their φs into blends.
+    Reconverge(BlockOrder),
 }
 
 /// How one function is vectorized: linearization and the transforms before it.
@@ -48,6 +53,14 @@ impl Mode {
         fusion: FusionPolicy::Off,
         private_layout: PrivateLayout::Interleaved,
     };
+
+    /// The reconverging transform in `order`, then partial linearization.
+    pub const fn reconverge(order: BlockOrder) -> Mode {
+        Mode {
+            linearization: Linearization::Reconverge(order),
+            ..Mode::PARTIAL
+        }
+    }
 
     /// Partial linearization after BOSCC gadgets inserted by `policy`.
     pub const fn boscc(policy: BosccPolicy) -> Mode {

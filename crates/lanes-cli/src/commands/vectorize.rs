@@ -27,6 +27,7 @@ use clap::{Args, ValueEnum};
 
 use lanes_driver::{vectorize, Output, VectorizeRequest};
 use lanes_llvm::emit::EmitKind;
+use lanes_wfv::reconverge::BlockOrder;
 use lanes_wfv::{BosccPolicy, FusionPolicy, Mode, PrivateLayout};
 
 use super::import::ClangArgs;
@@ -37,6 +38,27 @@ use crate::output::{write_bytes, OutputKind};
 pub enum Linearize {
     Partial,
     Full,
+    Reconverge,
+}
+
+/// The block order of the reconverging transform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Order {
+    Df,
+    Dfpd,
+    Bf,
+    Rpot,
+}
+
+impl Order {
+    fn block_order(self) -> BlockOrder {
+        match self {
+            Order::Df => BlockOrder::DepthFirst,
+            Order::Dfpd => BlockOrder::DepthFirstPostDom,
+            Order::Bf => BlockOrder::BreadthFirst,
+            Order::Rpot => BlockOrder::ReversePostOrder,
+        }
+    }
 }
 
 /// BOSCC gadgets (PLDI'18 §6.1) with partial linearization.
@@ -114,9 +136,15 @@ pub struct VectorizeArgs {
     /// 8 with AVX, else 4; the target is the host unless -march=, --target-cpu or -m… say)
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub width: Option<u16>,
-    /// Linearize divergent control flow only (partial) or all of it (full)
+    /// Linearize divergent control flow only (partial) or all of it (full), or first make
+    /// the CFG reconverging (flow blocks give every divergent branch a post-dominating
+    /// successor; the reconverging-CFG paper) and then linearize partially
     #[arg(long, value_enum, default_value = "partial")]
     pub linearize: Linearize,
+    /// Block order of `--linearize reconverge`: depth-first, depth-first with
+    /// post-dominators last, breadth-first, or reverse post-order
+    #[arg(long, value_enum, default_value = "dfpd")]
+    pub order: Order,
     /// With partial linearization, branch on "no lane takes this side" around the sides of
     /// divergent branches (PLDI'18 §6.1 BOSCC): `auto` where the side is heavy enough to
     /// repay the test (the default), `all` wherever possible, `off` never
@@ -207,6 +235,12 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
                 )
             }
             (Linearize::Partial, boscc) => boscc.partial(),
+            (Linearize::Reconverge, Boscc::Off | Boscc::Auto) => {
+                Mode::reconverge(args.order.block_order())
+            }
+            (Linearize::Reconverge, Boscc::All) => {
+                bail!("--boscc all needs --linearize partial")
+            }
         }
         .with_fusion(args.branch_fusion.policy())
         .with_private_layout(args.private_layout.layout()),

@@ -161,6 +161,20 @@ fn boscc_launchers_equal_the_scalar_kernels() {
     }
 }
 
+/// The reconverging transform (flow blocks, each block order) before partial
+/// linearization: the four kernels equal the clang-19 reference at 8 lanes.
+#[test]
+fn reconverged_launchers_equal_the_scalar_kernels() {
+    let d = scratch_dir("vectorize");
+    let src = data("vectorize_kernels.c");
+    let reference = reference_object(&d, &src);
+    for order in ["df", "dfpd", "bf", "rpot"] {
+        let check = |_: &str, _: &str, _: &[String]| {};
+        let extra = ["--linearize", "reconverge", "--order", order];
+        launchers_equal_reference(&d, &src, &reference, 8, &check, &extra);
+    }
+}
+
 #[test]
 fn full_linearization_and_lir_output() {
     let d = scratch_dir("vectorize");

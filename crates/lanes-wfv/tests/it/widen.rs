@@ -43,6 +43,8 @@ pub(crate) struct Tally {
     pub(crate) fused: usize,
     /// Stack-array families laid out element-major across lanes.
     pub(crate) interleaved: usize,
+    /// Programs the reconverging transform made irreducible (not lowered).
+    pub(crate) declined: usize,
     reasons: std::collections::BTreeMap<String, usize>,
 }
 
@@ -431,6 +433,20 @@ fn generated_programs_widened_equal_lanes_run_one_by_one() {
     assert!(only.is_some() || tally.interleaved > 1_000, "{tally:?}");
 }
 
+/// The reconverging transform under each block order (by seed), then partial
+/// linearization, widened at 4, 8 and 16 lanes (and under entry masks), against the lanes
+/// run one by one.
+#[test]
+fn reconverged_programs_widened_equal_lanes_run_one_by_one() {
+    let orders = lanes_wfv::reconverge::BlockOrder::ALL;
+    let pick = |seed: u64| Mode::reconverge(orders[(seed % 4) as usize]);
+    let n = 800 * common::soak();
+    let tally = generated_programs_in((90_000..90_000 + n).filter(|s| s % 5 != 4), Some(&pick));
+    eprintln!("reconverged: {tally:?}");
+    assert!(tally.compared > 1_500, "{tally:?}");
+    assert!(tally.declined * 15 < n as usize, "{tally:?}");
+}
+
 /// Seeds soak runs once failed on: 15528 had a uniform loop nested in a divergent one
 /// whose blocks got no mask (a loop header's predicate must come from the enclosing
 /// loop's header).
@@ -441,6 +457,15 @@ fn generated_regressions() {
 }
 
 fn generated_programs(seeds: impl Iterator<Item = u64>) -> Tally {
+    generated_programs_in(seeds, None)
+}
+
+/// [`generated_programs`], every program in `only_mode` if given (then without twins);
+/// a program the reconverging transform made irreducible is skipped (and counted).
+fn generated_programs_in(
+    seeds: impl Iterator<Item = u64>,
+    only_mode: Option<&dyn Fn(u64) -> Mode>,
+) -> Tally {
     let mut tally = Tally::default();
     for seed in seeds {
         let cfg = GenConfig {
@@ -502,6 +527,18 @@ fn generated_programs(seeds: impl Iterator<Item = u64>) -> Tally {
             mode.with_fusion(lanes_wfv::FusionPolicy::All)
         } else {
             mode
+        };
+        let mode = match only_mode {
+            Some(pick) => {
+                let mode = pick(seed);
+                let r = prepare(&g.module, g.func, &shapes, mode, &mut |_, _| {});
+                if let Err(lanes_wfv::WfvError::ReconvergedIrreducible(..)) = r {
+                    tally.declined += 1;
+                    continue;
+                }
+                mode
+            }
+            None => mode,
         };
         for w in WIDTHS {
             let what = format!("gen seed {seed} {mode:?} W={w}");
