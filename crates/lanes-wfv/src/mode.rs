@@ -20,8 +20,9 @@ pub enum Linearization {
     /// Full if-conversion: every branch but the pure latches' is folded.
     Full,
     /// The reconverging transform first (flow blocks, in this block order; module
-    /// `reconverge`), then partial linearization of the reconverged CFG, which then only
-    /// drops the edges into primary successors and turns their φs into blends.
+    /// `reconverge`), then partial linearization of the reconverged CFG as its lowering to
+    /// masks (the paper's own mask lowering, which also takes irreducible cycles, is not
+    /// written: a CFG the flow blocks made irreducible is declined).
     Reconverge(BlockOrder),
 }
 
