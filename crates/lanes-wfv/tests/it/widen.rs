@@ -370,6 +370,53 @@ pub(crate) fn width_dependent(f: &lanes_ir::Function) -> bool {
     })
 }
 
+/// The hand-written kernels under `--linearize reconverge` (each block order), widened
+/// at 4, 8 and 16 lanes with and without entry masks, against the lanes run one by one.
+#[test]
+fn reconverged_kernels_widened_equal_lanes_run_one_by_one() {
+    let mut tally = Tally::default();
+    for path in common::kernel_files() {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let module = lanes_ir::parse_module(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for (id, f) in module.functions() {
+            if f.layout.num_blocks() == 0 || width_dependent(f) {
+                continue;
+            }
+            let (gens, shapes) = kernel_gens(&module, id);
+            for order in lanes_wfv::reconverge::BlockOrder::ALL {
+                let mode = Mode::reconverge(order);
+                let r = prepare(&module, id, &shapes, mode, &mut |_, _| {});
+                if let Err(lanes_wfv::WfvError::ReconvergedIrreducible(..)) = r {
+                    tally.declined += 1;
+                    continue;
+                }
+                for w in WIDTHS {
+                    let what = format!("{name} @{} {mode:?} W={w}", f.name);
+                    differential(
+                        &module, id, &shapes, &gens, mode, w, 0, None, &mut tally, &what,
+                    );
+                    let m = lane_mask(w, 31 + u64::from(w));
+                    let what = format!("{what} mask {m:?}");
+                    differential(
+                        &module,
+                        id,
+                        &shapes,
+                        &gens,
+                        mode,
+                        w,
+                        0,
+                        Some(&m),
+                        &mut tally,
+                        &what,
+                    );
+                }
+            }
+        }
+    }
+    eprintln!("reconverged kernels: {tally:?}");
+    assert!(tally.compared > 600, "{tally:?}");
+}
+
 #[test]
 fn kernels_widened_equal_lanes_run_one_by_one() {
     let files = common::kernel_files();
