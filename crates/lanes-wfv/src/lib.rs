@@ -263,6 +263,12 @@ pub fn prepare(
     // The reconverging transform: flow blocks give every divergent branch a primary
     // successor, which partial linearization below then lowers to masks.
     if let Linearization::Reconverge(order) = mode.linearization {
+        // Irreducible input: the transform would take it, but its lowering here cannot.
+        let mut analyses = FunctionAnalyses::new();
+        analyses.compute(&func, AnalysisSet::LOOPS);
+        if !analyses.loops().is_reducible() {
+            return Err(WfvError::irreducible(&func, analyses.loops()));
+        }
         let divergent: Vec<Block> = func
             .layout
             .blocks()

@@ -226,22 +226,28 @@ fn interp_reports_faults_and_bad_arguments() {
 #[test]
 fn irreducible_control_flow_is_declined_with_the_cycle_entries() {
     let out = lanes_test_support::scratch_dir("irreducible").join("g.o");
-    let o = lanes(&[
-        "vectorize",
-        "crates/lanes-cli/tests/data/goto_into_loop.c",
-        "--shapes",
-        "c,u,u,u",
-        "-O0",
-        "-o",
-        out.to_str().expect("utf-8 path"),
-    ]);
-    assert!(!o.status.success());
-    let err = stderr(&o);
-    // The loop's test (line 6) and the label's statement (line 9) enter the cycle.
-    assert!(
-        err.contains("@goto_into_loop has irreducible control flow")
-            && err.contains("source lines 6, 9"),
-        "{err}"
-    );
-    assert_eq!(err.lines().count(), 1, "{err}");
+    // Partial linearization, and the reconverging transform, whose lowering here is
+    // partial linearization too.
+    for linearize in ["partial", "reconverge"] {
+        let o = lanes(&[
+            "vectorize",
+            "crates/lanes-cli/tests/data/goto_into_loop.c",
+            "--shapes",
+            "c,u,u,u",
+            "-O0",
+            "--linearize",
+            linearize,
+            "-o",
+            out.to_str().expect("utf-8 path"),
+        ]);
+        assert!(!o.status.success());
+        let err = stderr(&o);
+        // The loop's test (line 6) and the label's statement (line 9) enter the cycle.
+        assert!(
+            err.contains("@goto_into_loop has irreducible control flow")
+                && err.contains("source lines 6, 9"),
+            "{linearize}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
 }
