@@ -14,14 +14,12 @@ use std::collections::HashSet;
 
 use arbitrary::Unstructured;
 use lanes_interp::{AccessKind, Interpreter, Memory, RtValue};
-use lanes_ir::generator::{generate, GenConfig, GenParam, Generated, BUFFER_ALIGN};
-use lanes_ir::{
-    AddrSpace, FuncBuilder, FuncId, InstData, IntCC, LoopHint, LoopMd, Module, ScalarType, Type,
-};
+use lanes_ir::generator::{generate, GenConfig, GenParam, Generated};
+use lanes_ir::{FuncBuilder, FuncId, InstData, IntCC, LoopHint, LoopMd, Module, Type};
 use lanes_wfv::outer_loop::{vectorize_parallel_loops, OuterLoopOptions, PARALLEL_HINT};
 use lanes_wfv::Mode;
 use rand::rngs::SmallRng;
-use rand::{Rng, RngCore, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 fn config() -> GenConfig {
     GenConfig {
@@ -170,14 +168,7 @@ fn arguments(g: &Generated, p: usize, n: i64, seed: u64, mem: &mut Memory) -> Ve
             GenParam::Int(t) => RtValue::int(t.elem(), rng.gen_range(-8..=8)),
             GenParam::Float(t) if *t == Type::F32 => RtValue::f32(rng.gen_range(-4.0..4.0)),
             GenParam::Float(_) => RtValue::f64(rng.gen_range(-4.0..4.0)),
-            GenParam::Buffer { .. } => {
-                let mut bytes = vec![0; param.buffer_bytes() as usize];
-                rng.fill_bytes(&mut bytes);
-                let ptr = mem
-                    .alloc_init(&bytes, BUFFER_ALIGN, AddrSpace::GLOBAL, false)
-                    .expect("fits");
-                RtValue::ptr_of(ScalarType::Ptr(AddrSpace::GLOBAL), ptr)
-            }
+            GenParam::Buffer { .. } => common::random_buffer(param, &mut rng, mem),
         })
         .collect()
 }

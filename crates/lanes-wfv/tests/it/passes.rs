@@ -16,8 +16,8 @@ use lanes_analysis::{
     AnalysisSet, ControlFlowGraph, DominatorTree, Edits, FunctionAnalyses, LoopForest,
 };
 use lanes_interp::{Memory, RtValue, WorkItemContext};
-use lanes_ir::generator::{generate, GenConfig, GenParam, Generated, BUFFER_ALIGN};
-use lanes_ir::{AddrSpace, Block, Function, InstData, Intrinsic, ScalarType, Shape, ValueDef};
+use lanes_ir::generator::{generate, GenConfig, GenParam, Generated};
+use lanes_ir::{Block, Function, InstData, Intrinsic, Shape, ValueDef};
 use lanes_wfv::normalize::switch_blocks;
 use lanes_wfv::{normalize, shapes_of, transform_divergent_loops, BlockIndex};
 use rand::rngs::SmallRng;
@@ -52,14 +52,7 @@ fn arguments(g: &Generated, seed: u64, mem: &mut Memory) -> Vec<RtValue> {
             GenParam::Int(t) => RtValue::int(t.elem(), rng.gen_range(-50..50)),
             GenParam::Float(t) if *t == lanes_ir::Type::F32 => RtValue::f32(rng.gen()),
             GenParam::Float(_) => RtValue::f64(rng.gen()),
-            GenParam::Buffer { .. } => {
-                let mut bytes = vec![0; p.buffer_bytes() as usize];
-                rng.fill_bytes(&mut bytes);
-                let ptr = mem
-                    .alloc_init(&bytes, BUFFER_ALIGN, AddrSpace::GLOBAL, false)
-                    .expect("fits");
-                RtValue::ptr_of(ScalarType::Ptr(AddrSpace::GLOBAL), ptr)
-            }
+            GenParam::Buffer { .. } => common::random_buffer(p, &mut rng, mem),
         })
         .collect()
 }

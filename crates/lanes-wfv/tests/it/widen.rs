@@ -370,10 +370,11 @@ pub(crate) fn width_dependent(f: &lanes_ir::Function) -> bool {
     })
 }
 
-/// The hand-written kernels under `--linearize reconverge` (each block order), widened
-/// at 4, 8 and 16 lanes with and without entry masks, against the lanes run one by one.
-#[test]
-fn reconverged_kernels_widened_equal_lanes_run_one_by_one() {
+/// Every hand-written kernel in each of `modes`, widened at 4, 8 and 16 lanes for input
+/// seeds `0..seeds`, with and without an entry mask (remainder lanes off), against the
+/// lanes run one by one. A kernel the reconverging transform made irreducible is skipped
+/// (counted as declined).
+fn kernels_widened(modes: &[Mode], seeds: u64) -> Tally {
     let mut tally = Tally::default();
     for path in common::kernel_files() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -383,81 +384,43 @@ fn reconverged_kernels_widened_equal_lanes_run_one_by_one() {
                 continue;
             }
             let (gens, shapes) = kernel_gens(&module, id);
-            for order in lanes_wfv::reconverge::BlockOrder::ALL {
-                let mode = Mode::reconverge(order);
+            for &mode in modes {
                 let r = prepare(&module, id, &shapes, mode, &mut |_, _| {});
                 if let Err(lanes_wfv::WfvError::ReconvergedIrreducible(..)) = r {
                     tally.declined += 1;
                     continue;
                 }
                 for w in WIDTHS {
-                    let what = format!("{name} @{} {mode:?} W={w}", f.name);
-                    differential(
-                        &module, id, &shapes, &gens, mode, w, 0, None, &mut tally, &what,
-                    );
-                    let m = lane_mask(w, 31 + u64::from(w));
-                    let what = format!("{what} mask {m:?}");
-                    differential(
-                        &module,
-                        id,
-                        &shapes,
-                        &gens,
-                        mode,
-                        w,
-                        0,
-                        Some(&m),
-                        &mut tally,
-                        &what,
-                    );
+                    for seed in 0..seeds {
+                        let what = format!("{name} @{} {mode:?} W={w} seed {seed}", f.name);
+                        let m = lane_mask(w, seed * 31 + u64::from(w));
+                        for mask in [None, Some(&m[..])] {
+                            let what = format!("{what} mask {mask:?}");
+                            differential(
+                                &module, id, &shapes, &gens, mode, w, seed, mask, &mut tally, &what,
+                            );
+                        }
+                    }
                 }
             }
         }
     }
+    tally
+}
+
+/// The hand-written kernels under `--linearize reconverge` (each block order).
+#[test]
+fn reconverged_kernels_widened_equal_lanes_run_one_by_one() {
+    let modes = lanes_wfv::reconverge::BlockOrder::ALL.map(Mode::reconverge);
+    let tally = kernels_widened(&modes, 1);
     eprintln!("reconverged kernels: {tally:?}");
     assert!(tally.compared > 600, "{tally:?}");
 }
 
 #[test]
 fn kernels_widened_equal_lanes_run_one_by_one() {
-    let files = common::kernel_files();
-    let mut tally = Tally::default();
-    for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let module = lanes_ir::parse_module(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        for (id, f) in module.functions() {
-            if f.layout.num_blocks() == 0 || width_dependent(f) {
-                continue;
-            }
-            let (gens, shapes) = kernel_gens(&module, id);
-            let boscc =
-                Mode::boscc(lanes_wfv::BosccPolicy::All).with_fusion(lanes_wfv::FusionPolicy::All);
-            for mode in [Mode::PARTIAL, Mode::FULL, boscc] {
-                for w in WIDTHS {
-                    for seed in 0..2 {
-                        let what = format!("{name} @{} {mode:?} W={w} seed {seed}", f.name);
-                        differential(
-                            &module, id, &shapes, &gens, mode, w, seed, None, &mut tally, &what,
-                        );
-                        // Remainder lanes: an entry mask with some lanes off.
-                        let m = lane_mask(w, seed * 31 + u64::from(w));
-                        let what = format!("{what} mask {m:?}");
-                        differential(
-                            &module,
-                            id,
-                            &shapes,
-                            &gens,
-                            mode,
-                            w,
-                            seed,
-                            Some(&m),
-                            &mut tally,
-                            &what,
-                        );
-                    }
-                }
-            }
-        }
-    }
+    let boscc = Mode::boscc(lanes_wfv::BosccPolicy::All).with_fusion(lanes_wfv::FusionPolicy::All);
+    let tally = kernels_widened(&[Mode::PARTIAL, Mode::FULL, boscc], 2);
     eprintln!("kernels: {tally:?}");
     assert!(tally.compared > 300, "{tally:?}");
 }

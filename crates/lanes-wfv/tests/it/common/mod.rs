@@ -162,14 +162,17 @@ pub fn generated_arguments(params: &[GenParam], seed: u64, mem: &mut Memory) -> 
                     RtValue::f64(x)
                 }
             }
-            GenParam::Buffer { .. } => {
-                let mut bytes = vec![0; p.buffer_bytes() as usize];
-                rng.fill_bytes(&mut bytes);
-                let ptr = mem
-                    .alloc_init(&bytes, BUFFER_ALIGN, AddrSpace::GLOBAL, false)
-                    .expect("fits");
-                RtValue::ptr_of(ScalarType::Ptr(AddrSpace::GLOBAL), ptr)
-            }
+            GenParam::Buffer { .. } => random_buffer(p, &mut rng, mem),
         })
         .collect()
+}
+
+/// A global buffer of random bytes for generated parameter `p`, allocated in `mem`.
+pub fn random_buffer(p: &GenParam, rng: &mut SmallRng, mem: &mut Memory) -> RtValue {
+    let mut bytes = vec![0; p.buffer_bytes() as usize];
+    rng.fill_bytes(&mut bytes);
+    let ptr = mem
+        .alloc_init(&bytes, BUFFER_ALIGN, AddrSpace::GLOBAL, false)
+        .expect("fits");
+    RtValue::ptr_of(ScalarType::Ptr(AddrSpace::GLOBAL), ptr)
 }
