@@ -17,6 +17,10 @@
 //!    (§2.4), φs on folded edges turned into [`blend`]s, side effects [`guards`]ed, and
 //!    SSA repaired; [`stats`] counts the branches kept and lost (Table 1).
 //!
+//! With [`Linearization::Reconverge`] the reconverging transform ([`reconverge`]) and its
+//! lowering to masks replace steps 1–4: uniform branches stay, irreducible cycles are
+//! taken, and loops need no transform of their own.
+//!
 //! The passes hand one [`lanes_analysis::FunctionAnalyses`] bundle along: each uses the
 //! CFG, dominator trees and loops where they are valid, keeps them up to date, and returns
 //! what it changed ([`lanes_analysis::Edits`]); the shape analysis is re-run only after a
@@ -68,7 +72,7 @@ pub mod widen;
 
 use cranelift_entity::EntitySet;
 use lanes_analysis::shapes::{ArgShapes, ShapeAnalysis, ShapeError, ShapeInfo};
-use lanes_analysis::{AnalysisSet, Edits, FunctionAnalyses};
+use lanes_analysis::{Edits, FunctionAnalyses};
 use lanes_ir::{Block, FuncId, Function, Module, Value};
 
 pub use block_index::BlockIndex;
@@ -155,12 +159,6 @@ pub enum WfvError {
     },
     #[error("@{0}: the reconverging transform could not give every divergent branch a primary successor: {1}")]
     NotReconverging(String, String),
-    #[error(
-        "@{0}: the reconverging transform ({1} order) gave a cycle a second entry, and its \
-         lowering through partial linearization needs natural loops; use another order or \
-         --linearize partial"
-    )]
-    ReconvergedIrreducible(String, &'static str),
     #[error("the loop with header {0} has no exit")]
     InfiniteLoop(Block),
     #[error("the latch {0} of a loop ends in a divergent branch")]
@@ -232,6 +230,67 @@ pub(crate) fn shapes_of_prepared(
     Ok(ShapeAnalysis::new(module).analyze_in(&prepared.func, args, analyses)?)
 }
 
+/// Makes `func` reconverging (in `order`) for the divergent branches the shape analysis
+/// finds in the result, and returns them, with the branch counts of the input (a uniform
+/// branch counts as lost when it is divergent in the result).
+///
+/// The analysis of the input (`info`) is not enough: the lowering to masks re-joins
+/// threads at each divergent branch's primary successor, its immediate post-dominator in
+/// the new CFG, and flow blocks can move that point. A loop's divergent exit rerouted
+/// through a flow block outside an enclosing loop, say, lets threads that left the inner
+/// loop run the next outer iteration while others still run the inner one, so a value
+/// uniform per outer iteration is no longer uniform among the threads running together.
+/// The analysis of the reconverged CFG sees that; a branch it newly finds divergent may
+/// need flow blocks of its own, so the transform runs again until the divergent branches
+/// it was given are the ones the analysis finds.
+fn reconverge_with_divergence(
+    func: &mut Function,
+    analysis: &ShapeAnalysis,
+    args: &ArgShapes,
+    info: ShapeInfo,
+    order: reconverge::BlockOrder,
+) -> Result<(Vec<Block>, Stats), WfvError> {
+    let divergent_in = |f: &Function, info: &ShapeInfo| -> Vec<Block> {
+        f.layout
+            .blocks()
+            .filter(|&b| info.is_divergent_branch(b))
+            .collect()
+    };
+    let mut divergent = divergent_in(func, &info);
+    let mut stats = Stats::default();
+    let mut uniform_in: Vec<Block> = Vec::new();
+    for b in func.layout.blocks() {
+        let mut succs = func.successors(b);
+        succs.sort();
+        succs.dedup();
+        if succs.len() < 2 {
+            continue;
+        }
+        stats.branches += 1;
+        if divergent.contains(&b) {
+            stats.divergent += 1;
+        } else {
+            stats.uniform += 1;
+            uniform_in.push(b);
+        }
+    }
+    for _ in 0..16 {
+        reconverge::reconverge(func, &|b| divergent.contains(&b), order)?;
+        let now = analysis.analyze_in(func, args, FunctionAnalyses::new())?;
+        divergent = divergent_in(func, &now);
+        let is_div = |b: Block| divergent.contains(&b);
+        if reconverge::violations(func, &is_div).is_empty() {
+            stats.lost_blocks = uniform_in.into_iter().filter(|b| is_div(*b)).collect();
+            stats.lost = stats.lost_blocks.len();
+            return Ok((divergent, stats));
+        }
+    }
+    Err(WfvError::NotReconverging(
+        func.name.clone(),
+        "the divergent branches of the reconverged CFG kept changing".into(),
+    ))
+}
+
 /// Runs the whole pipeline on function `id` of `module` with argument shapes `args`.
 /// `after_pass(name, func)` sees the function after each pass (tests verify it there).
 pub fn prepare(
@@ -261,32 +320,28 @@ pub fn prepare(
         info = analysis.analyze_in(&func, args, info.into_analyses())?;
     }
     // The reconverging transform: flow blocks give every divergent branch a primary
-    // successor, which partial linearization below then lowers to masks.
+    // successor, and the lowering to masks replaces every other step below.
     if let Linearization::Reconverge(order) = mode.linearization {
-        // Irreducible input: the transform would take it, but its lowering here cannot.
-        let mut analyses = FunctionAnalyses::new();
-        analyses.compute(&func, AnalysisSet::LOOPS);
-        if !analyses.loops().is_reducible() {
-            return Err(WfvError::irreducible(&func, analyses.loops()));
-        }
-        let divergent: Vec<Block> = func
-            .layout
-            .blocks()
-            .filter(|&b| info.is_divergent_branch(b))
-            .collect();
-        reconverge::reconverge(&mut func, &|b| divergent.contains(&b), order)?;
+        let loops = LoopStats::of(&info);
+        let (divergent, stats) =
+            reconverge_with_divergence(&mut func, &analysis, args, info, order)?;
         after_pass("reconverge", &func);
-        let mut analyses = FunctionAnalyses::new();
-        analyses.compute(&func, AnalysisSet::LOOPS);
-        if !analyses.loops().is_reducible() {
-            // Flow blocks can give a cycle a second entry; the lowering here is partial
-            // linearization, which needs natural loops.
-            return Err(WfvError::ReconvergedIrreducible(
-                func.name.clone(),
-                order.name(),
-            ));
-        }
-        info = analysis.analyze_in(&func, args, analyses)?;
+        let lowered = reconverge::lower_to_masks(&mut func, &divergent, mode.skip_empty)?;
+        after_pass("lower_masks", &func);
+        return Ok(Prepared {
+            func,
+            predication: lowered.predication,
+            stats,
+            loops,
+            boscc: lowered.skips,
+            fused: 0,
+            interleaved,
+            transformed: Vec::new(),
+            entry_mask: None,
+            mode,
+            linear_params: false,
+            analyses: FunctionAnalyses::new(),
+        });
     }
     let lower: Vec<Block> = normalize::switch_blocks(&func)
         .into_iter()

@@ -9,7 +9,7 @@
 use crate::boscc::BosccPolicy;
 use crate::branch_fusion::FusionPolicy;
 use crate::private_memory::PrivateLayout;
-use crate::reconverge::BlockOrder;
+use crate::reconverge::{BlockOrder, SkipEmpty};
 
 /// Which branches linearization folds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -19,10 +19,9 @@ pub enum Linearization {
     Partial,
     /// Full if-conversion: every branch but the pure latches' is folded.
     Full,
-    /// The reconverging transform first (flow blocks, in this block order; module
-    /// `reconverge`), then partial linearization of the reconverged CFG as its lowering to
-    /// masks (the paper's own mask lowering, which also takes irreducible cycles, is not
-    /// written: a CFG the flow blocks made irreducible is declined).
+    /// The reconverging transform (flow blocks, in this block order; module `reconverge`)
+    /// and its lowering to execution and re-join masks, which keeps every uniform branch
+    /// and takes irreducible cycles; no linearization.
     Reconverge(BlockOrder),
 }
 
@@ -37,6 +36,9 @@ pub struct Mode {
     pub fusion: FusionPolicy,
     /// Layout of stack arrays whose addresses do not escape.
     pub private_layout: PrivateLayout,
+    /// Which divergent branches of a reconverged CFG test for an empty mask
+    /// ([`Linearization::Reconverge`] only).
+    pub skip_empty: SkipEmpty,
 }
 
 impl Mode {
@@ -46,6 +48,7 @@ impl Mode {
         boscc: None,
         fusion: FusionPolicy::Off,
         private_layout: PrivateLayout::Interleaved,
+        skip_empty: SkipEmpty::Auto,
     };
     /// Full if-conversion alone.
     pub const FULL: Mode = Mode {
@@ -53,9 +56,10 @@ impl Mode {
         boscc: None,
         fusion: FusionPolicy::Off,
         private_layout: PrivateLayout::Interleaved,
+        skip_empty: SkipEmpty::Auto,
     };
 
-    /// The reconverging transform in `order`, then partial linearization.
+    /// The reconverging transform in `order`, then its lowering to masks.
     pub const fn reconverge(order: BlockOrder) -> Mode {
         Mode {
             linearization: Linearization::Reconverge(order),
@@ -83,6 +87,14 @@ impl Mode {
     pub const fn with_private_layout(self, layout: PrivateLayout) -> Mode {
         Mode {
             private_layout: layout,
+            ..self
+        }
+    }
+
+    /// This mode with empty-mask skips by `policy` (reconverging mode).
+    pub const fn with_skip_empty(self, policy: SkipEmpty) -> Mode {
+        Mode {
+            skip_empty: policy,
             ..self
         }
     }

@@ -27,7 +27,7 @@ use clap::{Args, ValueEnum};
 
 use lanes_driver::{vectorize, Output, VectorizeRequest};
 use lanes_llvm::emit::EmitKind;
-use lanes_wfv::reconverge::BlockOrder;
+use lanes_wfv::reconverge::{BlockOrder, SkipEmpty};
 use lanes_wfv::{BosccPolicy, FusionPolicy, Mode, PrivateLayout};
 
 use super::import::ClangArgs;
@@ -57,6 +57,24 @@ impl Order {
             Order::Dfpd => BlockOrder::DepthFirstPostDom,
             Order::Bf => BlockOrder::BreadthFirst,
             Order::Rpot => BlockOrder::ReversePostOrder,
+        }
+    }
+}
+
+/// Empty-mask skips of the reconverging lowering (the paper's step-4 option).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SkipEmptyArg {
+    Auto,
+    All,
+    Off,
+}
+
+impl SkipEmptyArg {
+    pub fn policy(self) -> SkipEmpty {
+        match self {
+            SkipEmptyArg::Auto => SkipEmpty::Auto,
+            SkipEmptyArg::All => SkipEmpty::All,
+            SkipEmptyArg::Off => SkipEmpty::Off,
         }
     }
 }
@@ -136,15 +154,22 @@ pub struct VectorizeArgs {
     /// 8 with AVX, else 4; the target is the host unless -march=, --target-cpu or -m… say)
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub width: Option<u16>,
-    /// Linearize divergent control flow only (partial) or all of it (full), or first make
-    /// the CFG reconverging (flow blocks give every divergent branch a post-dominating
-    /// successor; the reconverging-CFG paper) and then linearize partially
+    /// Linearize divergent control flow only (partial) or all of it (full), or make the
+    /// CFG reconverging instead (flow blocks give every divergent branch a post-dominating
+    /// successor, then execution and re-join masks; the reconverging-CFG paper), which
+    /// keeps uniform branches and takes irreducible control flow (a goto into a loop)
     #[arg(long, value_enum, default_value = "partial")]
     pub linearize: Linearize,
     /// Block order of `--linearize reconverge`: depth-first, depth-first with
     /// post-dominators last, breadth-first, or reverse post-order
     #[arg(long, value_enum, default_value = "dfpd")]
     pub order: Order,
+    /// With `--linearize reconverge`, which divergent branches test whether any lane goes
+    /// to their side and skip it if none does: `auto` where the side is heavy enough to
+    /// repay the test (BOSCC's estimate; the default), `all` everywhere, `off` only where a
+    /// loop needs it to end
+    #[arg(long, value_enum)]
+    pub skip_empty: Option<SkipEmptyArg>,
     /// With partial linearization, branch on "no lane takes this side" around the sides of
     /// divergent branches (PLDI'18 §6.1 BOSCC): `auto` where the side is heavy enough to
     /// repay the test (the default), `all` wherever possible, `off` never
@@ -218,6 +243,9 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
             ),
         },
     };
+    if args.skip_empty.is_some() && args.linearize != Linearize::Reconverge {
+        bail!("--skip-empty is an option of --linearize reconverge (partial linearization has --boscc)");
+    }
     let req = VectorizeRequest {
         input: args.file.clone(),
         // Vector code is for this machine unless a target is named.
@@ -237,6 +265,7 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
             (Linearize::Partial, boscc) => boscc.partial(),
             (Linearize::Reconverge, Boscc::Off | Boscc::Auto) => {
                 Mode::reconverge(args.order.block_order())
+                    .with_skip_empty(args.skip_empty.unwrap_or(SkipEmptyArg::Auto).policy())
             }
             (Linearize::Reconverge, Boscc::All) => {
                 bail!("--boscc all needs --linearize partial")

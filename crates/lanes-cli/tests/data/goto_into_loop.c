@@ -1,5 +1,5 @@
-/* A jump into the middle of a loop: a cycle with two entries (irreducible control flow),
- * which lanes' linearization declines with the cycle's source lines. */
+/* A jump into the middle of a loop: a cycle with two entries (irreducible control flow), which
+ * partial linearization declines with the cycle's source lines; `--linearize reconverge` takes it. */
 void goto_into_loop(long i, const int *a, int *out, int n) {
   int x = a[i], k = 0;
   if (x & 1) goto inside;

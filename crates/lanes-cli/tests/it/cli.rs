@@ -226,9 +226,9 @@ fn interp_reports_faults_and_bad_arguments() {
 #[test]
 fn irreducible_control_flow_is_declined_with_the_cycle_entries() {
     let out = lanes_test_support::scratch_dir("irreducible").join("g.o");
-    // Partial linearization, and the reconverging transform, whose lowering here is
-    // partial linearization too.
-    for linearize in ["partial", "reconverge"] {
+    // Partial linearization and full if-conversion decline; the reconverging transform
+    // takes it (tests/it/vectorize.rs runs the result).
+    for linearize in ["partial", "full"] {
         let o = lanes(&[
             "vectorize",
             "crates/lanes-cli/tests/data/goto_into_loop.c",
@@ -250,4 +250,16 @@ fn irreducible_control_flow_is_declined_with_the_cycle_entries() {
         );
         assert_eq!(err.lines().count(), 1, "{err}");
     }
+    let o = lanes(&[
+        "vectorize",
+        "crates/lanes-cli/tests/data/goto_into_loop.c",
+        "--shapes",
+        "c,u,u,u",
+        "-O0",
+        "--linearize",
+        "reconverge",
+        "-o",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }

@@ -175,6 +175,39 @@ fn reconverged_launchers_equal_the_scalar_kernels() {
     }
 }
 
+/// A `goto` into a loop body (tests/data/goto_into_loop.c, an irreducible cycle that
+/// partial linearization declines): through the reconverging transform and its lowering
+/// to masks under every block order, the launcher equals the scalar function compiled by
+/// clang-19 at 4, 8 and 16 lanes, for counts that leave the last group partial.
+#[test]
+fn irreducible_c_vectorizes_through_the_reconverging_transform() {
+    let d = scratch_dir("vectorize");
+    for order in ["df", "dfpd", "bf", "rpot"] {
+        for w in [4u16, 8, 16] {
+            let obj = d.join(format!("goto_into_loop_{order}{w}.o"));
+            run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+                .args(["vectorize", s(&data("goto_into_loop.c"))])
+                .args(["--shapes", "c,u,u,u", "--width", &w.to_string()])
+                .args(["--linearize", "reconverge", "--order", order])
+                .args(["-o", s(&obj)]));
+            let exe = d.join(format!("goto_into_loop_{order}{w}"));
+            run(clang()
+                .args(["-O1", "-o", s(&exe)])
+                .arg(format!("-I{}", s(&data(""))))
+                .arg(data("goto_into_loop_driver.c"))
+                .arg(&obj));
+            for n in [37, 0, 1, 64, 100] {
+                let out = run(Command::new(&exe).arg(n.to_string()));
+                assert_eq!(
+                    String::from_utf8_lossy(&out.stdout),
+                    format!("ok {n}\n"),
+                    "{order} W={w}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn full_linearization_and_lir_output() {
     let d = scratch_dir("vectorize");

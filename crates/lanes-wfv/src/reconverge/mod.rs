@@ -21,12 +21,18 @@
 //!    whose definitions no longer dominate them read the reaching definition (on the new
 //!    paths a thread never takes, the type's zero).
 //!
-//! The function keeps its scalar meaning exactly: flow blocks only reroute. Step 4, the
-//! lowering to masks, is not part of this module.
+//! The function keeps its scalar meaning exactly: flow blocks only reroute.
+//!
+//! 4. [`lower`]: execution and re-join masks, the paper's lowering, with its option of
+//!    empty-mask skips ([`SkipEmpty`]); the result has only uniform branches and goes to
+//!    widening as partial linearization's would.
 
 pub mod check;
+pub mod lower;
+mod masks;
 pub mod open_tree;
 pub mod order;
+mod variables;
 
 use cranelift_entity::EntitySet;
 use lanes_analysis::{AnalysisSet, ControlFlowGraph, FunctionAnalyses, PostDominatorTree};
@@ -34,6 +40,7 @@ use lanes_ir::cursor::phis;
 use lanes_ir::{Block, Function, InstData, ValueSubstitution};
 
 pub use check::{violations, Violation};
+pub use lower::{lower_to_masks, Lowered, SkipEmpty};
 pub use open_tree::OpenTreeStats;
 pub use order::{block_order, BlockOrder};
 

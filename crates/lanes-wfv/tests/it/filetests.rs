@@ -2,12 +2,14 @@
 //! function, one or more directives
 //!
 //! ```text
-//! ; vectorize: @f width=4 [mode=full] [masked]
+//! ; vectorize: @f width=4 [mode=partial|full|reconverge] [order=df|dfpd|bf|rpot]
+//! ;            [skip=auto|all|off] [masked]
 //! ```
 //!
 //! and, after `; expect:`, the vector function the whole pipeline makes of it
 //! ([`lanes_wfv::define_variant`]: normalization, the divergent loop transform,
-//! partial or full linearization, widening). The output is the lanes IR text of the
+//! partial or full linearization, widening; or the reconverging transform in `order`
+//! (default dfpd) and its lowering to masks with empty-mask skips by `skip`). The output is the lanes IR text of the
 //! widened function, verified, so a change in what the vectorizer emits is a reviewed
 //! diff: `LANES_BLESS=1 cargo test -p lanes-wfv --test it filetests` rewrites the
 //! expected sections. These tests need neither clang nor LLVM; whether the vector code
@@ -19,7 +21,8 @@ use std::path::Path;
 use cranelift_entity::EntityRef;
 use lanes_ir::filetest::{run_golden, FileTest};
 use lanes_ir::write::function_to_string;
-use lanes_wfv::{define_variant, Mode};
+use lanes_wfv::reconverge::{BlockOrder, SkipEmpty};
+use lanes_wfv::{define_variant, Linearization, Mode};
 
 /// One `; vectorize:` directive.
 #[derive(Debug)]
@@ -51,10 +54,28 @@ impl Request {
                 }
                 Some(("mode", "partial")) => req.mode = Mode::PARTIAL,
                 Some(("mode", "full")) => req.mode = Mode::FULL,
+                Some(("mode", "reconverge")) => {
+                    req.mode = Mode::reconverge(BlockOrder::DepthFirstPostDom)
+                        .with_skip_empty(req.mode.skip_empty);
+                }
+                Some(("order", o)) => {
+                    let order = BlockOrder::ALL
+                        .into_iter()
+                        .find(|b| b.name() == o)
+                        .ok_or_else(|| format!("unknown order `{o}`"))?;
+                    req.mode.linearization = Linearization::Reconverge(order);
+                }
+                Some(("skip", k)) => {
+                    req.mode.skip_empty = SkipEmpty::ALL
+                        .into_iter()
+                        .find(|s| s.name() == k)
+                        .ok_or_else(|| format!("unknown skip policy `{k}`"))?;
+                }
                 None if word == "masked" => req.masked = true,
                 _ => {
                     return Err(format!(
-                        "unknown option `{word}` (width=N, mode=partial|full, masked)"
+                        "unknown option `{word}` (width=N, mode=partial|full|reconverge, \
+                         order=df|dfpd|bf|rpot, skip=auto|all|off, masked)"
                     ))
                 }
             }
@@ -121,4 +142,14 @@ fn directives_are_parsed_and_bad_ones_rejected() {
     assert!(Request::parse("f width=4").is_err());
     assert!(Request::parse("@f width=x").is_err());
     assert!(Request::parse("@f lanes=4").is_err());
+    let r = Request::parse("@f mode=reconverge order=bf skip=off").unwrap();
+    assert_eq!(
+        (r.mode.linearization, r.mode.skip_empty),
+        (
+            Linearization::Reconverge(BlockOrder::BreadthFirst),
+            SkipEmpty::Off
+        )
+    );
+    assert!(Request::parse("@f order=zigzag").is_err());
+    assert!(Request::parse("@f skip=sometimes").is_err());
 }

@@ -83,3 +83,67 @@ fn irreducible_cycles_are_declined_with_their_entries_never_a_panic() {
         "too few reducible programs compared: {compared}"
     );
 }
+
+/// The same programs through the reconverging transform and its lowering to masks, under
+/// every block order and empty-mask skip policy: every one is vectorized, irreducible or
+/// not, and keeps its width-1 meaning (result, memory, exact access sequence).
+#[test]
+fn irreducible_cycles_reconverge_and_keep_their_meaning() {
+    let cfg = GenConfig {
+        max_blocks: 14,
+        max_insts_per_block: 4,
+        irreducible: true,
+        work_items: true,
+        max_trip_count: 4,
+        max_trip_product: 16,
+        ..GenConfig::default()
+    };
+    let (mut irreducible, mut compared) = (0, 0);
+    let orders = lanes_wfv::reconverge::BlockOrder::ALL;
+    let skips = lanes_wfv::reconverge::SkipEmpty::ALL;
+    for seed in 0..1200u64 {
+        let bytes = lanes_test_support::seeded_bytes(seed ^ 0x1bb, 4096);
+        let g = generate(&mut Unstructured::new(&bytes), &cfg).expect("generation never fails");
+        let func = g.module.function(g.func).expect("generated with a body");
+        let analyses = lanes_analysis::FunctionAnalyses::with_function(
+            func,
+            lanes_analysis::AnalysisSet::LOOPS,
+        );
+        irreducible += usize::from(!analyses.loops().is_reducible());
+        let shapes: Vec<Option<(Shape, u32)>> = g
+            .params
+            .iter()
+            .enumerate()
+            .map(|(k, _)| {
+                Some((
+                    if k % 2 == 0 {
+                        Shape::Varying
+                    } else {
+                        Shape::Uniform
+                    },
+                    0,
+                ))
+            })
+            .collect();
+        let mode = Mode::reconverge(orders[(seed % 4) as usize])
+            .with_skip_empty(skips[(seed / 4 % 3) as usize]);
+        let what = format!("seed {seed} {mode:?}");
+        let (_, m) = common::prepared_module(&g.module, g.func, &shapes, mode, &what);
+        for round in 0..2 {
+            let alloc =
+                |mem: &mut Memory| common::generated_arguments(&g.params, seed + round, mem);
+            let item = WorkItemContext::one_dim(0, (seed + round) % 4, 8, 1);
+            if common::compare(&g.module, &m, g.func, &alloc, &item, &what) {
+                compared += 1;
+            }
+        }
+    }
+    eprintln!(
+        "irreducible, reconverged: {irreducible} irreducible programs, {compared} runs compared"
+    );
+    assert!(
+        irreducible > 200,
+        "too few irreducible programs: {irreducible}"
+    );
+    assert!(compared > 1500, "too few runs compared: {compared}");
+}

@@ -78,15 +78,8 @@ fn check(mode: Mode, all_varying: bool) -> (Stats, usize, usize) {
                 Vec::new()
             };
             let what = format!("{name} @{} {mode:?} varying={all_varying}", f.name);
-            if let lanes_wfv::Linearization::Reconverge(_) = mode.linearization {
-                let r = lanes_wfv::prepare(&module, id, &shapes, mode, &mut |_, _| {});
-                if let Err(lanes_wfv::WfvError::ReconvergedIrreducible(..)) = r {
-                    eprintln!("{what}: declined (a cycle with two entries)");
-                    continue;
-                }
-            }
             let (p, m) = common::prepared_module(&module, id, &shapes, mode, &what);
-            if !mode.is_full() {
+            if mode.linearization == lanes_wfv::Linearization::Partial {
                 assert_eq!(p.stats.lost, 0, "{what}: lost {:?}", p.stats.lost_blocks);
             }
             total += &p.stats;
@@ -127,14 +120,19 @@ fn corpus_has_sixty_kernels() {
     assert!(n >= 60, "only {n} kernels");
 }
 
-/// The reconverging transform under every block order, then partial linearization: every
-/// kernel keeps its meaning and no uniform branch of the reconverged function is lost.
+/// The reconverging transform under every block order, then its lowering to masks: every
+/// kernel keeps its meaning. Depth-first with post-dominance keeps every uniform branch
+/// of the kernels uniform; the other orders may reroute a loop's divergent exit out of an
+/// enclosing loop, which makes that loop's branches divergent (counted as lost).
 #[test]
 fn reconverged_kernels() {
     for order in lanes_wfv::reconverge::BlockOrder::ALL {
         for varying in [false, true] {
             let (s, kernels, _) = check(Mode::reconverge(order), varying);
-            assert_eq!(s.lost, 0);
+            eprintln!("{} varying={varying}: {s}", order.name());
+            if order == lanes_wfv::reconverge::BlockOrder::DepthFirstPostDom {
+                assert_eq!(s.lost, 0, "{}", order.name());
+            }
             assert!(kernels >= 55, "{}: {kernels} kernels lowered", order.name());
         }
     }

@@ -33,6 +33,8 @@ pub(crate) enum ArgGen {
 #[derive(Default, Debug)]
 pub(crate) struct Tally {
     pub(crate) compared: usize,
+    /// Programs with an irreducible cycle.
+    irreducible: usize,
     racy: usize,
     faulted: usize,
     unsupported: usize,
@@ -43,8 +45,6 @@ pub(crate) struct Tally {
     pub(crate) fused: usize,
     /// Stack-array families laid out element-major across lanes.
     pub(crate) interleaved: usize,
-    /// Programs the reconverging transform made irreducible (not lowered).
-    pub(crate) declined: usize,
     reasons: std::collections::BTreeMap<String, usize>,
 }
 
@@ -372,8 +372,7 @@ pub(crate) fn width_dependent(f: &lanes_ir::Function) -> bool {
 
 /// Every hand-written kernel in each of `modes`, widened at 4, 8 and 16 lanes for input
 /// seeds `0..seeds`, with and without an entry mask (remainder lanes off), against the
-/// lanes run one by one. A kernel the reconverging transform made irreducible is skipped
-/// (counted as declined).
+/// lanes run one by one.
 fn kernels_widened(modes: &[Mode], seeds: u64) -> Tally {
     let mut tally = Tally::default();
     for path in common::kernel_files() {
@@ -385,11 +384,6 @@ fn kernels_widened(modes: &[Mode], seeds: u64) -> Tally {
             }
             let (gens, shapes) = kernel_gens(&module, id);
             for &mode in modes {
-                let r = prepare(&module, id, &shapes, mode, &mut |_, _| {});
-                if let Err(lanes_wfv::WfvError::ReconvergedIrreducible(..)) = r {
-                    tally.declined += 1;
-                    continue;
-                }
                 for w in WIDTHS {
                     for seed in 0..seeds {
                         let what = format!("{name} @{} {mode:?} W={w} seed {seed}", f.name);
@@ -443,18 +437,41 @@ fn generated_programs_widened_equal_lanes_run_one_by_one() {
     assert!(only.is_some() || tally.interleaved > 1_000, "{tally:?}");
 }
 
-/// The reconverging transform under each block order (by seed), then partial
-/// linearization, widened at 4, 8 and 16 lanes (and under entry masks), against the lanes
-/// run one by one.
+/// The reconverging mode of program `seed`: each block order, and within each each
+/// empty-mask skip policy, in turn.
+fn reconverging_mode(seed: u64) -> Mode {
+    let orders = lanes_wfv::reconverge::BlockOrder::ALL;
+    let skips = lanes_wfv::reconverge::SkipEmpty::ALL;
+    Mode::reconverge(orders[(seed % 4) as usize]).with_skip_empty(skips[(seed / 4 % 3) as usize])
+}
+
+/// The reconverging transform under each block order and empty-mask skip policy (by
+/// seed), then its lowering to masks, widened at 4, 8 and 16 lanes (and under entry
+/// masks), against the lanes run one by one.
 #[test]
 fn reconverged_programs_widened_equal_lanes_run_one_by_one() {
-    let orders = lanes_wfv::reconverge::BlockOrder::ALL;
-    let pick = |seed: u64| Mode::reconverge(orders[(seed % 4) as usize]);
     let n = 800 * common::soak();
-    let tally = generated_programs_in((90_000..90_000 + n).filter(|s| s % 5 != 4), Some(&pick));
+    let seeds = (90_000..90_000 + n).filter(|s| s % 5 != 4);
+    let tally = generated_programs_in(seeds, Some(&reconverging_mode), false);
     eprintln!("reconverged: {tally:?}");
     assert!(tally.compared > 1_500, "{tally:?}");
-    assert!(tally.declined * 15 < n as usize, "{tally:?}");
+}
+
+/// Programs with irreducible cycles (jumps into loop bodies, entered by divergent and by
+/// uniform branches), which partial linearization declines: through the reconverging
+/// transform and its lowering to masks under every order and skip policy, widened at 4, 8
+/// and 16 lanes, against the lanes run one by one.
+#[test]
+fn irreducible_programs_widened_equal_lanes_run_one_by_one() {
+    let n = 400 * common::soak();
+    let seeds = (95_000..95_000 + n).filter(|s| s % 5 != 4);
+    let tally = generated_programs_in(seeds, Some(&reconverging_mode), true);
+    eprintln!("irreducible, reconverged: {tally:?}");
+    assert!(tally.compared > 700, "{tally:?}");
+    assert!(
+        tally.irreducible > 60,
+        "too few irreducible programs: {tally:?}"
+    );
 }
 
 /// Seeds soak runs once failed on: 15528 had a uniform loop nested in a divergent one
@@ -462,24 +479,26 @@ fn reconverged_programs_widened_equal_lanes_run_one_by_one() {
 /// loop's header).
 #[test]
 fn generated_regressions() {
-    let tally = generated_programs([15528u64].into_iter());
+    let tally = generated_programs_in([15528u64].into_iter(), None, false);
     assert!(tally.compared >= 3, "{tally:?}");
 }
 
 fn generated_programs(seeds: impl Iterator<Item = u64>) -> Tally {
-    generated_programs_in(seeds, None)
+    generated_programs_in(seeds, None, false)
 }
 
-/// [`generated_programs`], every program in `only_mode` if given (then without twins);
-/// a program the reconverging transform made irreducible is skipped (and counted).
+/// [`generated_programs`], every program in `only_mode` if given (then without twins),
+/// with irreducible cycles if `irreducible`.
 fn generated_programs_in(
     seeds: impl Iterator<Item = u64>,
     only_mode: Option<&dyn Fn(u64) -> Mode>,
+    irreducible: bool,
 ) -> Tally {
     let mut tally = Tally::default();
     for seed in seeds {
         let cfg = GenConfig {
-            max_blocks: 10,
+            max_blocks: if irreducible { 14 } else { 10 },
+            irreducible,
             max_insts_per_block: 4,
             max_loop_depth: 2,
             // Helpers (vectorized with the main function) may query the work item too.
@@ -503,6 +522,9 @@ fn generated_programs_in(
             tally.twins += crate::common::twins::twin_sides(f, None, &mut rng);
         }
         let f = g.function();
+        let analyses =
+            lanes_analysis::FunctionAnalyses::with_function(f, lanes_analysis::AnalysisSet::LOOPS);
+        tally.irreducible += usize::from(!analyses.loops().is_reducible());
         let mut gens = Vec::new();
         let mut shapes = Vec::new();
         for (p, gp) in f.params.iter().zip(&g.params) {
@@ -539,15 +561,7 @@ fn generated_programs_in(
             mode
         };
         let mode = match only_mode {
-            Some(pick) => {
-                let mode = pick(seed);
-                let r = prepare(&g.module, g.func, &shapes, mode, &mut |_, _| {});
-                if let Err(lanes_wfv::WfvError::ReconvergedIrreducible(..)) = r {
-                    tally.declined += 1;
-                    continue;
-                }
-                mode
-            }
+            Some(pick) => pick(seed),
             None => mode,
         };
         for w in WIDTHS {

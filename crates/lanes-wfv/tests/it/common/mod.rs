@@ -129,7 +129,12 @@ pub fn compare(
         "{what}: result {va:?} != {vb:?}\n{}",
         lanes_ir::write::module_to_string(transformed)
     );
-    assert_eq!(ma, mb, "{what}: memory differs");
+    assert_eq!(
+        ma,
+        mb,
+        "{what}: memory differs\n{}",
+        lanes_ir::write::module_to_string(transformed)
+    );
     assert_eq!(
         ta,
         tb,

@@ -1,0 +1,312 @@
+//! Step 4 of the reconverging-CFG paper: the lowering of a reconverging CFG to
+//! execution masks ("inject predication operations to lower the reconverging CFG to
+//! wave-level"; Listing 1), for reducible and irreducible CFGs alike.
+//!
+//! The wave keeps the CFG. It carries one execution mask `exec`, and one re-join mask per
+//! *primary* successor `P` (the successor of a divergent branch that post-dominates it).
+//! At a divergent branch `b: brif c, T, P` the threads going to `P` leave the wave and
+//! wait there — `rejoin[P] |= exec ∧ c_P`, `exec ∧= c_T` — and the wave goes on to `T`
+//! with the rest, or straight to `P` when none is left (`brif any(exec), T, P`: the
+//! `s_cbranch_execz` of Listing 1). Every path from `T` reaches `P`, since `P`
+//! post-dominates `b`; on arrival the waiting threads come back, `exec |= rejoin[P]`.
+//! A cycle through `T` that avoids `P` (a loop whose exit is divergent) is just the wave
+//! going round while threads wait at the exit, so loops need no transform of their own
+//! and irreducible cycles no special case. Uniform branches stay branches.
+//!
+//! What the hardware gives the GCN wave for free, SSA on a CPU must spell out:
+//!
+//! - **φs at re-join points** merge threads that arrived at different times. Each becomes
+//!   an accumulator written, at the end of every predecessor, for the threads taking that
+//!   edge: `acc = select(edge mask, incoming, acc)`, and read at the top of the block.
+//!   (Edges from uniform multi-way branches into such a block are split first, so that a
+//!   predecessor's mask is its edge's.) φs elsewhere stay φs: all active threads arrive
+//!   along the one edge the wave takes.
+//! - **Values clobbered while threads wait**: a vector register is written only in its
+//!   active lanes, an SSA value in all. A value live into `P` whose definition sits in
+//!   the *region* of `b` (the blocks the wave can run from `T` before reaching `P`) is
+//!   redefined for others while `b`'s threads wait, so it is kept per lane:
+//!   `keep = select(exec, v, keep)` after its definition, read by the uses a waiting
+//!   thread can reach from `P` without passing the definition again. The other uses
+//!   read `v` itself: every thread running them ran the latest definition, so a counter
+//!   stays scalar inside its loop and only its value after the loop is per lane.
+//!
+//! The execution mask is never empty where the wave runs code when every divergent branch
+//! tests for it. The option of the paper's step 4, **empty-mask skips**
+//! ([`SkipEmpty`]), drops that test where the region of `b` is acyclic and light (it runs
+//! with an empty mask instead, its side effects guarded), keeps it where it is heavy
+//! (`auto`, with BOSCC's cost estimate) or everywhere (`all`). The test of a cyclic region
+//! is always kept: without it the wave would go round forever.
+//!
+//! The result is a function of one instance whose branches are all uniform, plus the
+//! [`Predication`] of its blocks, which widening maps to vector code like the output of
+//! partial linearization; at width 1 `any(x)` is `x` and it computes what the input did.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use cranelift_entity::EntitySet;
+use lanes_analysis::liveness::Liveness;
+use lanes_analysis::{ControlFlowGraph, PostDominatorTree};
+use lanes_ir::cursor::phis;
+use lanes_ir::{Block, FuncCursor, Function, InstData, Value};
+
+use super::masks::Masks;
+use super::open_tree::succs_of;
+use crate::boscc::AUTO_MIN_INSTS;
+use crate::cfg_edit::def_block;
+use crate::guards::Predication;
+use crate::WfvError;
+
+/// Which divergent branches keep the test that skips their region when no thread goes
+/// there (the paper's step-4 option). Regions with a cycle always keep it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SkipEmpty {
+    /// Where the region holds at least [`AUTO_MIN_INSTS`] instructions (BOSCC's threshold).
+    #[default]
+    Auto,
+    /// At every divergent branch.
+    All,
+    /// Nowhere it can be dropped.
+    Off,
+}
+
+impl SkipEmpty {
+    pub const ALL: [SkipEmpty; 3] = [SkipEmpty::Auto, SkipEmpty::All, SkipEmpty::Off];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipEmpty::Auto => "auto",
+            SkipEmpty::All => "all",
+            SkipEmpty::Off => "off",
+        }
+    }
+}
+
+/// What [`lower_to_masks`] made.
+#[derive(Clone, Debug, Default)]
+pub struct Lowered {
+    pub predication: Predication,
+    /// Divergent branches that test for an empty mask.
+    pub skips: usize,
+    /// Values kept per lane because threads wait while they are redefined.
+    pub kept: usize,
+    /// φs turned into accumulators.
+    pub accumulators: usize,
+}
+
+/// One divergent branch: `block: brif …` with its secondary and primary successor.
+pub(super) struct Divergent {
+    pub block: Block,
+    pub secondary: Block,
+    pub primary: Block,
+    /// Whether the secondary successor is the one taken when the condition holds.
+    pub secondary_on_true: bool,
+}
+
+/// Lowers `func`, reconverging for the divergent branches ending the blocks `divergent`,
+/// to execution masks; see the module documentation.
+pub fn lower_to_masks(
+    func: &mut Function,
+    divergent: &[Block],
+    skip: SkipEmpty,
+) -> Result<Lowered, WfvError> {
+    let mut lowered = Lowered::default();
+    let branches = classify(func, divergent)?;
+    let rejoins: BTreeSet<Block> = branches.iter().map(|d| d.primary).collect();
+    split_uniform_edges_into(func, &rejoins, divergent);
+    let cfg = ControlFlowGraph::with_function(func);
+    let liveness = Liveness::with_function(func, &cfg);
+    // Kept value → the re-join points where threads waiting may still read it.
+    let mut kept: BTreeMap<Value, Vec<Block>> = BTreeMap::new();
+    let mut skips: Vec<bool> = Vec::new();
+    for d in &branches {
+        let region = region(&cfg, d.secondary, d.primary);
+        for v in live_on_edge(func, &liveness, d.block, d.primary) {
+            if def_block(func, v).is_some_and(|db| region.contains(db)) {
+                kept.entry(v).or_default().push(d.primary);
+            }
+        }
+        let weight: usize = cfg
+            .blocks()
+            .iter()
+            .filter(|&&x| region.contains(x))
+            .map(|&x| func.layout.block_insts(x).len())
+            .sum();
+        skips.push(match skip {
+            _ if has_cycle(&cfg, &region) => true,
+            SkipEmpty::All => true,
+            SkipEmpty::Auto => weight >= AUTO_MIN_INSTS,
+            SkipEmpty::Off => false,
+        });
+    }
+    lowered.skips = skips.iter().filter(|&&s| s).count();
+    lowered.kept = kept.len();
+    let stale: BTreeMap<Value, EntitySet<Block>> = kept
+        .into_iter()
+        .map(|(v, primaries)| {
+            let def = def_block(func, v);
+            (v, reachable_avoiding(&cfg, &primaries, def))
+        })
+        .collect();
+
+    let mut masks = Masks::new(func);
+    let mut phi_accs = masks.replace_rejoin_phis(&rejoins);
+    lowered.accumulators = phi_accs.iter().map(|(_, a)| a.len()).sum();
+    masks.mask_blocks();
+    masks.keep(&stale, &mut phi_accs);
+    masks.write_accumulators(&phi_accs, &branches);
+    for (d, &skip) in branches.iter().zip(&skips) {
+        masks.branch(d, skip);
+    }
+    lowered.predication = masks.finish();
+    Ok(lowered)
+}
+
+/// The primary and secondary successor of every divergent branch.
+fn classify(func: &Function, divergent: &[Block]) -> Result<Vec<Divergent>, WfvError> {
+    let cfg = ControlFlowGraph::with_function(func);
+    let pdt = PostDominatorTree::with_function(func, &cfg);
+    let mut out = Vec::new();
+    for &b in divergent {
+        let Some(t) = func.terminator(b) else {
+            continue;
+        };
+        let InstData::Brif {
+            then_dest,
+            else_dest,
+            ..
+        } = *func.dfg.inst(t)
+        else {
+            continue;
+        };
+        if then_dest == else_dest {
+            continue;
+        }
+        // A successor that is `b` itself (a one-block loop) post-dominates it trivially,
+        // but threads waiting there would be the ones going round: the primary is the
+        // other.
+        let pdom =
+            |s: Block| s != b && pdt.contains(b) && pdt.contains(s) && pdt.post_dominates(s, b);
+        let (secondary, primary, secondary_on_true) = if pdom(else_dest) {
+            (then_dest, else_dest, true)
+        } else if pdom(then_dest) {
+            (else_dest, then_dest, false)
+        } else {
+            return Err(WfvError::NotReconverging(
+                func.name.clone(),
+                format!("the divergent branch of {b} has no post-dominating successor to lower"),
+            ));
+        };
+        out.push(Divergent {
+            block: b,
+            secondary,
+            primary,
+            secondary_on_true,
+        });
+    }
+    Ok(out)
+}
+
+/// Splits the edges from uniform multi-way branches into re-join points with φs, so that
+/// the mask of every edge into such a block is its source's mask (divergent sources mask
+/// by their condition instead).
+fn split_uniform_edges_into(func: &mut Function, rejoins: &BTreeSet<Block>, divergent: &[Block]) {
+    for &x in rejoins {
+        if phis(func, x).is_empty() {
+            continue;
+        }
+        let cfg = ControlFlowGraph::with_function(func);
+        let preds: Vec<Block> = cfg.preds(x).to_vec();
+        let mut done: Vec<Block> = Vec::new();
+        for u in preds {
+            if done.contains(&u) || divergent.contains(&u) || succs_of(func, u).len() < 2 {
+                continue;
+            }
+            done.push(u);
+            FuncCursor::new(func).split_preds(x, &[u]);
+        }
+    }
+}
+
+/// The blocks the wave can run from `secondary` before it reaches `primary`.
+fn region(cfg: &ControlFlowGraph, secondary: Block, primary: Block) -> EntitySet<Block> {
+    let mut seen = EntitySet::new();
+    let mut work = vec![secondary];
+    while let Some(x) = work.pop() {
+        if x == primary || !seen.insert(x) {
+            continue;
+        }
+        work.extend(cfg.succs(x).iter().copied());
+    }
+    seen
+}
+
+/// The blocks reachable from `starts` (included) on paths that do not enter `avoid`.
+fn reachable_avoiding(
+    cfg: &ControlFlowGraph,
+    starts: &[Block],
+    avoid: Option<Block>,
+) -> EntitySet<Block> {
+    let mut seen = EntitySet::new();
+    let mut work: Vec<Block> = starts.to_vec();
+    while let Some(x) = work.pop() {
+        if Some(x) == avoid || !seen.insert(x) {
+            continue;
+        }
+        work.extend(cfg.succs(x).iter().copied());
+    }
+    seen
+}
+
+/// Does the subgraph of `cfg` on `blocks` hold a cycle?
+fn has_cycle(cfg: &ControlFlowGraph, blocks: &EntitySet<Block>) -> bool {
+    // Iterative three-colour depth-first search: an edge to a block on the stack closes a
+    // cycle.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Colour {
+        White,
+        Grey,
+        Black,
+    }
+    let mut colour: HashMap<Block, Colour> = HashMap::new();
+    for &start in cfg.blocks() {
+        if !blocks.contains(start) || colour.contains_key(&start) {
+            continue;
+        }
+        let mut stack: Vec<(Block, usize)> = vec![(start, 0)];
+        colour.insert(start, Colour::Grey);
+        while let Some(&mut (x, ref mut next)) = stack.last_mut() {
+            let succs = cfg.succs(x);
+            if *next == succs.len() {
+                colour.insert(x, Colour::Black);
+                stack.pop();
+                continue;
+            }
+            let s = succs[*next];
+            *next += 1;
+            if !blocks.contains(s) {
+                continue;
+            }
+            match colour.get(&s).copied().unwrap_or(Colour::White) {
+                Colour::Grey => return true,
+                Colour::Black => {}
+                Colour::White => {
+                    colour.insert(s, Colour::Grey);
+                    stack.push((s, 0));
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The values the threads waiting at `primary` may still read: live into it, or flowing
+/// into its φs from `b`.
+fn live_on_edge(func: &Function, liveness: &Liveness, b: Block, primary: Block) -> Vec<Value> {
+    let mut out: Vec<Value> = liveness.live_in(primary).to_vec();
+    for phi in phis(func, primary) {
+        if let InstData::Phi { incoming } = func.dfg.inst(phi) {
+            out.extend(incoming.iter().filter(|(p, _)| *p == b).map(|&(_, v)| v));
+        }
+    }
+    out
+}

@@ -1,0 +1,380 @@
+//! The code the mask lowering ([`super::lower`]) puts into a reconverging function: the
+//! execution and re-join masks, the accumulators of φs at re-join points, the per-lane
+//! copies of values threads wait on, and the branches on `any(exec)`. Each is written as
+//! an assignment to a [`Variables`] variable, and all are put into SSA form at the end.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use cranelift_entity::EntitySet;
+
+use lanes_analysis::ControlFlowGraph;
+use lanes_ir::cursor::phis;
+use lanes_ir::{
+    BinaryOp, Block, FuncCursor, Function, Inst, InstData, IntFlags, Intrinsic, Type, UnaryOp,
+    Value, ValueSubstitution,
+};
+
+use super::lower::Divergent;
+use super::variables::{Var, Variables};
+use crate::cfg_edit::{bool_const, def_block, phi_result, zero_value};
+use crate::guards::{guard_block, Predication};
+use crate::ssa_repair::remove_dead_code;
+
+/// The accumulators of the φs of one re-join point: `(φ's incoming values, accumulator)`.
+pub(super) type PhiAccumulators = Vec<(Vec<(Block, Value)>, Var)>;
+
+/// The variables of the lowering and the code that reads and writes them.
+pub(super) struct Masks<'f> {
+    func: &'f mut Function,
+    vars: Variables,
+    exec: Var,
+    rejoin: HashMap<Block, Var>,
+    /// The last instruction of the re-join code at the top of each re-join point.
+    rejoin_code_end: HashMap<Block, Inst>,
+    /// `copy exec` at the top of every block: its mask, once resolved.
+    mask_copy: HashMap<Block, Inst>,
+    /// The copies that stand for the removed φs of re-join points.
+    phi_copies: Vec<Inst>,
+    /// Removed φ → its copy.
+    phi_subst: ValueSubstitution,
+    zeros: HashMap<Type, Value>,
+    true_value: Value,
+    false_value: Value,
+}
+
+impl<'f> Masks<'f> {
+    pub fn new(func: &'f mut Function) -> Self {
+        let true_value = bool_const(func, true);
+        let false_value = bool_const(func, false);
+        let mut vars = Variables::default();
+        let exec = vars.declare(func, Type::I1, true_value);
+        Masks {
+            func,
+            vars,
+            exec,
+            rejoin: HashMap::new(),
+            rejoin_code_end: HashMap::new(),
+            mask_copy: HashMap::new(),
+            phi_copies: Vec::new(),
+            phi_subst: ValueSubstitution::new(),
+            zeros: HashMap::new(),
+            true_value,
+            false_value,
+        }
+    }
+
+    /// Inserts after `at` (or at the top of `block`, after its φs) and moves `at` on.
+    fn insert_after(
+        &mut self,
+        at: &mut Option<Inst>,
+        block: Block,
+        data: InstData,
+        ty: Type,
+    ) -> Inst {
+        let mut cur = FuncCursor::new(self.func);
+        match *at {
+            Some(i) => cur.goto_after_inst(i),
+            None => cur.goto_first_non_phi(block),
+        };
+        let inst = cur.insert_inst(data, Some(ty));
+        *at = Some(inst);
+        inst
+    }
+
+    /// Inserts before the terminator of `block`, after what was inserted there before.
+    fn insert_at_end(&mut self, block: Block, data: InstData, ty: Type) -> Value {
+        FuncCursor::new(self.func)
+            .goto_before_terminator(block)
+            .insert_value(data, ty)
+    }
+
+    fn result(&self, inst: Inst) -> Value {
+        self.func
+            .dfg
+            .inst_result(inst)
+            .expect("the lowering only makes instructions with results here")
+    }
+
+    fn def_inst(&self, v: Value) -> Option<Inst> {
+        self.func.dfg.def_inst(v)
+    }
+
+    fn mask_of(&self, b: Block) -> Value {
+        self.result(self.mask_copy[&b])
+    }
+
+    /// Replaces the φs of every re-join point by copies of accumulators at its top, and
+    /// gives it the re-join of the threads waiting there: `exec |= rejoin`, `rejoin = 0`.
+    pub fn replace_rejoin_phis(
+        &mut self,
+        rejoins: &BTreeSet<Block>,
+    ) -> Vec<(Block, PhiAccumulators)> {
+        let mut out = Vec::new();
+        for &x in rejoins {
+            let mut at: Option<Inst> = None;
+            let mut accs: PhiAccumulators = Vec::new();
+            for phi in phis(self.func, x) {
+                let InstData::Phi { incoming } = self.func.dfg.inst(phi).clone() else {
+                    continue;
+                };
+                let result = phi_result(self.func, phi);
+                let ty = self.func.dfg.value_type(result);
+                let zero = zero_value(self.func, ty, &mut self.zeros);
+                let acc = self.vars.declare(self.func, ty, zero);
+                let copy = InstData::Unary {
+                    op: UnaryOp::Copy,
+                    arg: self.vars.read(acc),
+                };
+                let c = self.insert_after(&mut at, x, copy, ty);
+                self.phi_copies.push(c);
+                self.phi_subst.insert(result, self.result(c));
+                self.func.layout.remove_inst(phi);
+                accs.push((incoming, acc));
+            }
+            let rejoin = self.vars.declare(self.func, Type::I1, self.false_value);
+            self.rejoin.insert(x, rejoin);
+            let joined = InstData::Binary {
+                op: BinaryOp::Or,
+                args: [self.vars.read(self.exec), self.vars.read(rejoin)],
+                flags: IntFlags::NONE,
+            };
+            let joined = self.insert_after(&mut at, x, joined, Type::I1);
+            self.vars.assign(self.exec, joined);
+            let reset = self.insert_after(&mut at, x, InstData::Iconst { imm: 0 }, Type::I1);
+            self.vars.assign(rejoin, reset);
+            self.rejoin_code_end.insert(x, reset);
+            out.push((x, accs));
+        }
+        self.func.dfg.apply_substitution(&self.phi_subst);
+        for (_, accs) in &mut out {
+            for (incoming, _) in accs.iter_mut() {
+                for (_, v) in incoming.iter_mut() {
+                    *v = self.phi_subst.resolve(*v);
+                }
+            }
+        }
+        out
+    }
+
+    /// Puts `copy exec` at the top of every block (after a re-join point's own code).
+    pub fn mask_blocks(&mut self) {
+        let blocks: Vec<Block> = self.func.layout.blocks().collect();
+        for b in blocks {
+            let mut at = self.rejoin_code_end.get(&b).copied();
+            let copy = InstData::Unary {
+                op: UnaryOp::Copy,
+                arg: self.vars.read(self.exec),
+            };
+            let c = self.insert_after(&mut at, b, copy, Type::I1);
+            self.mask_copy.insert(b, c);
+        }
+    }
+
+    /// Gives each value of `stale` a per-lane copy, `keep = select(exec, v, keep)` right
+    /// after its definition, which its uses in the given blocks read instead (a φ's use
+    /// counts at the end of its predecessor).
+    pub fn keep(
+        &mut self,
+        stale: &BTreeMap<Value, EntitySet<Block>>,
+        phi_accs: &mut [(Block, PhiAccumulators)],
+    ) {
+        for (&original, blocks) in stale {
+            let v = self.phi_subst.resolve(original);
+            let Some(b) = def_block(self.func, v) else {
+                continue;
+            };
+            let Some(def) = self.def_inst(v) else {
+                continue;
+            };
+            let ty = self.func.dfg.value_type(v);
+            let zero = zero_value(self.func, ty, &mut self.zeros);
+            let var = self.vars.declare(self.func, ty, zero);
+            let read = self.vars.read(var);
+            self.replace_uses_in(v, read, blocks);
+            for (_, accs) in phi_accs.iter_mut() {
+                for (incoming, _) in accs.iter_mut() {
+                    for (p, x) in incoming.iter_mut() {
+                        if *x == v && blocks.contains(*p) {
+                            *x = read;
+                        }
+                    }
+                }
+            }
+            // φs and the copies standing for them are defined at the top, before the mask.
+            let at_top = self.func.dfg.inst(def).is_phi() || self.phi_copies.contains(&def);
+            let mut at = Some(if at_top { self.mask_copy[&b] } else { def });
+            let select = InstData::Select {
+                args: [self.mask_of(b), v, read],
+            };
+            let s = self.insert_after(&mut at, b, select, ty);
+            self.vars.assign(var, s);
+        }
+    }
+
+    /// Replaces the uses of `v` in `blocks` (for a φ: on edges from `blocks`) with `new`.
+    fn replace_uses_in(&mut self, v: Value, new: Value, blocks: &EntitySet<Block>) {
+        for b in self.func.layout.blocks().collect::<Vec<_>>() {
+            for &inst in self.func.layout.block_insts(b) {
+                match self.func.dfg.inst_mut(inst) {
+                    InstData::Phi { incoming } => {
+                        for (p, x) in incoming.iter_mut() {
+                            if *x == v && blocks.contains(*p) {
+                                *x = new;
+                            }
+                        }
+                    }
+                    data if blocks.contains(b) => data.for_each_arg_mut(|x| {
+                        if *x == v {
+                            *x = new;
+                        }
+                    }),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// The condition under which the divergent branch `d` goes to `to`, before its end.
+    fn edge_condition(&mut self, d: &Divergent, to: Block) -> Value {
+        let cond = self.branch_condition(d.block);
+        let on_true = (to == d.secondary) == d.secondary_on_true;
+        if on_true {
+            cond
+        } else {
+            let not = InstData::Unary {
+                op: UnaryOp::Not,
+                arg: cond,
+            };
+            self.insert_at_end(d.block, not, Type::I1)
+        }
+    }
+
+    fn branch_condition(&self, b: Block) -> Value {
+        match self.func.terminator(b).map(|t| self.func.dfg.inst(t)) {
+            Some(InstData::Brif { cond, .. }) => *cond,
+            _ => unreachable!("divergent branches are brifs (checked when classified)"),
+        }
+    }
+
+    fn and_mask(&mut self, b: Block, cond: Value) -> Value {
+        let data = InstData::Binary {
+            op: BinaryOp::And,
+            args: [self.mask_of(b), cond],
+            flags: IntFlags::NONE,
+        };
+        self.insert_at_end(b, data, Type::I1)
+    }
+
+    /// Writes the accumulators of the re-join points' φs at the end of each predecessor,
+    /// in the lanes taking the edge.
+    pub fn write_accumulators(
+        &mut self,
+        phi_accs: &[(Block, PhiAccumulators)],
+        branches: &[Divergent],
+    ) {
+        let cfg = ControlFlowGraph::with_function(self.func);
+        for (x, accs) in phi_accs {
+            if accs.is_empty() {
+                continue;
+            }
+            let mut preds: Vec<Block> = cfg.preds(*x).to_vec();
+            preds.dedup();
+            for u in preds {
+                let mask = match branches.iter().find(|d| d.block == u) {
+                    Some(d) => {
+                        let c = self.edge_condition(d, *x);
+                        self.and_mask(u, c)
+                    }
+                    None => self.mask_of(u),
+                };
+                for (incoming, acc) in accs {
+                    let Some(&(_, value)) = incoming.iter().find(|(p, _)| *p == u) else {
+                        continue;
+                    };
+                    let select = InstData::Select {
+                        args: [mask, value, self.vars.read(*acc)],
+                    };
+                    let ty = self.func.dfg.value_type(value);
+                    let s = self.insert_at_end(u, select, ty);
+                    let inst = self.def_inst(s).expect("just inserted");
+                    self.vars.assign(*acc, inst);
+                }
+            }
+        }
+    }
+
+    /// Lowers the divergent branch `d`: the threads for the primary successor wait there,
+    /// the wave goes on to the secondary with the rest — if any are left, when `skip`.
+    pub fn branch(&mut self, d: &Divergent, skip: bool) {
+        let b = d.block;
+        let to_primary = self.edge_condition(d, d.primary);
+        let to_secondary = self.edge_condition(d, d.secondary);
+        let waiting = self.and_mask(b, to_primary);
+        let rejoin = self.rejoin[&d.primary];
+        let joined = InstData::Binary {
+            op: BinaryOp::Or,
+            args: [self.vars.read(rejoin), waiting],
+            flags: IntFlags::NONE,
+        };
+        let joined = self.insert_at_end(b, joined, Type::I1);
+        self.vars
+            .assign(rejoin, self.def_inst(joined).expect("just inserted"));
+        let going = self.and_mask(b, to_secondary);
+        self.vars
+            .assign(self.exec, self.def_inst(going).expect("just inserted"));
+        let term = self
+            .func
+            .terminator(b)
+            .expect("divergent branches end in brifs");
+        *self.func.dfg.inst_mut(term) = if skip {
+            let any = InstData::Intrinsic {
+                id: Intrinsic::Any,
+                args: vec![going],
+            };
+            let any = self.insert_at_end(b, any, Type::I1);
+            InstData::Brif {
+                cond: any,
+                then_dest: d.secondary,
+                else_dest: d.primary,
+            }
+        } else {
+            InstData::Jump { dest: d.secondary }
+        };
+    }
+
+    /// Resolves the variables, drops the copies and returns the blocks' masks, with the
+    /// side effects of blocks that do not run with all lanes guarded.
+    pub fn finish(self) -> Predication {
+        let func = self.func;
+        self.vars.resolve(func);
+        let mut subst = ValueSubstitution::new();
+        for &c in self.mask_copy.values().chain(&self.phi_copies) {
+            if let InstData::Unary { arg, .. } = *func.dfg.inst(c) {
+                if let Some(r) = func.dfg.inst_result(c) {
+                    subst.insert(r, arg);
+                }
+            }
+            func.layout.remove_inst(c);
+        }
+        func.dfg.apply_substitution(&subst);
+        let mut predication = Predication::default();
+        let mut roots = Vec::new();
+        let mut blocks: Vec<(Block, Inst)> = self.mask_copy.iter().map(|(&b, &c)| (b, c)).collect();
+        blocks.sort();
+        for (b, c) in blocks {
+            let Some(r) = func.dfg.inst_result(c) else {
+                continue;
+            };
+            let mask = subst.resolve(r);
+            if mask == self.true_value {
+                continue;
+            }
+            predication.block_mask[b] = mask.into();
+            guard_block(func, b, mask, &mut predication.guarded);
+            roots.push(mask);
+        }
+        roots.extend(predication.guarded.iter().map(|&(_, m)| m));
+        remove_dead_code(func, &roots);
+        predication
+    }
+}
