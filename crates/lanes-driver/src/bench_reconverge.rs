@@ -7,8 +7,10 @@
 //!
 //! Every function of the inputs with a divergent branch is counted (all parameters
 //! varying, so the instance-dependent data decides): its blocks and branches; per block
-//! order, the flow blocks the transform inserts and the uniform branches that still end
-//! in a `brif` (or that the transform declined it); for partial linearization, the net
+//! order, the flow blocks the transform inserts (over the rounds it takes until the
+//! divergence analysis of its result agrees, as `lanes vectorize --linearize reconverge`
+//! runs it) and the uniform branches that still end in a `brif` and are still uniform in
+//! the result (or that the transform declined it); for partial linearization, the net
 //! blocks it adds and the uniform branches it keeps; for structurization, the net blocks
 //! it adds (LLVM's pass structurizes every region: with no GPU target there is no
 //! uniformity information to skip by). Inputs are C files (imported as `lanes vectorize`
@@ -18,10 +20,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use lanes_analysis::shapes::ShapeAnalysis;
 use lanes_ir::{Block, Function, InstData, Module, Shape};
 use lanes_llvm::clang::{ClangOptions, SourceKind};
 use lanes_llvm::Context;
-use lanes_wfv::reconverge::{reconverge, BlockOrder};
+use lanes_wfv::reconverge::{reconverge_analysed, BlockOrder};
 use lanes_wfv::{prepare, Mode, WfvError};
 use serde::Serialize;
 
@@ -148,15 +151,21 @@ fn count_function(
                 Some(InstData::Brif { .. })
             )
     };
+    let analysis = ShapeAnalysis::new(module);
     let orders = BlockOrder::ALL
         .iter()
         .map(|&order| {
             let mut g = f.clone();
-            match reconverge(&mut g, &|b| divergent.contains(&b), order) {
+            match reconverge_analysed(&mut g, &analysis, &shapes, &info, order) {
                 Ok(r) => OrderResult {
                     order: order.name(),
-                    flow_blocks: Some(r.flow_blocks.len()),
-                    uniform_kept: Some(uniform.iter().filter(|&&b| ends_in_brif(&g, b)).count()),
+                    flow_blocks: Some(r.flow_blocks),
+                    uniform_kept: Some(
+                        uniform
+                            .iter()
+                            .filter(|&&b| ends_in_brif(&g, b) && !r.divergent.contains(&b))
+                            .count(),
+                    ),
                 },
                 Err(_) => OrderResult {
                     order: order.name(),

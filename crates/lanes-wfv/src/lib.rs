@@ -230,67 +230,6 @@ pub(crate) fn shapes_of_prepared(
     Ok(ShapeAnalysis::new(module).analyze_in(&prepared.func, args, analyses)?)
 }
 
-/// Makes `func` reconverging (in `order`) for the divergent branches the shape analysis
-/// finds in the result, and returns them, with the branch counts of the input (a uniform
-/// branch counts as lost when it is divergent in the result).
-///
-/// The analysis of the input (`info`) is not enough: the lowering to masks re-joins
-/// threads at each divergent branch's primary successor, its immediate post-dominator in
-/// the new CFG, and flow blocks can move that point. A loop's divergent exit rerouted
-/// through a flow block outside an enclosing loop, say, lets threads that left the inner
-/// loop run the next outer iteration while others still run the inner one, so a value
-/// uniform per outer iteration is no longer uniform among the threads running together.
-/// The analysis of the reconverged CFG sees that; a branch it newly finds divergent may
-/// need flow blocks of its own, so the transform runs again until the divergent branches
-/// it was given are the ones the analysis finds.
-fn reconverge_with_divergence(
-    func: &mut Function,
-    analysis: &ShapeAnalysis,
-    args: &ArgShapes,
-    info: ShapeInfo,
-    order: reconverge::BlockOrder,
-) -> Result<(Vec<Block>, Stats), WfvError> {
-    let divergent_in = |f: &Function, info: &ShapeInfo| -> Vec<Block> {
-        f.layout
-            .blocks()
-            .filter(|&b| info.is_divergent_branch(b))
-            .collect()
-    };
-    let mut divergent = divergent_in(func, &info);
-    let mut stats = Stats::default();
-    let mut uniform_in: Vec<Block> = Vec::new();
-    for b in func.layout.blocks() {
-        let mut succs = func.successors(b);
-        succs.sort();
-        succs.dedup();
-        if succs.len() < 2 {
-            continue;
-        }
-        stats.branches += 1;
-        if divergent.contains(&b) {
-            stats.divergent += 1;
-        } else {
-            stats.uniform += 1;
-            uniform_in.push(b);
-        }
-    }
-    for _ in 0..16 {
-        reconverge::reconverge(func, &|b| divergent.contains(&b), order)?;
-        let now = analysis.analyze_in(func, args, FunctionAnalyses::new())?;
-        divergent = divergent_in(func, &now);
-        let is_div = |b: Block| divergent.contains(&b);
-        if reconverge::violations(func, &is_div).is_empty() {
-            stats.lost_blocks = uniform_in.into_iter().filter(|b| is_div(*b)).collect();
-            stats.lost = stats.lost_blocks.len();
-            return Ok((divergent, stats));
-        }
-    }
-    Err(WfvError::NotReconverging(
-        func.name.clone(),
-        "the divergent branches of the reconverged CFG kept changing".into(),
-    ))
-}
-
 /// Runs the whole pipeline on function `id` of `module` with argument shapes `args`.
 /// `after_pass(name, func)` sees the function after each pass (tests verify it there).
 pub fn prepare(
@@ -323,18 +262,27 @@ pub fn prepare(
     // successor, and the lowering to masks replaces every other step below.
     if let Linearization::Reconverge(order) = mode.linearization {
         let loops = LoopStats::of(&info);
-        let (divergent, stats) =
-            reconverge_with_divergence(&mut func, &analysis, args, info, order)?;
+        // Index divisions once per vector and branch fusion work on the CFG as it is.
+        if index_division::split_index_divisions(&mut func, &info) > 0 {
+            after_pass("index_division", &func);
+            info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
+        }
+        let fused = branch_fusion::fuse_branches(&mut func, &info, mode.fusion);
+        if fused > 0 {
+            after_pass("branch_fusion", &func);
+            info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
+        }
+        let analysed = reconverge::reconverge_analysed(&mut func, &analysis, args, &info, order)?;
         after_pass("reconverge", &func);
-        let lowered = reconverge::lower_to_masks(&mut func, &divergent, mode.skip_empty)?;
+        let lowered = reconverge::lower_to_masks(&mut func, &analysed.divergent, mode.skip_empty)?;
         after_pass("lower_masks", &func);
         return Ok(Prepared {
             func,
             predication: lowered.predication,
-            stats,
+            stats: analysed.stats,
             loops,
             boscc: lowered.skips,
-            fused: 0,
+            fused,
             interleaved,
             transformed: Vec::new(),
             entry_mask: None,

@@ -49,6 +49,10 @@ pub struct WfvArgs {
     /// Only these kernels (comma-separated)
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub kernels: Vec<String>,
+    /// Only these builds (comma-separated): full, partial, partial+boscc,
+    /// partial+boscc+fusion, per-lane-arrays, reconverge (default: all)
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub configs: Vec<String>,
     /// Instances per sweep relative to each kernel's default (0.01 for a quick check)
     #[arg(long, default_value = "1.0")]
     pub scale: f64,
@@ -84,6 +88,21 @@ fn run_wfv(args: &WfvArgs) -> Result<()> {
     let work = std::env::temp_dir().join(format!("lanes-bench-wfv-{}", std::process::id()));
     let mut req = BenchRequest::new(sources, work.clone());
     req.kernels = args.kernels.clone();
+    if !args.configs.is_empty() {
+        req.configs = args
+            .configs
+            .iter()
+            .map(|name| {
+                Config::named(name).with_context(|| {
+                    let names: Vec<&str> = Config::ALL.iter().map(|c| c.name()).collect();
+                    format!(
+                        "--configs {name}: not a build; give any of {}",
+                        names.join(", ")
+                    )
+                })
+            })
+            .collect::<Result<_>>()?;
+    }
     req.runs = args.runs;
     req.scale = args.scale;
     let bar = ProgressBar::new(1);
@@ -137,8 +156,13 @@ fn table(report: &BenchReport) -> String {
         "natural width {} (32-bit lanes); {FLAGS}; median of {} runs, builds taking turns",
         report.natural_width, report.runs
     );
+    let built = |c: &Config| {
+        let records = report.kernels.iter().flat_map(|k| &k.records);
+        records.clone().any(|r| r.config == c.name())
+    };
     let builds: Vec<(Config, u16)> = Config::ALL
         .iter()
+        .filter(|c| built(c))
         .flat_map(|&c| report.widths.iter().map(move |&w| (c, w)))
         .collect();
     let _ = write!(

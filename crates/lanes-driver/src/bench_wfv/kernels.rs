@@ -1,6 +1,7 @@
 //! The kernels of `lanes bench wfv` (sources in `bench/wfv/`, protocol in `wfv.h`) and
 //! the configurations each is built in.
 
+use lanes_wfv::reconverge::BlockOrder;
 use lanes_wfv::{BosccPolicy, FusionPolicy, Mode, PrivateLayout};
 
 /// One benchmark kernel: `bench/wfv/{name}.c`, whose SPMD function takes the instance
@@ -144,16 +145,25 @@ pub enum Config {
     /// Lanes' default with private arrays laid out as one copy per lane instead of
     /// element-major (only for kernels with private arrays).
     PerLane,
+    /// The reconverging transform (depth-first with post-dominance) and its lowering to
+    /// execution masks, with empty-mask skips where they pay.
+    Reconverge,
 }
 
 impl Config {
-    pub const ALL: [Config; 5] = [
+    pub const ALL: [Config; 6] = [
         Config::Full,
         Config::Partial,
         Config::Boscc,
         Config::BosccFusion,
         Config::PerLane,
+        Config::Reconverge,
     ];
+
+    /// The configuration named `name` ([`Config::name`]).
+    pub fn named(name: &str) -> Option<Config> {
+        Config::ALL.into_iter().find(|c| c.name() == name)
+    }
 
     /// Is this configuration built for `kernel`?
     pub fn applies_to(self, kernel: &Kernel) -> bool {
@@ -168,6 +178,7 @@ impl Config {
             Config::Boscc => "partial+boscc",
             Config::BosccFusion => "partial+boscc+fusion",
             Config::PerLane => "per-lane-arrays",
+            Config::Reconverge => "reconverge",
         }
     }
 
@@ -179,6 +190,7 @@ impl Config {
             Config::Boscc => "boscc",
             Config::BosccFusion => "fusion",
             Config::PerLane => "perlane",
+            Config::Reconverge => "reconverge",
         }
     }
 
@@ -191,6 +203,7 @@ impl Config {
             Config::PerLane => Config::BosccFusion
                 .mode()
                 .with_private_layout(PrivateLayout::PerLane),
+            Config::Reconverge => Mode::reconverge(BlockOrder::DepthFirstPostDom),
         }
     }
 }

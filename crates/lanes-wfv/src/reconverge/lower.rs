@@ -30,6 +30,12 @@
 //!   read `v` itself: every thread running them ran the latest definition, so a counter
 //!   stays scalar inside its loop and only its value after the loop is per lane.
 //!
+//! A re-join point `B` that post-dominates a block `A` dominating it, with no cycle through
+//! one of them alone, runs with the threads that ran `A`: every thread that left the wave
+//! in between waits at a post-dominator of its branch no later than `B`. Its mask is taken
+//! from `A` instead of being rebuilt (`exec |= rejoin`), which gives LLVM the same value:
+//! code after a loop with a divergent exit runs unmasked if the code before it did.
+//!
 //! The execution mask is never empty where the wave runs code when every divergent branch
 //! tests for it. The option of the paper's step 4, **empty-mask skips**
 //! ([`SkipEmpty`]), drops that test where the region of `b` is acyclic and light (it runs
@@ -45,7 +51,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use cranelift_entity::EntitySet;
 use lanes_analysis::liveness::Liveness;
-use lanes_analysis::{ControlFlowGraph, PostDominatorTree};
+use lanes_analysis::{ControlFlowGraph, DominatorTree, PostDominatorTree};
 use lanes_ir::cursor::phis;
 use lanes_ir::{Block, FuncCursor, Function, InstData, Value};
 
@@ -148,10 +154,12 @@ pub fn lower_to_masks(
         })
         .collect();
 
+    let equivalent = equivalent_dominators(func, &cfg, &rejoins);
     let mut masks = Masks::new(func);
     let mut phi_accs = masks.replace_rejoin_phis(&rejoins);
     lowered.accumulators = phi_accs.iter().map(|(_, a)| a.len()).sum();
     masks.mask_blocks();
+    masks.rejoin_all_from(&equivalent);
     masks.keep(&stale, &mut phi_accs);
     masks.write_accumulators(&phi_accs, &branches);
     for (d, &skip) in branches.iter().zip(&skips) {
@@ -238,6 +246,47 @@ fn region(cfg: &ControlFlowGraph, secondary: Block, primary: Block) -> EntitySet
         work.extend(cfg.succs(x).iter().copied());
     }
     seen
+}
+
+/// For each re-join point `B` that has one, the highest block `A` on its dominator chain
+/// that `B` post-dominates with no cycle through one of the two alone: all threads that
+/// ran `A` are back together at `B` (see the module documentation). The walk up the
+/// chain stops at the first block `B` does not post-dominate, and after a bounded number
+/// of steps.
+fn equivalent_dominators(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    rejoins: &BTreeSet<Block>,
+) -> Vec<(Block, Block)> {
+    const MAX_STEPS: usize = 16;
+    let dom = DominatorTree::with_function(func, cfg);
+    let pdt = PostDominatorTree::with_function(func, cfg);
+    let mut out = Vec::new();
+    for &b in rejoins {
+        if !pdt.contains(b) {
+            continue;
+        }
+        let mut best = None;
+        let mut a = b;
+        for _ in 0..MAX_STEPS {
+            let Some(up) = dom.idom(a) else {
+                break;
+            };
+            a = up;
+            let cycle_alone =
+                |x: Block, y: Block| reachable_avoiding(cfg, cfg.succs(x), Some(y)).contains(x);
+            if !pdt.contains(a) || !pdt.post_dominates(b, a) {
+                break;
+            }
+            if !cycle_alone(a, b) && !cycle_alone(b, a) {
+                best = Some(a);
+            }
+        }
+        if let Some(a) = best {
+            out.push((b, a));
+        }
+    }
+    out
 }
 
 /// The blocks reachable from `starts` (included) on paths that do not enter `avoid`.

@@ -31,6 +31,10 @@ pub(super) struct Masks<'f> {
     rejoin: HashMap<Block, Var>,
     /// The last instruction of the re-join code at the top of each re-join point.
     rejoin_code_end: HashMap<Block, Inst>,
+    /// The `exec |= rejoin` at the top of each re-join point.
+    rejoin_exec: HashMap<Block, Inst>,
+    /// Copies to drop once the variables are resolved.
+    copies: Vec<Inst>,
     /// `copy exec` at the top of every block: its mask, once resolved.
     mask_copy: HashMap<Block, Inst>,
     /// The copies that stand for the removed φs of re-join points.
@@ -54,6 +58,8 @@ impl<'f> Masks<'f> {
             exec,
             rejoin: HashMap::new(),
             rejoin_code_end: HashMap::new(),
+            rejoin_exec: HashMap::new(),
+            copies: Vec::new(),
             mask_copy: HashMap::new(),
             phi_copies: Vec::new(),
             phi_subst: ValueSubstitution::new(),
@@ -140,6 +146,7 @@ impl<'f> Masks<'f> {
             };
             let joined = self.insert_after(&mut at, x, joined, Type::I1);
             self.vars.assign(self.exec, joined);
+            self.rejoin_exec.insert(x, joined);
             let reset = self.insert_after(&mut at, x, InstData::Iconst { imm: 0 }, Type::I1);
             self.vars.assign(rejoin, reset);
             self.rejoin_code_end.insert(x, reset);
@@ -167,6 +174,21 @@ impl<'f> Masks<'f> {
             };
             let c = self.insert_after(&mut at, b, copy, Type::I1);
             self.mask_copy.insert(b, c);
+        }
+    }
+
+    /// Takes the execution mask of each re-join point `b` of `pairs` from the block `a`
+    /// whose threads all meet again there (`(b, a)`), instead of rebuilding it.
+    pub fn rejoin_all_from(&mut self, pairs: &[(Block, Block)]) {
+        for &(b, a) in pairs {
+            let Some(&joined) = self.rejoin_exec.get(&b) else {
+                continue;
+            };
+            *self.func.dfg.inst_mut(joined) = InstData::Unary {
+                op: UnaryOp::Copy,
+                arg: self.mask_of(a),
+            };
+            self.copies.push(joined);
         }
     }
 
@@ -348,7 +370,8 @@ impl<'f> Masks<'f> {
         let func = self.func;
         self.vars.resolve(func);
         let mut subst = ValueSubstitution::new();
-        for &c in self.mask_copy.values().chain(&self.phi_copies) {
+        let copies = self.mask_copy.values().chain(&self.phi_copies);
+        for &c in copies.chain(&self.copies) {
             if let InstData::Unary { arg, .. } = *func.dfg.inst(c) {
                 if let Some(r) = func.dfg.inst_result(c) {
                     subst.insert(r, arg);

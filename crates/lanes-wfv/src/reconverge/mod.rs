@@ -35,6 +35,7 @@ pub mod order;
 mod variables;
 
 use cranelift_entity::EntitySet;
+use lanes_analysis::shapes::{ArgShapes, ShapeAnalysis, ShapeInfo};
 use lanes_analysis::{AnalysisSet, ControlFlowGraph, FunctionAnalyses, PostDominatorTree};
 use lanes_ir::cursor::phis;
 use lanes_ir::{Block, Function, InstData, ValueSubstitution};
@@ -47,6 +48,7 @@ pub use order::{block_order, BlockOrder};
 use crate::cfg_edit::zero_value;
 use crate::normalize::{lower_switch_at, single_exit};
 use crate::ssa_repair::{remove_trivial_phis, repair_ssa, SsaSearch};
+use crate::stats::Stats;
 use crate::WfvError;
 
 /// What [`reconverge`] made.
@@ -134,6 +136,86 @@ pub fn reconverge(
         flow_blocks,
         divergent: divergent_out,
     })
+}
+
+/// What [`reconverge_analysed`] made.
+#[derive(Clone, Debug, Default)]
+pub struct Analysed {
+    /// The divergent branches of the result, by its shape analysis.
+    pub divergent: Vec<Block>,
+    /// Flow blocks inserted, over all rounds.
+    pub flow_blocks: usize,
+    /// Branch counts of the input; a uniform branch of the input that is divergent in
+    /// the result counts as lost.
+    pub stats: Stats,
+}
+
+/// Makes `func` reconverging (in `order`) for the divergent branches the shape analysis
+/// (`analysis`, with argument shapes `args`) finds in the result; `info` is the analysis
+/// of `func` as given.
+///
+/// The analysis of the input (`info`) is not enough: the lowering to masks re-joins
+/// threads at each divergent branch's primary successor, its immediate post-dominator in
+/// the new CFG, and flow blocks can move that point. A loop's divergent exit rerouted
+/// through a flow block outside an enclosing loop, say, lets threads that left the inner
+/// loop run the next outer iteration while others still run the inner one, so a value
+/// uniform per outer iteration is no longer uniform among the threads running together.
+/// The analysis of the reconverged CFG sees that; a branch it newly finds divergent may
+/// need flow blocks of its own, so the transform runs again until the divergent branches
+/// it was given are the ones the analysis finds.
+pub fn reconverge_analysed(
+    func: &mut Function,
+    analysis: &ShapeAnalysis,
+    args: &ArgShapes,
+    info: &ShapeInfo,
+    order: BlockOrder,
+) -> Result<Analysed, WfvError> {
+    let divergent_in = |f: &Function, info: &ShapeInfo| -> Vec<Block> {
+        f.layout
+            .blocks()
+            .filter(|&b| info.is_divergent_branch(b))
+            .collect()
+    };
+    let mut divergent = divergent_in(func, info);
+    let mut flow_blocks = 0;
+    let mut stats = Stats::default();
+    let mut uniform_in: Vec<Block> = Vec::new();
+    for b in func.layout.blocks() {
+        let mut succs = func.successors(b);
+        succs.sort();
+        succs.dedup();
+        if succs.len() < 2 {
+            continue;
+        }
+        stats.branches += 1;
+        if divergent.contains(&b) {
+            stats.divergent += 1;
+        } else {
+            stats.uniform += 1;
+            uniform_in.push(b);
+        }
+    }
+    for _ in 0..16 {
+        flow_blocks += reconverge(func, &|b| divergent.contains(&b), order)?
+            .flow_blocks
+            .len();
+        let now = analysis.analyze_in(func, args, FunctionAnalyses::new())?;
+        divergent = divergent_in(func, &now);
+        let is_div = |b: Block| divergent.contains(&b);
+        if violations(func, &is_div).is_empty() {
+            stats.lost_blocks = uniform_in.into_iter().filter(|b| is_div(*b)).collect();
+            stats.lost = stats.lost_blocks.len();
+            return Ok(Analysed {
+                divergent,
+                flow_blocks,
+                stats,
+            });
+        }
+    }
+    Err(WfvError::NotReconverging(
+        func.name.clone(),
+        "the divergent branches of the reconverged CFG kept changing".into(),
+    ))
 }
 
 /// Rebuilds the φs of `blocks`, whose predecessors changed: each reads, along every new

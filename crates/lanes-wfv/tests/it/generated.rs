@@ -140,8 +140,9 @@ fn boscc_gadgets_preserve_semantics_and_stay_branches() {
 
 /// Branch fusion keeps the width-1 meaning on programs with twin-sided diamonds: of every
 /// divergent if-then-else with a mergeable pair (as many pairs as possible, profitable or
-/// not) in both linearizations and under BOSCC gadgets, and where the cost model finds a
-/// profit; partial linearization still loses no uniform branch.
+/// not) in both linearizations, under BOSCC gadgets and before the reconverging transform,
+/// and where the cost model finds a profit; partial linearization still loses no uniform
+/// branch.
 #[test]
 fn branch_fusion_preserves_semantics() {
     let n = 600 * common::soak();
@@ -152,9 +153,14 @@ fn branch_fusion_preserves_semantics() {
     let (_, boscc) = check_programs(2 * n..3 * n, boscc, true);
     let auto = Mode::PARTIAL.with_fusion(FusionPolicy::Auto);
     let (_, auto) = check_programs(3 * n..4 * n, auto, true);
+    let reconverge = Mode::reconverge(lanes_wfv::reconverge::BlockOrder::DepthFirstPostDom);
+    let (_, reconverge) = check_programs(4 * n..5 * n, reconverge.with_fusion(all), true);
     assert!(
-        [partial, full, boscc].iter().all(|&k| k as u64 > n) && auto > 0,
-        "fusion must find pairs to merge: {partial} / {full} / {boscc} / {auto}"
+        [partial, full, boscc, reconverge]
+            .iter()
+            .all(|&k| k as u64 > n)
+            && auto > 0,
+        "fusion must find pairs to merge: {partial} / {full} / {boscc} / {reconverge} / {auto}"
     );
 }
 
@@ -185,7 +191,7 @@ fn regression_split_preheader_of_divergent_loop() {
 /// reconverged function is lost. Where flow blocks gave a cycle a second entry (about 1–5%
 /// of these functions, by order), `prepare` declines with its own error.
 #[test]
-fn reconverging_then_linearizing_preserves_semantics() {
+fn reconverging_and_lowering_to_masks_preserves_semantics() {
     let n = 500 * common::soak();
     for (k, order) in lanes_wfv::reconverge::BlockOrder::ALL
         .into_iter()
