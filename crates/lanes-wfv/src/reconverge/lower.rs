@@ -38,10 +38,14 @@
 //!
 //! The execution mask is never empty where the wave runs code when every divergent branch
 //! tests for it. The option of the paper's step 4, **empty-mask skips**
-//! ([`SkipEmpty`]), drops that test where the region of `b` is acyclic and light (it runs
-//! with an empty mask instead, its side effects guarded), keeps it where it is heavy
-//! (`auto`, with BOSCC's cost estimate) or everywhere (`all`). The test of a cyclic region
-//! is always kept: without it the wave would go round forever.
+//! ([`SkipEmpty`]), drops that test where the region of `b` is light (it runs with an
+//! empty mask instead, its side effects guarded), keeps it where it is heavy (`auto`,
+//! with BOSCC's cost estimate) or everywhere (`all`). A test is dropped only where a wave
+//! with no thread left still leaves the region: its path through it, with each divergent
+//! branch going where an empty mask sends it (the primary successor if it tests, else the
+//! secondary) and uniform branches anywhere (their condition is no thread's), has no
+//! cycle. So a loop keeps one test per cycle — its exit's — and a `break` in its body
+//! need not test again, while an empty wave could never go round forever.
 //!
 //! The result is a function of one instance whose branches are all uniform, plus the
 //! [`Predication`] of its blocks, which widening maps to vector code like the output of
@@ -124,6 +128,7 @@ pub fn lower_to_masks(
     // Kept value → the re-join points where threads waiting may still read it.
     let mut kept: BTreeMap<Value, Vec<Block>> = BTreeMap::new();
     let mut skips: Vec<bool> = Vec::new();
+    let mut regions: Vec<EntitySet<Block>> = Vec::new();
     for d in &branches {
         let region = region(&cfg, d.secondary, d.primary);
         for v in live_on_edge(func, &liveness, d.block, d.primary) {
@@ -138,12 +143,13 @@ pub fn lower_to_masks(
             .map(|&x| func.layout.block_insts(x).len())
             .sum();
         skips.push(match skip {
-            _ if has_cycle(&cfg, &region) => true,
             SkipEmpty::All => true,
             SkipEmpty::Auto => weight >= AUTO_MIN_INSTS,
             SkipEmpty::Off => false,
         });
+        regions.push(region);
     }
+    keep_skips_empty_waves_need(&cfg, &branches, &regions, &mut skips);
     lowered.skips = skips.iter().filter(|&&s| s).count();
     lowered.kept = kept.len();
     let stale: BTreeMap<Value, EntitySet<Block>> = kept
@@ -306,8 +312,52 @@ fn reachable_avoiding(
     seen
 }
 
-/// Does the subgraph of `cfg` on `blocks` hold a cycle?
-fn has_cycle(cfg: &ControlFlowGraph, blocks: &EntitySet<Block>) -> bool {
+/// Turns on the empty-mask test of every divergent branch whose region a wave with no
+/// thread could go round in (see the module documentation), until none is left: `skips[i]`
+/// says whether `branches[i]` tests, `regions[i]` is its region.
+fn keep_skips_empty_waves_need(
+    cfg: &ControlFlowGraph,
+    branches: &[Divergent],
+    regions: &[EntitySet<Block>],
+    skips: &mut [bool],
+) {
+    let index: HashMap<Block, usize> = branches
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.block, i))
+        .collect();
+    loop {
+        let mut changed = false;
+        // Latest first: of a loop's tests, the one kept is then the one nearest its latch,
+        // which leaves a loop whose body is one block.
+        for i in (0..branches.len()).rev() {
+            if skips[i] {
+                continue;
+            }
+            let empty_wave_succs = |x: Block| -> Vec<Block> {
+                match index.get(&x) {
+                    Some(&j) if skips[j] => vec![branches[j].primary],
+                    Some(&j) => vec![branches[j].secondary],
+                    None => cfg.succs(x).to_vec(),
+                }
+            };
+            if has_cycle(cfg.blocks(), &empty_wave_succs, &regions[i]) {
+                skips[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
+/// Does the graph with successors `succs` on `blocks` (of `all`) hold a cycle?
+fn has_cycle(
+    all: &[Block],
+    succs: &dyn Fn(Block) -> Vec<Block>,
+    blocks: &EntitySet<Block>,
+) -> bool {
     // Iterative three-colour depth-first search: an edge to a block on the stack closes a
     // cycle.
     #[derive(Clone, Copy, PartialEq)]
@@ -317,14 +367,14 @@ fn has_cycle(cfg: &ControlFlowGraph, blocks: &EntitySet<Block>) -> bool {
         Black,
     }
     let mut colour: HashMap<Block, Colour> = HashMap::new();
-    for &start in cfg.blocks() {
+    for &start in all {
         if !blocks.contains(start) || colour.contains_key(&start) {
             continue;
         }
         let mut stack: Vec<(Block, usize)> = vec![(start, 0)];
         colour.insert(start, Colour::Grey);
         while let Some(&mut (x, ref mut next)) = stack.last_mut() {
-            let succs = cfg.succs(x);
+            let succs = succs(x);
             if *next == succs.len() {
                 colour.insert(x, Colour::Black);
                 stack.pop();

@@ -6,7 +6,9 @@
 //! ;            [skip=auto|all|off] [masked]
 //! ```
 //!
-//! and, after `; expect:`, the vector function the whole pipeline makes of it
+//! or `; reconverge: @f [order=df|dfpd|bf|rpot]` (the reconverging CFG alone, steps 1–3 of
+//! the reconverging-CFG paper: its figures as input and expected CFG), and, after
+//! `; expect:`, the vector function the whole pipeline makes of it
 //! ([`lanes_wfv::define_variant`]: normalization, the divergent loop transform,
 //! partial or full linearization, widening; or the reconverging transform in `order`
 //! (default dfpd) and its lowering to masks with empty-mask skips by `skip`). The output is the lanes IR text of the
@@ -84,11 +86,75 @@ impl Request {
     }
 }
 
+/// The output of every directive of `test`: `vectorize` ones, then `reconverge` ones.
+fn run_directives(test: &FileTest) -> Result<String, String> {
+    let vectorizing = test.directives("vectorize");
+    let reconverging = test.directives("reconverge");
+    if vectorizing.is_empty() && reconverging.is_empty() {
+        return Err(
+            "no `; vectorize: @f width=N` or `; reconverge: @f order=O` directive".to_string(),
+        );
+    }
+    let mut out = Vec::new();
+    if !vectorizing.is_empty() {
+        out.push(vectorize(test)?);
+    }
+    for (line, text) in reconverging {
+        out.push(reconverge(test, line, &text)?);
+    }
+    Ok(out.join("\n"))
+}
+
+/// `; reconverge: @f order=O`: the function after steps 1–3 of the reconverging-CFG
+/// paper (one sink, the block order, flow blocks), with the divergent branches the shape
+/// analysis finds (parameters as annotated; kernels' unannotated ones uniform) — the
+/// figures of the paper as input CFG and expected reconverging CFG.
+fn reconverge(test: &FileTest, line: usize, text: &str) -> Result<String, String> {
+    let at = |e: String| format!("line {line}: {e}");
+    let mut words = text.split_whitespace();
+    let name = words
+        .next()
+        .and_then(|w| w.strip_prefix('@'))
+        .ok_or_else(|| at("the directive starts with the function, `@name`".into()))?;
+    let mut order = BlockOrder::DepthFirstPostDom;
+    for word in words {
+        order = match word.strip_prefix("order=") {
+            Some(o) => BlockOrder::ALL
+                .into_iter()
+                .find(|b| b.name() == o)
+                .ok_or_else(|| at(format!("unknown order `{o}`")))?,
+            None => {
+                return Err(at(format!(
+                    "unknown option `{word}` (order=df|dfpd|bf|rpot)"
+                )))
+            }
+        };
+    }
+    let module = lanes_ir::parse_module(&test.source).map_err(|e| e.to_string())?;
+    let id = module
+        .func_by_name(name)
+        .ok_or_else(|| at(format!("no function @{name}")))?;
+    let mut func = module
+        .function(id)
+        .ok_or_else(|| at("no body".into()))?
+        .clone();
+    let analysis = lanes_analysis::shapes::ShapeAnalysis::new(&module);
+    let info = analysis
+        .analyze_body(&func, &[])
+        .map_err(|e| at(e.to_string()))?;
+    let done = lanes_wfv::reconverge::reconverge_analysed(&mut func, &analysis, &[], &info, order)
+        .map_err(|e| at(e.to_string()))?;
+    lanes_ir::verifier::verify_function(&module, &func)
+        .map_err(|e| at(format!("the reconverged function does not verify: {e:?}")))?;
+    Ok(format!(
+        "reconverge: {text}\n; {} flow blocks\n{}\n",
+        done.flow_blocks,
+        function_to_string(&module, &func).trim_end()
+    ))
+}
+
 fn vectorize(test: &FileTest) -> Result<String, String> {
     let directives = test.directives("vectorize");
-    if directives.is_empty() {
-        return Err("no `; vectorize: @f width=N` directive".to_string());
-    }
     let mut out = Vec::new();
     for (line, text) in directives {
         let at = |e: String| format!("line {line}: {e}");
@@ -127,7 +193,7 @@ fn vectorize(test: &FileTest) -> Result<String, String> {
 #[test]
 fn vectorizer_filetests() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("filetests");
-    run_golden(&dir, vectorize).assert_ok();
+    run_golden(&dir, run_directives).assert_ok();
 }
 
 #[test]
