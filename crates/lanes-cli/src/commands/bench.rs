@@ -59,6 +59,42 @@ pub struct WfvArgs {
     /// The kernels' directory (bench/wfv of the lanes sources)
     #[arg(long, value_name = "DIR")]
     pub sources: Option<PathBuf>,
+    /// The `ispc` binary for the ISPC column (kernels with an `.ispc` twin, at the same
+    /// widths); default: `ispc` on PATH, else `~/.local/lanes-ispc/bin/ispc` (what
+    /// `scripts/build-ispc` installs)
+    #[arg(long, value_name = "PATH")]
+    pub ispc: Option<PathBuf>,
+}
+
+/// The `ispc` binary to run: `given`, else one on PATH, else `scripts/build-ispc`'s.
+fn find_ispc(given: Option<&PathBuf>) -> Result<Option<PathBuf>> {
+    if let Some(p) = given {
+        if !p.is_file() {
+            bail!("--ispc {}: no such file", p.display());
+        }
+        return Ok(Some(p.clone()));
+    }
+    let on_path = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|d| d.join("ispc"))
+        .find(|p| p.is_file());
+    let built = std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".local/lanes-ispc/bin/ispc"))
+        .filter(|p| p.is_file());
+    Ok(on_path.or(built))
+}
+
+/// `ispc --version`'s first line.
+fn ispc_version(ispc: &std::path::Path) -> String {
+    std::process::Command::new(ispc)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.lines().next().map(str::to_string))
+        .unwrap_or_else(|| "ispc (version unknown)".into())
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
@@ -88,6 +124,7 @@ fn run_wfv(args: &WfvArgs) -> Result<()> {
     let work = std::env::temp_dir().join(format!("lanes-bench-wfv-{}", std::process::id()));
     let mut req = BenchRequest::new(sources, work.clone());
     req.kernels = args.kernels.clone();
+    req.ispc = find_ispc(args.ispc.as_ref())?;
     if !args.configs.is_empty() {
         req.configs = args
             .configs
@@ -118,12 +155,21 @@ fn run_wfv(args: &WfvArgs) -> Result<()> {
     bar.finish_and_clear();
     let _ = std::fs::remove_dir_all(&work);
     let report = report?;
+    match &req.ispc {
+        Some(ispc) => println!("ISPC: {} ({})", ispc_version(ispc), ispc.display()),
+        None if req.configs.contains(&Config::Ispc) => println!(
+            "ISPC: absent (no ispc on PATH or in ~/.local/lanes-ispc; scripts/build-ispc builds \
+             v1.30.0 from its source, or give --ispc PATH): no ISPC column"
+        ),
+        None => {}
+    }
     print!("{}", table(&report));
     if let Some(path) = &args.json {
         let records: Vec<_> = report.kernels.iter().flat_map(|k| &k.records).collect();
         let json = serde_json::json!({
             "machine": lanes_driver::bench_wfv::machine(),
             "flags": FLAGS,
+            "ispc": req.ispc.as_deref().map(ispc_version),
             "natural_width": report.natural_width,
             "runs": report.runs,
             "records": records,
@@ -144,7 +190,7 @@ fn run_wfv(args: &WfvArgs) -> Result<()> {
 }
 
 /// How every build is made, for the table's header and the JSON.
-const FLAGS: &str = "lanes vectorize -O3 -march=native; clang-19 -O3 -march=native (plain loop over the instances); driver clang-19 -O2";
+const FLAGS: &str = "lanes vectorize -O3 -march=native; clang-19 -O3 -march=native (plain loop over the instances); ispc -O3 --target=avx2-i32xW (avx512skx-xW with AVX-512) on the .ispc twins; driver clang-19 -O2";
 
 /// The results as text: machine and flags, then per kernel clang's median and each lanes
 /// build's speedup over it.

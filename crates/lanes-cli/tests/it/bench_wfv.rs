@@ -15,6 +15,12 @@ fn bench_wfv_builds_checks_and_reports_every_configuration() {
     let (json, svg) = (d.join("wfv.json"), d.join("wfv.svg"));
     let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
         .args(["bench", "wfv", "--kernels", "twin_sides,tree_search"])
+        // Every lanes configuration that applies (per-lane-arrays needs private arrays);
+        // the ISPC column has its own test.
+        .args([
+            "--configs",
+            "full,partial,partial+boscc,partial+boscc+fusion,per-lane-arrays,reconverge",
+        ])
         .args([
             "--scale",
             "0.002",
@@ -36,8 +42,8 @@ fn bench_wfv_builds_checks_and_reports_every_configuration() {
     let widths = v["natural_width"]
         .as_u64()
         .map_or(0, |w| if w == 8 { 1 } else { 2 });
-    // clang's build and four lanes configurations per width, for each kernel.
-    assert_eq!(records.len(), 2 * (1 + 4 * widths), "{text}");
+    // clang's build and five lanes configurations per width, for each kernel.
+    assert_eq!(records.len(), 2 * (1 + 5 * widths), "{text}");
     for r in records {
         for field in [
             "kernel",
@@ -71,6 +77,7 @@ fn bench_wfv_builds_checks_and_reports_every_configuration() {
         "partial",
         "partial+boscc",
         "partial+boscc+fusion",
+        "reconverge",
     ] {
         assert!(configs.contains(&c), "{c} missing: {configs:?}");
     }
@@ -96,5 +103,84 @@ fn bench_wfv_names_the_kernels_when_one_is_unknown() {
     assert!(
         err.contains("no kernel `nosuch`") && err.contains("mandelbrot"),
         "{err}"
+    );
+}
+
+#[test]
+fn bench_wfv_rejects_an_unknown_configuration_and_names_the_known_ones() {
+    let out = Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args(["bench", "wfv", "--configs", "partial,nosuch"])
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--configs nosuch") && err.contains("reconverge") && err.contains("ispc"),
+        "{err}"
+    );
+}
+
+/// The `ispc` binary `lanes bench wfv` would find, if any: on PATH or where
+/// `scripts/build-ispc` installs it.
+fn ispc() -> Option<std::path::PathBuf> {
+    let on_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|d| d.join("ispc"));
+    let built = std::env::var_os("HOME")
+        .map(|h| std::path::PathBuf::from(h).join(".local/lanes-ispc/bin/ispc"));
+    on_path.chain(built).find(|p| p.is_file())
+}
+
+/// With ISPC present, the kernels with an `.ispc` twin get an `ispc` record per width
+/// whose result agreed with clang's (within the peer tolerance; the harness fails the
+/// build otherwise); without it, the table says ISPC is absent.
+#[test]
+fn bench_wfv_runs_ispc_as_a_peer_where_it_is_installed() {
+    let d = scratch_dir("bench_wfv_ispc");
+    let json = d.join("wfv.json");
+    let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "bench",
+            "wfv",
+            "--kernels",
+            "mandelbrot,rpn_eval,tree_search",
+        ])
+        .args([
+            "--configs",
+            "partial,ispc",
+            "--scale",
+            "0.002",
+            "--runs",
+            "1",
+        ])
+        .args(["--json", s(&json)]));
+    let table = String::from_utf8_lossy(&out.stdout);
+    let Some(ispc) = ispc() else {
+        assert!(table.contains("ISPC: absent"), "{table}");
+        eprintln!("skipped: no ispc (scripts/build-ispc SRC builds ISPC v1.30.0 from its source)");
+        return;
+    };
+    assert!(table.contains("ISPC: "), "{table}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("json");
+    assert!(v["ispc"].is_string(), "{v}");
+    let records = v["records"].as_array().expect("records");
+    let ispc_kernels: Vec<&str> = records
+        .iter()
+        .filter(|r| r["config"] == "ispc")
+        .filter_map(|r| r["kernel"].as_str())
+        .collect();
+    // tree_search has no twin.
+    assert!(
+        ispc_kernels.contains(&"mandelbrot") && ispc_kernels.contains(&"rpn_eval"),
+        "{} gave {ispc_kernels:?}",
+        ispc.display()
+    );
+    assert!(!ispc_kernels.contains(&"tree_search"), "{ispc_kernels:?}");
+    assert!(
+        v["failures"].as_array().is_some_and(|f| f.is_empty()),
+        "{v}"
     );
 }

@@ -59,6 +59,9 @@ pub fn vectorize_build(
         build: build.label(),
         message,
     };
+    let Some(mode) = build.config.mode() else {
+        return Err(failed("not a lanes configuration".into()));
+    };
     let req = VectorizeRequest {
         input: sources.join(format!("{}.c", kernel.name)),
         clang: ClangOptions {
@@ -71,7 +74,7 @@ pub fn vectorize_build(
         function: Some(symbol.clone()),
         shapes: Some(kernel.shapes()),
         width: Some(build.width),
-        mode: build.config.mode(),
+        mode,
         opt_level: 3,
         veclib: None,
         output: Output::Llvm(EmitKind::Object),
@@ -85,6 +88,56 @@ pub fn vectorize_build(
     }
     let object = dir.join(format!("{symbol}.o"));
     write(&object, &done.bytes)?;
+    Ok(object)
+}
+
+/// The ISPC twin of `kernel` in `sources`, if it has one.
+pub fn ispc_source(sources: &Path, kernel: &Kernel) -> Option<PathBuf> {
+    let path = sources.join(format!("{}.ispc", kernel.name));
+    path.is_file().then_some(path)
+}
+
+/// ISPC's target for `width` lanes of 32 bits on this machine: its AVX-512 targets where
+/// the host has AVX-512, else its AVX2 ones.
+pub fn ispc_target(width: u16) -> Option<String> {
+    let avx512 = std::arch::is_x86_feature_detected!("avx512f");
+    match (avx512, width) {
+        (true, 4 | 8 | 16) => Some(format!("avx512skx-x{width}")),
+        (false, 4 | 8 | 16) => Some(format!("avx2-i32x{width}")),
+        _ => None,
+    }
+}
+
+/// Compiles the ISPC twin of `kernel` with `ispc` for `build` (its width) into an object
+/// in `dir` whose launcher has the lanes launcher's name and signature.
+pub fn ispc_build(
+    ispc: &Path,
+    sources: &Path,
+    dir: &Path,
+    kernel: &Kernel,
+    build: Build,
+) -> Result<PathBuf, BenchError> {
+    let failed = |message: String| BenchError::Vectorize {
+        kernel: kernel.name.to_string(),
+        build: build.label(),
+        message,
+    };
+    let src = ispc_source(sources, kernel)
+        .ok_or_else(|| failed(format!("no {}.ispc in {}", kernel.name, sources.display())))?;
+    let target = ispc_target(build.width)
+        .ok_or_else(|| failed(format!("ISPC has no {}-lane target here", build.width)))?;
+    let object = dir.join(format!("{}.o", build.symbol(kernel)));
+    let out = Command::new(ispc)
+        .args(["-O3", "--pic", "--woff", &format!("--target={target}")])
+        .arg(format!("-DKERNEL_SPMD={}_spmd", build.symbol(kernel)))
+        .arg(&src)
+        .arg("-o")
+        .arg(&object)
+        .output()
+        .map_err(|e| failed(format!("{}: {e}", ispc.display())))?;
+    if !out.status.success() {
+        return Err(failed(String::from_utf8_lossy(&out.stderr).into_owned()));
+    }
     Ok(object)
 }
 

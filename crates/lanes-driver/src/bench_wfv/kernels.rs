@@ -148,16 +148,20 @@ pub enum Config {
     /// The reconverging transform (depth-first with post-dominance) and its lowering to
     /// execution masks, with empty-mask skips where they pay.
     Reconverge,
+    /// Not lanes: ISPC's build of the kernel's twin `<kernel>.ispc` at the same width (a
+    /// peer, built when an `ispc` binary is given and the twin exists).
+    Ispc,
 }
 
 impl Config {
-    pub const ALL: [Config; 6] = [
+    pub const ALL: [Config; 7] = [
         Config::Full,
         Config::Partial,
         Config::Boscc,
         Config::BosccFusion,
         Config::PerLane,
         Config::Reconverge,
+        Config::Ispc,
     ];
 
     /// The configuration named `name` ([`Config::name`]).
@@ -179,6 +183,7 @@ impl Config {
             Config::BosccFusion => "partial+boscc+fusion",
             Config::PerLane => "per-lane-arrays",
             Config::Reconverge => "reconverge",
+            Config::Ispc => "ispc",
         }
     }
 
@@ -191,19 +196,22 @@ impl Config {
             Config::BosccFusion => "fusion",
             Config::PerLane => "perlane",
             Config::Reconverge => "reconverge",
+            Config::Ispc => "ispc",
         }
     }
 
-    pub fn mode(self) -> Mode {
-        match self {
+    /// The lanes mode of a lanes build; none for the ISPC peer.
+    pub fn mode(self) -> Option<Mode> {
+        Some(match self {
             Config::Full => Mode::FULL,
             Config::Partial => Mode::PARTIAL,
             Config::Boscc => Mode::boscc(BosccPolicy::Auto),
             Config::BosccFusion => Mode::boscc(BosccPolicy::Auto).with_fusion(FusionPolicy::Auto),
             Config::PerLane => Config::BosccFusion
-                .mode()
+                .mode()?
                 .with_private_layout(PrivateLayout::PerLane),
             Config::Reconverge => Mode::reconverge(BlockOrder::DepthFirstPostDom),
-        }
+            Config::Ispc => return None,
+        })
     }
 }

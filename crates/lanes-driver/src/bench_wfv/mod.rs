@@ -33,7 +33,7 @@ use std::path::PathBuf;
 use lanes_llvm::target::Target;
 use serde::Serialize;
 
-use build::{link_driver, native_target, vectorize_build, REFERENCE};
+use build::{ispc_build, ispc_source, link_driver, native_target, vectorize_build, REFERENCE};
 use measure::run_driver;
 use utilization::simt_utilization;
 
@@ -51,6 +51,8 @@ pub struct BenchRequest {
     /// Instances per sweep relative to each kernel's default (`0.01` for a quick check).
     pub scale: f64,
     pub configs: Vec<Config>,
+    /// The `ispc` binary of the ISPC column ([`Config::Ispc`]); none: no ISPC builds.
+    pub ispc: Option<PathBuf>,
 }
 
 impl BenchRequest {
@@ -63,6 +65,7 @@ impl BenchRequest {
             runs: 5,
             scale: 1.0,
             configs: Config::ALL.to_vec(),
+            ispc: None,
         }
     }
 }
@@ -145,10 +148,18 @@ pub fn run_bench(
     }
     std::fs::create_dir_all(&req.work_dir).map_err(|e| BenchError::Io(req.work_dir.clone(), e))?;
     let runs = req.runs.clamp(1, 16);
-    let builds_of = |kernel: &Kernel| {
-        let configs = req.configs.iter().filter(|c| c.applies_to(kernel));
-        configs.count() * widths.len() + 1
+    let builds_here = |kernel: &Kernel| -> Vec<Config> {
+        req.configs
+            .iter()
+            .copied()
+            .filter(|c| c.applies_to(kernel))
+            .filter(|&c| {
+                c != Config::Ispc
+                    || (req.ispc.is_some() && ispc_source(&req.sources, kernel).is_some())
+            })
+            .collect()
     };
+    let builds_of = |kernel: &Kernel| builds_here(kernel).len() * widths.len() + 1;
     let steps = kernels.iter().map(builds_of).sum();
     let mut report = BenchReport {
         natural_width: natural,
@@ -165,7 +176,7 @@ pub fn run_bench(
         };
         let mut builds = Vec::new();
         let mut step: usize = kernels[..k].iter().map(builds_of).sum();
-        for &config in req.configs.iter().filter(|c| c.applies_to(kernel)) {
+        for config in builds_here(kernel) {
             for &width in &widths {
                 let build = Build { config, width };
                 step += 1;
@@ -175,7 +186,13 @@ pub fn run_bench(
                     kernel: kernel.name,
                     what: format!("vectorize {}", build.label()),
                 });
-                match vectorize_build(&req.sources, &req.work_dir, kernel, build) {
+                let made = match (&req.ispc, config) {
+                    (Some(ispc), Config::Ispc) => {
+                        ispc_build(ispc, &req.sources, &req.work_dir, kernel, build)
+                    }
+                    _ => vectorize_build(&req.sources, &req.work_dir, kernel, build),
+                };
+                match made {
                     Ok(_) => builds.push(build),
                     Err(e) => outcome.failures.push(e.to_string()),
                 }
