@@ -9,7 +9,8 @@ export void KERNEL_SPMD(uniform int64 n, uniform const float spot[], uniform con
         float s = spot[i], x = strike[i], t = years[i];
         float v[BINOMIAL_STEPS + 1];
         float dt = t / BINOMIAL_STEPS;
-        float up = exp(vol * sqrt(dt)), down = 1.0f / up;
+        float up = exp(vol * sqrt(dt));
+        float down = 1.0f / up;
         float growth = exp(rate * dt);
         float p_up = (growth - down) / (up - down);
         for (uniform int j = 0; j <= BINOMIAL_STEPS; j++)

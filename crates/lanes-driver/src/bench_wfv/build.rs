@@ -117,7 +117,7 @@ pub fn ispc_build(
     kernel: &Kernel,
     build: Build,
 ) -> Result<PathBuf, BenchError> {
-    let failed = |message: String| BenchError::Vectorize {
+    let failed = |message: String| BenchError::Ispc {
         kernel: kernel.name.to_string(),
         build: build.label(),
         message,

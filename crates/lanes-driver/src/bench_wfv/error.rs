@@ -20,6 +20,12 @@ pub enum BenchError {
         build: String,
         message: String,
     },
+    #[error("{kernel} ({build}): ISPC could not compile its twin: {message}")]
+    Ispc {
+        kernel: String,
+        build: String,
+        message: String,
+    },
     #[error("{kernel}: {message}")]
     Run { kernel: String, message: String },
     #[error("{kernel}: build {build} computed checksum {got}, the scalar reference {want}")]
