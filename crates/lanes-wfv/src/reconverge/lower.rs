@@ -59,7 +59,7 @@ use lanes_analysis::{ControlFlowGraph, DominatorTree, PostDominatorTree};
 use lanes_ir::cursor::phis;
 use lanes_ir::{Block, FuncCursor, Function, InstData, Value};
 
-use super::masks::Masks;
+use super::masks::{Divergent, Masks};
 use super::open_tree::succs_of;
 use crate::boscc::AUTO_MIN_INSTS;
 use crate::cfg_edit::def_block;
@@ -101,15 +101,6 @@ pub struct Lowered {
     pub kept: usize,
     /// φs turned into accumulators.
     pub accumulators: usize,
-}
-
-/// One divergent branch: `block: brif …` with its secondary and primary successor.
-pub(super) struct Divergent {
-    pub block: Block,
-    pub secondary: Block,
-    pub primary: Block,
-    /// Whether the secondary successor is the one taken when the condition holds.
-    pub secondary_on_true: bool,
 }
 
 /// Lowers `func`, reconverging for the divergent branches ending the blocks `divergent`,

@@ -14,11 +14,19 @@ use lanes_ir::{
     Value, ValueSubstitution,
 };
 
-use super::lower::Divergent;
 use super::variables::{Var, Variables};
 use crate::cfg_edit::{bool_const, def_block, phi_result, zero_value};
 use crate::guards::{guard_block, Predication};
 use crate::ssa_repair::remove_dead_code;
+
+/// One divergent branch: `block: brif …` with its secondary and primary successor.
+pub(super) struct Divergent {
+    pub block: Block,
+    pub secondary: Block,
+    pub primary: Block,
+    /// Whether the secondary successor is the one taken when the condition holds.
+    pub secondary_on_true: bool,
+}
 
 /// The accumulators of the φs of one re-join point: `(φ's incoming values, accumulator)`.
 pub(super) type PhiAccumulators = Vec<(Vec<(Block, Value)>, Var)>;
