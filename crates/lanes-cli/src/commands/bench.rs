@@ -104,7 +104,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
 }
 
-fn run_wfv(args: &WfvArgs) -> Result<()> {
+pub(super) fn run_wfv(args: &WfvArgs) -> Result<()> {
     let sources = args
         .sources
         .clone()

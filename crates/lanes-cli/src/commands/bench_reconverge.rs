@@ -1,7 +1,9 @@
 //! `lanes bench reconverge`: the control flow the reconverging transform adds per block
 //! order, against partial linearization and LLVM's structurization, on the C corpus, the
 //! benchmark kernels and the fixed generated functions (`lanes_driver::bench_reconverge`):
-//! a table per function, totals, and optionally JSON.
+//! a table per function, totals, and optionally JSON; with `--run-time`, also the run time
+//! of the benchmark kernels built with full if-conversion, partial linearization and the
+//! reconverging transform (`lanes bench wfv` with those three builds).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -12,11 +14,29 @@ use indicatif::{ProgressBar, ProgressStyle};
 use lanes_driver::bench_reconverge::{run_reconverge_bench, FunctionCounts};
 
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:\n  lanes bench reconverge --json reconverge.json")]
+#[command(
+    after_help = "Examples:\n  lanes bench reconverge --json reconverge.json\n  lanes bench reconverge --run-time --runs 9 --run-time-json run_time.json"
+)]
 pub struct ReconvergeArgs {
     /// Write one JSON record per function here
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Also time the benchmark kernels (bench/wfv) built with full if-conversion, partial
+    /// linearization and the reconverging transform, against clang -O3
+    #[arg(long)]
+    pub run_time: bool,
+    /// Timed runs per build with --run-time; the median is reported (1 to 16)
+    #[arg(long, default_value = "5", value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub runs: u32,
+    /// Write the --run-time records as JSON here
+    #[arg(long, value_name = "FILE")]
+    pub run_time_json: Option<PathBuf>,
+    /// With --run-time, only these kernels (comma-separated)
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub kernels: Vec<String>,
+    /// With --run-time, instances per sweep relative to each kernel's default
+    #[arg(long, default_value = "1.0")]
+    pub scale: f64,
     /// Inputs (C or lanes IR files; default: corpus/c, bench/wfv and bench/reconverge of
     /// the lanes sources)
     #[arg(value_name = "FILE")]
@@ -73,6 +93,19 @@ pub fn run(args: &ReconvergeArgs) -> Result<()> {
         });
         std::fs::write(path, serde_json::to_string_pretty(&json)?)
             .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if args.run_time {
+        println!("\nrun time of the benchmark kernels:");
+        super::bench::run_wfv(&super::bench::WfvArgs {
+            json: args.run_time_json.clone(),
+            plot: None,
+            runs: args.runs,
+            kernels: args.kernels.clone(),
+            configs: ["full", "partial", "reconverge"].map(String::from).to_vec(),
+            scale: args.scale,
+            sources: None,
+            ispc: None,
+        })?;
     }
     Ok(())
 }

@@ -37,3 +37,48 @@ fn bench_reconverge_counts_every_order_and_the_peers() {
         assert!(r["partial_blocks_added"].is_i64(), "{r}");
     }
 }
+
+/// `--run-time`: the benchmark kernels (here one, tiny) built with full if-conversion,
+/// partial linearization and the reconverging transform, each checked against clang's
+/// scalar build by the harness, one JSON record per build.
+#[test]
+fn bench_reconverge_times_the_kernels_under_each_lowering() {
+    let d = scratch_dir("bench_reconverge_run_time");
+    let json = d.join("run_time.json");
+    let input = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../bench/reconverge/reducible.lir");
+    let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "bench",
+            "reconverge",
+            "--run-time",
+            "--kernels",
+            "mandelbrot",
+        ])
+        .args([
+            "--scale",
+            "0.002",
+            "--runs",
+            "1",
+            "--run-time-json",
+            s(&json),
+        ])
+        .arg(&input));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("run time of the benchmark kernels"),
+        "{table}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json");
+    let configs: Vec<&str> = v["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .filter_map(|r| r["config"].as_str())
+        .collect();
+    for c in ["clang -O3", "full", "partial", "reconverge"] {
+        assert!(configs.contains(&c), "{c} missing: {configs:?}");
+    }
+    assert!(!configs.contains(&"ispc"), "{configs:?}");
+}
