@@ -230,6 +230,30 @@ pub(crate) fn shapes_of_prepared(
     Ok(ShapeAnalysis::new(module).analyze_in(&prepared.func, args, analyses)?)
 }
 
+/// Divisions of the instance index by a uniform divisor, once per vector where they can
+/// (not under full if-conversion, which would run both sides of their test); then branch
+/// fusion: divergent if-then-elses with similar sides become one sequence. Returns the
+/// shapes of the result (`info` describes `func` as given) and the pairs fused.
+fn split_divisions_and_fuse(
+    func: &mut Function,
+    mut info: ShapeInfo,
+    analysis: &ShapeAnalysis,
+    args: &ArgShapes,
+    mode: Mode,
+    after_pass: &mut dyn FnMut(&str, &Function),
+) -> Result<(ShapeInfo, usize), WfvError> {
+    if !mode.is_full() && index_division::split_index_divisions(func, &info) > 0 {
+        after_pass("index_division", func);
+        info = analysis.analyze_in(func, args, FunctionAnalyses::new())?;
+    }
+    let fused = branch_fusion::fuse_branches(func, &info, mode.fusion);
+    if fused > 0 {
+        after_pass("branch_fusion", func);
+        info = analysis.analyze_in(func, args, FunctionAnalyses::new())?;
+    }
+    Ok((info, fused))
+}
+
 /// Runs the whole pipeline on function `id` of `module` with argument shapes `args`.
 /// `after_pass(name, func)` sees the function after each pass (tests verify it there).
 pub fn prepare(
@@ -263,15 +287,8 @@ pub fn prepare(
     if let Linearization::Reconverge(order) = mode.linearization {
         let loops = LoopStats::of(&info);
         // Index divisions once per vector and branch fusion work on the CFG as it is.
-        if index_division::split_index_divisions(&mut func, &info) > 0 {
-            after_pass("index_division", &func);
-            info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
-        }
-        let fused = branch_fusion::fuse_branches(&mut func, &info, mode.fusion);
-        if fused > 0 {
-            after_pass("branch_fusion", &func);
-            info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
-        }
+        let (info, fused) =
+            split_divisions_and_fuse(&mut func, info, &analysis, args, mode, after_pass)?;
         let analysed = reconverge::reconverge_analysed(&mut func, &analysis, args, &info, order)?;
         after_pass("reconverge", &func);
         let lowered = reconverge::lower_to_masks(&mut func, &analysed.divergent, mode.skip_empty)?;
@@ -319,17 +336,8 @@ pub fn prepare(
         after_pass("divergent_loops", &func);
         info = analysis.analyze_in(&func, args, info.into_analyses())?;
     }
-    // Divisions of the instance index by a uniform divisor: once per vector where they can.
-    if !mode.is_full() && index_division::split_index_divisions(&mut func, &info) > 0 {
-        after_pass("index_division", &func);
-        info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
-    }
-    // Branch fusion: divergent if-then-elses with similar sides become one sequence.
-    let fused = branch_fusion::fuse_branches(&mut func, &info, mode.fusion);
-    if fused > 0 {
-        after_pass("branch_fusion", &func);
-        info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
-    }
+    let (mut info, fused) =
+        split_divisions_and_fuse(&mut func, info, &analysis, args, mode, after_pass)?;
     // BOSCC gadgets: uniform `any` branches around heavy sides of divergent branches.
     let mut boscc = 0;
     if let Some(policy) = mode.boscc.filter(|_| !mode.is_full()) {

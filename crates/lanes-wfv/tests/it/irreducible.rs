@@ -8,12 +8,13 @@ use crate::common;
 
 use arbitrary::Unstructured;
 use lanes_interp::{Memory, WorkItemContext};
-use lanes_ir::generator::{generate, GenConfig};
+use lanes_ir::generator::{generate, GenConfig, Generated};
 use lanes_ir::Shape;
 use lanes_wfv::{prepare, Mode, WfvError};
 
-#[test]
-fn irreducible_cycles_are_declined_with_their_entries_never_a_panic() {
+/// Generated program `seed`, which may jump into loop bodies, with alternately varying
+/// and uniform parameters.
+fn program(seed: u64) -> (Generated, Vec<Option<(Shape, u32)>>) {
     let cfg = GenConfig {
         max_blocks: 14,
         max_insts_per_block: 4,
@@ -23,26 +24,27 @@ fn irreducible_cycles_are_declined_with_their_entries_never_a_panic() {
         max_trip_product: 16,
         ..GenConfig::default()
     };
+    let bytes = lanes_test_support::seeded_bytes(seed ^ 0x1bb, 4096);
+    let g = generate(&mut Unstructured::new(&bytes), &cfg).expect("generation never fails");
+    let shapes = (0..g.params.len())
+        .map(|k| {
+            let shape = if k % 2 == 0 {
+                Shape::Varying
+            } else {
+                Shape::Uniform
+            };
+            Some((shape, 0))
+        })
+        .collect();
+    (g, shapes)
+}
+
+#[test]
+fn irreducible_cycles_are_declined_with_their_entries_never_a_panic() {
     let (mut declined, mut compared) = (0, 0);
     for seed in 0..300u64 {
-        let bytes = lanes_test_support::seeded_bytes(seed ^ 0x1bb, 4096);
-        let g = generate(&mut Unstructured::new(&bytes), &cfg).expect("generation never fails");
+        let (g, shapes) = program(seed);
         let func = g.module.function(g.func).expect("generated with a body");
-        let shapes: Vec<Option<(Shape, u32)>> = g
-            .params
-            .iter()
-            .enumerate()
-            .map(|(k, _)| {
-                Some((
-                    if k % 2 == 0 {
-                        Shape::Varying
-                    } else {
-                        Shape::Uniform
-                    },
-                    0,
-                ))
-            })
-            .collect();
         for mode in [Mode::PARTIAL, Mode::FULL] {
             let what = format!("seed {seed} {mode:?}");
             match prepare(&g.module, g.func, &shapes, mode, &mut |_, _| {}) {
@@ -89,42 +91,17 @@ fn irreducible_cycles_are_declined_with_their_entries_never_a_panic() {
 /// not, and keeps its width-1 meaning (result, memory, exact access sequence).
 #[test]
 fn irreducible_cycles_reconverge_and_keep_their_meaning() {
-    let cfg = GenConfig {
-        max_blocks: 14,
-        max_insts_per_block: 4,
-        irreducible: true,
-        work_items: true,
-        max_trip_count: 4,
-        max_trip_product: 16,
-        ..GenConfig::default()
-    };
     let (mut irreducible, mut compared) = (0, 0);
     let orders = lanes_wfv::reconverge::BlockOrder::ALL;
     let skips = lanes_wfv::reconverge::SkipEmpty::ALL;
     for seed in 0..1200u64 {
-        let bytes = lanes_test_support::seeded_bytes(seed ^ 0x1bb, 4096);
-        let g = generate(&mut Unstructured::new(&bytes), &cfg).expect("generation never fails");
+        let (g, shapes) = program(seed);
         let func = g.module.function(g.func).expect("generated with a body");
         let analyses = lanes_analysis::FunctionAnalyses::with_function(
             func,
             lanes_analysis::AnalysisSet::LOOPS,
         );
         irreducible += usize::from(!analyses.loops().is_reducible());
-        let shapes: Vec<Option<(Shape, u32)>> = g
-            .params
-            .iter()
-            .enumerate()
-            .map(|(k, _)| {
-                Some((
-                    if k % 2 == 0 {
-                        Shape::Varying
-                    } else {
-                        Shape::Uniform
-                    },
-                    0,
-                ))
-            })
-            .collect();
         let mode = Mode::reconverge(orders[(seed % 4) as usize])
             .with_skip_empty(skips[(seed / 4 % 3) as usize]);
         let what = format!("seed {seed} {mode:?}");
