@@ -97,9 +97,15 @@ impl<'f> Masks<'f> {
 
     /// Inserts before the terminator of `block`, after what was inserted there before.
     fn insert_at_end(&mut self, block: Block, data: InstData, ty: Type) -> Value {
+        let inst = self.insert_inst_at_end(block, data, ty);
+        self.result(inst)
+    }
+
+    /// [`Self::insert_at_end`], returning the instruction.
+    fn insert_inst_at_end(&mut self, block: Block, data: InstData, ty: Type) -> Inst {
         FuncCursor::new(self.func)
             .goto_before_terminator(block)
-            .insert_value(data, ty)
+            .insert_inst(data, Some(ty))
     }
 
     fn result(&self, inst: Inst) -> Value {
@@ -279,10 +285,12 @@ impl<'f> Masks<'f> {
         }
     }
 
+    /// The condition of the `brif` ending `b` (a divergent branch, so a `brif`: checked
+    /// when the branches were classified; `false` otherwise, never reached).
     fn branch_condition(&self, b: Block) -> Value {
         match self.func.terminator(b).map(|t| self.func.dfg.inst(t)) {
             Some(InstData::Brif { cond, .. }) => *cond,
-            _ => unreachable!("divergent branches are brifs (checked when classified)"),
+            _ => self.false_value,
         }
     }
 
@@ -325,8 +333,7 @@ impl<'f> Masks<'f> {
                         args: [mask, value, self.vars.read(*acc)],
                     };
                     let ty = self.func.dfg.value_type(value);
-                    let s = self.insert_at_end(u, select, ty);
-                    let inst = self.def_inst(s).expect("just inserted");
+                    let inst = self.insert_inst_at_end(u, select, ty);
                     self.vars.assign(*acc, inst);
                 }
             }
@@ -346,16 +353,19 @@ impl<'f> Masks<'f> {
             args: [self.vars.read(rejoin), waiting],
             flags: IntFlags::NONE,
         };
-        let joined = self.insert_at_end(b, joined, Type::I1);
-        self.vars
-            .assign(rejoin, self.def_inst(joined).expect("just inserted"));
-        let going = self.and_mask(b, to_secondary);
-        self.vars
-            .assign(self.exec, self.def_inst(going).expect("just inserted"));
-        let term = self
-            .func
-            .terminator(b)
-            .expect("divergent branches end in brifs");
+        let joined = self.insert_inst_at_end(b, joined, Type::I1);
+        self.vars.assign(rejoin, joined);
+        let going = InstData::Binary {
+            op: BinaryOp::And,
+            args: [self.mask_of(b), to_secondary],
+            flags: IntFlags::NONE,
+        };
+        let going = self.insert_inst_at_end(b, going, Type::I1);
+        self.vars.assign(self.exec, going);
+        let going = self.result(going);
+        let Some(term) = self.func.terminator(b) else {
+            return;
+        };
         *self.func.dfg.inst_mut(term) = if skip {
             let any = InstData::Intrinsic {
                 id: Intrinsic::Any,
