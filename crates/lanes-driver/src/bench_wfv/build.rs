@@ -76,7 +76,7 @@ pub fn vectorize_build(
         width: Some(build.width),
         mode,
         opt_level: 3,
-        veclib: None,
+        veclib: build.config.veclib().map(String::from),
         output: Output::Llvm(EmitKind::Object),
     };
     let done = vectorize(&req).map_err(|e| failed(e.to_string()))?;
@@ -188,7 +188,8 @@ pub fn link_driver(
             .iter()
             .map(|b| path(&dir.join(format!("{}.o", b.symbol(kernel))))),
     );
-    args.extend(["-lm".into(), "-o".into(), path(&exe)]);
+    // libmvec for the builds with vector math (glibc's, next to libm).
+    args.extend(["-lmvec".into(), "-lm".into(), "-o".into(), path(&exe)]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     clang(&args)?;
     Ok(exe)

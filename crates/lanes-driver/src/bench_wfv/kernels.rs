@@ -148,21 +148,36 @@ pub enum Config {
     /// The reconverging transform (depth-first with post-dominance) and its lowering to
     /// execution masks, with empty-mask skips where they pay.
     Reconverge,
+    /// Lanes' default with vector math from glibc's libmvec (`--veclib libmvec`) instead
+    /// of scalar libm calls per lane.
+    Libmvec,
     /// Not lanes: ISPC's build of the kernel's twin `<kernel>.ispc` at the same width (a
     /// peer, built when an `ispc` binary is given and the twin exists).
     Ispc,
 }
 
 impl Config {
-    pub const ALL: [Config; 7] = [
+    pub const ALL: [Config; 8] = [
         Config::Full,
         Config::Partial,
         Config::Boscc,
         Config::BosccFusion,
         Config::PerLane,
         Config::Reconverge,
+        Config::Libmvec,
         Config::Ispc,
     ];
+
+    /// The vector math library of the build (`--veclib`), if any.
+    pub fn veclib(self) -> Option<&'static str> {
+        (self == Config::Libmvec).then_some("libmvec")
+    }
+
+    /// Does the build compute with another math library than clang's scalar reference
+    /// (so its floats may differ in the last bits)?
+    pub fn other_math(self) -> bool {
+        matches!(self, Config::Libmvec | Config::Ispc)
+    }
 
     /// The configuration named `name` ([`Config::name`]).
     pub fn named(name: &str) -> Option<Config> {
@@ -183,6 +198,7 @@ impl Config {
             Config::BosccFusion => "partial+boscc+fusion",
             Config::PerLane => "per-lane-arrays",
             Config::Reconverge => "reconverge",
+            Config::Libmvec => "partial+boscc+fusion+libmvec",
             Config::Ispc => "ispc",
         }
     }
@@ -196,6 +212,7 @@ impl Config {
             Config::BosccFusion => "fusion",
             Config::PerLane => "perlane",
             Config::Reconverge => "reconverge",
+            Config::Libmvec => "libmvec",
             Config::Ispc => "ispc",
         }
     }
@@ -211,6 +228,7 @@ impl Config {
                 .mode()?
                 .with_private_layout(PrivateLayout::PerLane),
             Config::Reconverge => Mode::reconverge(BlockOrder::DepthFirstPostDom),
+            Config::Libmvec => Config::BosccFusion.mode()?,
             Config::Ispc => return None,
         })
     }
