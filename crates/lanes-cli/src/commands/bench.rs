@@ -64,6 +64,10 @@ pub struct WfvArgs {
     /// `scripts/build-ispc` installs)
     #[arg(long, value_name = "PATH")]
     pub ispc: Option<PathBuf>,
+    /// Build at these widths (comma-separated, 1 to 64; default: the natural width and 8)
+    #[arg(long, value_delimiter = ',', value_name = "W",
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub widths: Vec<u16>,
 }
 
 /// The `ispc` binary to run: `given`, else one on PATH, else `scripts/build-ispc`'s.
@@ -125,6 +129,7 @@ pub(super) fn run_wfv(args: &WfvArgs) -> Result<()> {
     let mut req = BenchRequest::new(sources, work.clone());
     req.kernels = args.kernels.clone();
     req.ispc = find_ispc(args.ispc.as_ref())?;
+    req.widths = args.widths.clone();
     if !args.configs.is_empty() {
         req.configs = args
             .configs

@@ -105,6 +105,7 @@ pub fn run(args: &ReconvergeArgs) -> Result<()> {
             scale: args.scale,
             sources: None,
             ispc: None,
+            widths: Vec::new(),
         })?;
     }
     Ok(())

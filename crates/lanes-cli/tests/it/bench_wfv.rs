@@ -186,3 +186,31 @@ fn bench_wfv_runs_ispc_as_a_peer_where_it_is_installed() {
         "{v}"
     );
 }
+
+/// `--widths` replaces the default widths (natural and 8) by the ones given.
+#[test]
+fn bench_wfv_builds_the_widths_asked_for() {
+    let d = scratch_dir("bench_wfv_widths");
+    let json = d.join("wfv.json");
+    run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "bench",
+            "wfv",
+            "--kernels",
+            "twin_sides",
+            "--configs",
+            "partial",
+        ])
+        .args(["--widths", "4,16", "--scale", "0.002", "--runs", "1"])
+        .args(["--json", s(&json)]));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("json");
+    let mut widths: Vec<u64> = v["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .filter_map(|r| r["width"].as_u64())
+        .collect();
+    widths.sort_unstable();
+    assert_eq!(widths, [4, 16], "{v}");
+}

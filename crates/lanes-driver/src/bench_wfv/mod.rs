@@ -53,6 +53,8 @@ pub struct BenchRequest {
     pub configs: Vec<Config>,
     /// The `ispc` binary of the ISPC column ([`Config::Ispc`]); none: no ISPC builds.
     pub ispc: Option<PathBuf>,
+    /// The widths to build; empty: the natural width and 8.
+    pub widths: Vec<u16>,
 }
 
 impl BenchRequest {
@@ -66,6 +68,7 @@ impl BenchRequest {
             scale: 1.0,
             configs: Config::ALL.to_vec(),
             ispc: None,
+            widths: Vec::new(),
         }
     }
 }
@@ -142,9 +145,12 @@ pub fn run_bench(
 ) -> Result<BenchReport, BenchError> {
     let kernels = select_kernels(&req.kernels)?;
     let natural = Target::resolve(&native_target())?.natural_width(32);
-    let mut widths = vec![natural];
-    if natural != 8 {
-        widths.push(8);
+    let mut widths = req.widths.clone();
+    if widths.is_empty() {
+        widths.push(natural);
+        if natural != 8 {
+            widths.push(8);
+        }
     }
     std::fs::create_dir_all(&req.work_dir).map_err(|e| BenchError::Io(req.work_dir.clone(), e))?;
     let runs = req.runs.clamp(1, 16);
