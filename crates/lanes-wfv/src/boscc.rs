@@ -20,6 +20,8 @@ use cranelift_entity::EntitySet;
 use lanes_analysis::shapes::ShapeInfo;
 use lanes_ir::{Block, FuncCursor, Function, InstData, Intrinsic, Type, UnaryOp, Value};
 
+use crate::cfg_edit::brif_targets;
+
 /// Which divergent branches get a BOSCC gadget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BosccPolicy {
@@ -52,15 +54,7 @@ pub fn insert_gadgets(func: &mut Function, info: &ShapeInfo, policy: BosccPolicy
         if !info.is_divergent_branch(a) {
             continue;
         }
-        let Some(t) = func.terminator(a) else {
-            continue;
-        };
-        let InstData::Brif {
-            then_dest,
-            else_dest,
-            ..
-        } = *func.dfg.inst(t)
-        else {
+        let Some((then_dest, else_dest)) = brif_targets(func, a) else {
             continue;
         };
         let inner = loops.innermost_loop(a);

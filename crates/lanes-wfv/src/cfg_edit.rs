@@ -59,6 +59,18 @@ pub(crate) fn bool_const(func: &mut Function, value: bool) -> Value {
         .insert_value(data, Type::I1)
 }
 
+/// The `then` and `else` targets of the `brif` ending `b`, if it ends in one.
+pub(crate) fn brif_targets(func: &Function, b: Block) -> Option<(Block, Block)> {
+    match func.dfg.inst(func.terminator(b)?) {
+        InstData::Brif {
+            then_dest,
+            else_dest,
+            ..
+        } => Some((*then_dest, *else_dest)),
+        _ => None,
+    }
+}
+
 /// The block defining `v` (None for parameters).
 pub(crate) fn def_block(func: &Function, v: Value) -> Option<Block> {
     match func.dfg.value_def(v) {

@@ -26,9 +26,9 @@ use lanes_ir::{
 pub(crate) struct SsaSearch<'a> {
     /// Predecessors of each block in the CFG being repaired.
     pub preds: &'a SecondaryMap<Block, Vec<Block>>,
-    /// The value available at the end of these few blocks (the definition's, or the
-    /// exits' of a loop).
-    pub defs: Vec<(Block, Value)>,
+    /// The value available at the end of these blocks (the definition's, the exits' of a
+    /// loop, or every block assigning one of the mask lowering's variables).
+    defs: HashMap<Block, Value>,
     /// Blocks at whose end the variable has the default value.
     pub cutoff: &'a dyn Fn(Block) -> bool,
     pub default: Value,
@@ -49,9 +49,13 @@ impl<'a> SsaSearch<'a> {
         default: Value,
         ty: Type,
     ) -> Self {
+        let mut by_block = HashMap::with_capacity(defs.len());
+        for (b, v) in defs {
+            by_block.entry(b).or_insert(v);
+        }
         SsaSearch {
             preds,
-            defs,
+            defs: by_block,
             cutoff,
             default,
             ty,
@@ -63,7 +67,7 @@ impl<'a> SsaSearch<'a> {
 
     /// The value at the end of `b`.
     pub fn at_end(&mut self, func: &mut Function, b: Block) -> Value {
-        if let Some(&(_, v)) = self.defs.iter().find(|&&(d, _)| d == b) {
+        if let Some(&v) = self.defs.get(&b) {
             return v;
         }
         if (self.cutoff)(b) {

@@ -226,10 +226,8 @@ fn interp_reports_faults_and_bad_arguments() {
 #[test]
 fn irreducible_control_flow_is_declined_with_the_cycle_entries() {
     let out = lanes_test_support::scratch_dir("irreducible").join("g.o");
-    // Partial linearization and full if-conversion decline; the reconverging transform
-    // takes it (tests/it/vectorize.rs runs the result).
-    for linearize in ["partial", "full"] {
-        let o = lanes(&[
+    let vectorize = |linearize: &str| {
+        lanes(&[
             "vectorize",
             "crates/lanes-cli/tests/data/goto_into_loop.c",
             "--shapes",
@@ -239,7 +237,12 @@ fn irreducible_control_flow_is_declined_with_the_cycle_entries() {
             linearize,
             "-o",
             out.to_str().expect("utf-8 path"),
-        ]);
+        ])
+    };
+    // Partial linearization and full if-conversion decline; the reconverging transform
+    // takes it (tests/it/vectorize.rs runs the result).
+    for linearize in ["partial", "full"] {
+        let o = vectorize(linearize);
         assert!(!o.status.success());
         let err = stderr(&o);
         // The loop's test (line 6) and the label's statement (line 9) enter the cycle.
@@ -250,16 +253,6 @@ fn irreducible_control_flow_is_declined_with_the_cycle_entries() {
         );
         assert_eq!(err.lines().count(), 1, "{err}");
     }
-    let o = lanes(&[
-        "vectorize",
-        "crates/lanes-cli/tests/data/goto_into_loop.c",
-        "--shapes",
-        "c,u,u,u",
-        "-O0",
-        "--linearize",
-        "reconverge",
-        "-o",
-        out.to_str().expect("utf-8 path"),
-    ]);
+    let o = vectorize("reconverge");
     assert!(o.status.success(), "{}", stderr(&o));
 }

@@ -62,7 +62,7 @@ use lanes_ir::{Block, FuncCursor, Function, InstData, Value};
 use super::masks::{Divergent, Masks};
 use super::open_tree::succs_of;
 use crate::boscc::AUTO_MIN_INSTS;
-use crate::cfg_edit::def_block;
+use crate::cfg_edit::{brif_targets, def_block};
 use crate::guards::Predication;
 use crate::WfvError;
 
@@ -97,10 +97,6 @@ pub struct Lowered {
     pub predication: Predication,
     /// Divergent branches that test for an empty mask.
     pub skips: usize,
-    /// Values kept per lane because threads wait while they are redefined.
-    pub kept: usize,
-    /// φs turned into accumulators.
-    pub accumulators: usize,
 }
 
 /// Lowers `func`, reconverging for the divergent branches ending the blocks `divergent`,
@@ -127,11 +123,10 @@ pub fn lower_to_masks(
                 kept.entry(v).or_default().push(d.primary);
             }
         }
-        let weight: usize = cfg
-            .blocks()
-            .iter()
-            .filter(|&&x| region.contains(x))
-            .map(|&x| func.layout.block_insts(x).len())
+        let weight: usize = region
+            .keys()
+            .filter(|&x| region.contains(x))
+            .map(|x| func.layout.block_insts(x).len())
             .sum();
         skips.push(match skip {
             SkipEmpty::All => true,
@@ -142,7 +137,6 @@ pub fn lower_to_masks(
     }
     keep_skips_empty_waves_need(&cfg, &branches, &regions, &mut skips);
     lowered.skips = skips.iter().filter(|&&s| s).count();
-    lowered.kept = kept.len();
     let stale: BTreeMap<Value, EntitySet<Block>> = kept
         .into_iter()
         .map(|(v, primaries)| {
@@ -154,7 +148,6 @@ pub fn lower_to_masks(
     let equivalent = equivalent_dominators(func, &cfg, &rejoins);
     let mut masks = Masks::new(func);
     let mut phi_accs = masks.replace_rejoin_phis(&rejoins);
-    lowered.accumulators = phi_accs.iter().map(|(_, a)| a.len()).sum();
     masks.mask_blocks();
     masks.rejoin_all_from(&equivalent);
     masks.keep(&stale, &mut phi_accs);
@@ -172,15 +165,7 @@ fn classify(func: &Function, divergent: &[Block]) -> Result<Vec<Divergent>, WfvE
     let pdt = PostDominatorTree::with_function(func, &cfg);
     let mut out = Vec::new();
     for &b in divergent {
-        let Some(t) = func.terminator(b) else {
-            continue;
-        };
-        let InstData::Brif {
-            then_dest,
-            else_dest,
-            ..
-        } = *func.dfg.inst(t)
-        else {
+        let Some((then_dest, else_dest)) = brif_targets(func, b) else {
             continue;
         };
         if then_dest == else_dest {

@@ -214,57 +214,62 @@ impl<'f> Masks<'f> {
         stale: &BTreeMap<Value, EntitySet<Block>>,
         phi_accs: &mut [(Block, PhiAccumulators)],
     ) {
+        // Value → (the read of its copy, the blocks whose uses read that), for one walk.
+        let mut reads: HashMap<Value, (Value, &EntitySet<Block>)> = HashMap::new();
+        let mut selects: Vec<(Var, Value, Block, Inst)> = Vec::new();
         for (&original, blocks) in stale {
             let v = self.phi_subst.resolve(original);
-            let Some(b) = def_block(self.func, v) else {
-                continue;
-            };
-            let Some(def) = self.def_inst(v) else {
+            let (Some(b), Some(def)) = (def_block(self.func, v), self.def_inst(v)) else {
                 continue;
             };
             let ty = self.func.dfg.value_type(v);
             let zero = zero_value(self.func, ty, &mut self.zeros);
             let var = self.vars.declare(self.func, ty, zero);
-            let read = self.vars.read(var);
-            self.replace_uses_in(v, read, blocks);
-            for (_, accs) in phi_accs.iter_mut() {
-                for (incoming, _) in accs.iter_mut() {
-                    for (p, x) in incoming.iter_mut() {
-                        if *x == v && blocks.contains(*p) {
-                            *x = read;
-                        }
+            reads.insert(v, (self.vars.read(var), blocks));
+            selects.push((var, v, b, def));
+        }
+        self.replace_stale_uses(&reads);
+        for (_, accs) in phi_accs.iter_mut() {
+            for (incoming, _) in accs.iter_mut() {
+                for (p, x) in incoming.iter_mut() {
+                    match reads.get(x) {
+                        Some(&(read, blocks)) if blocks.contains(*p) => *x = read,
+                        _ => {}
                     }
                 }
             }
+        }
+        for (var, v, b, def) in selects {
             // φs and the copies standing for them are defined at the top, before the mask.
             let at_top = self.func.dfg.inst(def).is_phi() || self.phi_copies.contains(&def);
             let mut at = Some(if at_top { self.mask_copy[&b] } else { def });
             let select = InstData::Select {
-                args: [self.mask_of(b), v, read],
+                args: [self.mask_of(b), v, self.vars.read(var)],
             };
+            let ty = self.func.dfg.value_type(v);
             let s = self.insert_after(&mut at, b, select, ty);
             self.vars.assign(var, s);
         }
     }
 
-    /// Replaces the uses of `v` in `blocks` (for a φ: on edges from `blocks`) with `new`.
-    fn replace_uses_in(&mut self, v: Value, new: Value, blocks: &EntitySet<Block>) {
+    /// Replaces every use of a value of `reads` in its blocks (for a φ: on edges from
+    /// them) with the read of its copy, in one walk over the function.
+    fn replace_stale_uses(&mut self, reads: &HashMap<Value, (Value, &EntitySet<Block>)>) {
         for b in self.func.layout.blocks().collect::<Vec<_>>() {
             for &inst in self.func.layout.block_insts(b) {
                 match self.func.dfg.inst_mut(inst) {
                     InstData::Phi { incoming } => {
                         for (p, x) in incoming.iter_mut() {
-                            if *x == v && blocks.contains(*p) {
-                                *x = new;
+                            match reads.get(x) {
+                                Some(&(read, blocks)) if blocks.contains(*p) => *x = read,
+                                _ => {}
                             }
                         }
                     }
-                    data if blocks.contains(b) => data.for_each_arg_mut(|x| {
-                        if *x == v {
-                            *x = new;
-                        }
+                    data => data.for_each_arg_mut(|x| match reads.get(x) {
+                        Some(&(read, blocks)) if blocks.contains(b) => *x = read,
+                        _ => {}
                     }),
-                    _ => {}
                 }
             }
         }

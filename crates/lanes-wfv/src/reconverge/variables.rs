@@ -105,23 +105,21 @@ impl Variables {
         data: &VarData,
         readers: &[Inst],
     ) {
-        // The value at the end of each assigning block: its last assignment.
-        let mut at_end: Vec<(Block, Value)> = Vec::new();
+        // The assignments of each block in block order, and the value at the end of each
+        // assigning block: its last assignment.
+        let mut by_block: HashMap<Block, Vec<Inst>> = HashMap::new();
         for &a in &data.assignments {
-            let (Some(b), Some(r)) = (func.layout.inst_block(a), func.dfg.inst_result(a)) else {
-                continue;
-            };
-            let pos = func.layout.inst_index(a);
-            match at_end.iter_mut().find(|(x, _)| *x == b) {
-                Some(slot) => {
-                    let old = func.dfg.def_inst(slot.1).map(|i| func.layout.inst_index(i));
-                    if old.is_some_and(|o| o < pos) {
-                        slot.1 = r;
-                    }
-                }
-                None => at_end.push((b, r)),
+            if let Some(b) = func.layout.inst_block(a) {
+                by_block.entry(b).or_default().push(a);
             }
         }
+        for insts in by_block.values_mut() {
+            insts.sort_by_key(|&a| func.layout.inst_index(a));
+        }
+        let at_end: Vec<(Block, Value)> = by_block
+            .iter()
+            .filter_map(|(&b, insts)| Some((b, func.dfg.inst_result(*insts.last()?)?)))
+            .collect();
         let never = |_: Block| false;
         let mut search = SsaSearch::new(preds, at_end, &never, data.initial, data.ty);
         for &reader in readers {
@@ -142,7 +140,8 @@ impl Variables {
                 *func.dfg.inst_mut(reader) = InstData::Phi { incoming };
                 continue;
             }
-            let value = self.reaching(func, &mut search, data, b, reader);
+            let here = by_block.get(&b).map_or(&[][..], Vec::as_slice);
+            let value = reaching(func, &mut search, here, b, reader);
             func.dfg.inst_mut(reader).for_each_arg_mut(|a| {
                 if *a == data.placeholder {
                     *a = value;
@@ -152,30 +151,26 @@ impl Variables {
         let created = search.created.clone();
         remove_trivial_phis(func, &created);
     }
+}
 
-    /// The assignment of `data`'s variable reaching `reader` in block `b`.
-    fn reaching(
-        &self,
-        func: &mut Function,
-        search: &mut SsaSearch,
-        data: &VarData,
-        b: Block,
-        reader: Inst,
-    ) -> Value {
-        let at = func.layout.inst_index(reader);
-        let mut best: Option<(usize, Value)> = None;
-        for &a in &data.assignments {
-            if func.layout.inst_block(a) != Some(b) {
-                continue;
-            }
-            let pos = func.layout.inst_index(a);
-            if pos < at && best.is_none_or(|(p, _)| p < pos) {
-                best = func.dfg.inst_result(a).map(|r| (pos, r));
-            }
-        }
-        match best {
-            Some((_, v)) => v,
-            None => search.at_entry(func, b),
-        }
+/// The assignment reaching `reader` in block `b`, whose own assignments (in block order)
+/// are `here`.
+fn reaching(
+    func: &mut Function,
+    search: &mut SsaSearch,
+    here: &[Inst],
+    b: Block,
+    reader: Inst,
+) -> Value {
+    // φs the search inserts shift indices, but not the order within the block.
+    let at = func.layout.inst_index(reader);
+    let before = here
+        .iter()
+        .rev()
+        .find(|&&a| func.layout.inst_index(a) < at)
+        .and_then(|&a| func.dfg.inst_result(a));
+    match before {
+        Some(v) => v,
+        None => search.at_entry(func, b),
     }
 }
