@@ -287,8 +287,6 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
     })
 }
 
-/// Turns every defined function that the functions named in `roots` do not reach (by
-/// calls and function addresses) into a declaration; ids stay valid.
 /// The functions `root` calls or takes the address of, directly or not, itself included.
 fn reached(module: &Module, root: FuncId) -> HashSet<FuncId> {
     let mut reached: HashSet<FuncId> = HashSet::new();
@@ -358,7 +356,9 @@ fn self_contained(
     Ok(())
 }
 
-fn drop_unreached(module: &mut Module, roots: &[String]) {
+/// Turns every defined function that the functions named in `roots` do not reach (by
+/// calls and function addresses) into a declaration; ids stay valid.
+pub fn drop_unreached(module: &mut Module, roots: &[String]) {
     let reached: HashSet<FuncId> = module
         .functions()
         .filter(|(_, f)| roots.contains(&f.name))

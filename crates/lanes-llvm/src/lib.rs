@@ -28,6 +28,7 @@ pub mod import;
 pub mod jit;
 mod llvm;
 pub mod loopmd;
+pub mod opencl;
 pub mod pipeline;
 pub mod target;
 

@@ -256,6 +256,87 @@ pub(crate) fn repair_ssa(
     analyses.keep_after(Edits::Values);
 }
 
+/// Gives `value` further definitions: `extra` lists blocks at whose end another value
+/// stands for it (a reload of a spilled value at a new entry, say). Every use of `value`
+/// then reads the definition that reaches it, through new φs where several meet; a path
+/// on which none reaches reads the type's zero. The blocks of `extra` must not use
+/// `value` themselves, nor be its defining block.
+///
+/// The continuations of OpenCL barriers (CC'12 §2.3) need this: a value live across a
+/// barrier is reloaded at the continuation's entry, and inside a loop its original
+/// definition reaches the same uses around the back edge.
+pub fn add_definitions(func: &mut Function, value: Value, extra: &[(Block, Value)]) {
+    let def = crate::cfg_edit::def_block(func, value);
+    let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+    for b in func.layout.blocks() {
+        for s in func.successors(b) {
+            if !preds[s].contains(&b) {
+                preds[s].push(b);
+            }
+        }
+    }
+    // Uses first (the search inserts φs, which must keep what it gives them).
+    let mut uses: Vec<(Inst, Block, Option<Block>)> = Vec::new();
+    for b in func.layout.blocks() {
+        for &inst in func.layout.block_insts(b) {
+            match func.dfg.inst(inst) {
+                InstData::Phi { incoming } => {
+                    for &(p, v) in incoming {
+                        if v == value {
+                            uses.push((inst, b, Some(p)));
+                        }
+                    }
+                }
+                data => {
+                    let mut used = false;
+                    data.for_each_arg(|v| used |= v == value);
+                    // A use in the defining block follows the definition (SSA).
+                    if used && Some(b) != def {
+                        uses.push((inst, b, None));
+                    }
+                }
+            }
+        }
+    }
+    let ty = func.dfg.value_type(value);
+    let default = crate::cfg_edit::zero_value(func, ty, &mut HashMap::new());
+    let mut defs: Vec<(Block, Value)> = extra.to_vec();
+    match def {
+        Some(d) => defs.push((d, value)),
+        // A parameter: defined at the top of the entry block.
+        None => {
+            if let Some(entry) = func.entry_block() {
+                defs.push((entry, value));
+            }
+        }
+    }
+    let never = |_: Block| false;
+    let mut search = SsaSearch::new(&preds, defs, &never, default, ty);
+    let mut rewrites = Vec::with_capacity(uses.len());
+    for &(inst, block, pred) in &uses {
+        let new = match pred {
+            Some(p) => search.at_end(func, p),
+            None => search.at_entry(func, block),
+        };
+        rewrites.push((inst, pred, new));
+    }
+    for (inst, pred, new) in rewrites {
+        match (func.dfg.inst_mut(inst), pred) {
+            (InstData::Phi { incoming }, Some(p)) => {
+                for e in incoming.iter_mut().filter(|e| e.0 == p && e.1 == value) {
+                    e.1 = new;
+                }
+            }
+            (data, _) => data.for_each_arg_mut(|x| {
+                if *x == value {
+                    *x = new
+                }
+            }),
+        }
+    }
+    remove_trivial_phis(func, &search.created);
+}
+
 /// A use of `value` (defined in block `def`) by `inst` in `block` that `def` no longer
 /// dominates; `pred` is the incoming block of a φ use.
 #[derive(Clone, Copy)]

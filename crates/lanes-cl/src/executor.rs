@@ -1,0 +1,166 @@
+//! The executor: an NDRange as work-groups on a thread pool (CC'12 §2.2: the outer loops
+//! over groups are the driver's, parallelized across threads; the loops over a group's
+//! work-items are compiled code, [`crate::row`]).
+//!
+//! A group runs continuation 0 over all its rows, then the continuation its work-items
+//! returned, until they return 0 (CC'12 Fig. 4). Every thread owns one group's worth of
+//! state at a time — its context, its `__local` memory and its two live-value buffers —
+//! allocated once per thread and reused for every group it runs (rayon's
+//! `for_each_init`), so a launch allocates per thread, not per group.
+
+use rayon::prelude::*;
+
+use crate::error::ClError;
+use crate::group_context::GroupContext;
+use crate::local_memory::LOCAL_ALIGN;
+use crate::row::DISAGREE;
+
+/// `row(ctx, args, ly, lz, live_in, live_out) -> next` as compiled.
+pub type RowFn =
+    unsafe extern "C" fn(*mut GroupContext, *const u64, i64, i64, *mut u8, *mut u8) -> i32;
+
+/// One launch, resolved: what every group needs.
+pub struct Launch<'a> {
+    pub kernel: &'a str,
+    /// The row function of each continuation.
+    pub rows: &'a [RowFn],
+    /// Argument slots; `__local` arguments' slots are filled per group.
+    pub args: Vec<u64>,
+    /// `(slot, bytes)` of each `__local` argument.
+    pub local_args: Vec<(usize, u64)>,
+    /// Bytes of the kernel's `__local` variables (the arguments' memory follows).
+    pub local_vars: u64,
+    /// Live-value bytes per work-item.
+    pub bytes_per_item: u64,
+    pub barrier_lines: &'a [u32],
+    /// The first group's context (group id 0).
+    pub context: GroupContext,
+    pub threads: usize,
+}
+
+/// A buffer aligned to [`LOCAL_ALIGN`], of at least `bytes` bytes.
+struct Aligned {
+    words: Vec<u64>,
+    offset: usize,
+}
+
+impl Aligned {
+    fn new(bytes: u64) -> Aligned {
+        let words = vec![0u64; (bytes as usize).div_ceil(8) + LOCAL_ALIGN as usize / 8];
+        let addr = words.as_ptr() as usize;
+        let offset = addr.next_multiple_of(LOCAL_ALIGN as usize) - addr;
+        Aligned { words, offset }
+    }
+
+    fn ptr(&mut self) -> *mut u8 {
+        // SAFETY: `offset` is below `LOCAL_ALIGN`, inside the allocation.
+        unsafe { self.words.as_mut_ptr().cast::<u8>().add(self.offset) }
+    }
+}
+
+/// One thread's group state.
+struct GroupState {
+    ctx: GroupContext,
+    args: Vec<u64>,
+    local: Aligned,
+    live: [Aligned; 2],
+}
+
+/// Runs `launch` (its functions must be compiled code that stays alive throughout).
+pub fn run(launch: &Launch<'_>) -> Result<(), ClError> {
+    let c = &launch.context;
+    let groups: u64 = c.num_groups.iter().product();
+    let local_bytes = launch.local_vars
+        + launch
+            .local_args
+            .iter()
+            .map(|&(_, b)| b.next_multiple_of(LOCAL_ALIGN))
+            .sum::<u64>();
+    let live_bytes = launch.bytes_per_item * c.items;
+    let init = || {
+        let mut st = GroupState {
+            ctx: launch.context,
+            args: launch.args.clone(),
+            local: Aligned::new(local_bytes),
+            live: [Aligned::new(live_bytes), Aligned::new(live_bytes)],
+        };
+        let base = st.local.ptr();
+        st.ctx.local_memory = base;
+        let mut at = launch.local_vars;
+        for &(slot, bytes) in &launch.local_args {
+            st.args[slot] = base as u64 + at;
+            at += bytes.next_multiple_of(LOCAL_ALIGN);
+        }
+        st
+    };
+    let body = |st: &mut GroupState, g: u64| run_group(launch, st, g);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(launch.threads.max(1))
+        .build()
+        .map_err(|e| ClError::Internal(format!("thread pool: {e}")))?;
+    pool.install(|| (0..groups).into_par_iter().try_for_each_init(init, body))
+}
+
+fn run_group(launch: &Launch<'_>, st: &mut GroupState, g: u64) -> Result<(), ClError> {
+    let n = st.ctx.num_groups;
+    st.ctx.group_id = [g % n[0], (g / n[0]) % n[1], g / (n[0] * n[1])];
+    let [_, size_y, size_z] = st.ctx.local_size;
+    let mut state = 0usize;
+    // Continuations read `live[reads]` and write the other buffer.
+    let mut reads = 0;
+    loop {
+        let row = launch.rows[state];
+        let mut next: Option<i32> = None;
+        let [a, b] = &mut st.live;
+        let (live_in, live_out) = if reads == 0 {
+            (a.ptr(), b.ptr())
+        } else {
+            (b.ptr(), a.ptr())
+        };
+        for lz in 0..size_z {
+            for ly in 0..size_y {
+                // SAFETY: the row function is compiled code of this launch's program; its
+                // arguments point to live buffers sized for the group.
+                let r = unsafe {
+                    row(
+                        &mut st.ctx,
+                        st.args.as_ptr(),
+                        ly as i64,
+                        lz as i64,
+                        live_in,
+                        live_out,
+                    )
+                };
+                if r == DISAGREE || next.is_some_and(|n| n != r) {
+                    return Err(divergence(launch, st, state));
+                }
+                next = Some(r);
+            }
+        }
+        match next {
+            Some(0) | None => return Ok(()),
+            Some(k) => {
+                state = usize::try_from(k)
+                    .ok()
+                    .filter(|&k| k < launch.rows.len())
+                    .ok_or_else(|| ClError::Internal(format!("continuation {k} returned")))?;
+                reads = 1 - reads;
+            }
+        }
+    }
+}
+
+fn divergence(launch: &Launch<'_>, st: &GroupState, state: usize) -> ClError {
+    let after = match state {
+        0 => "after the kernel's start".to_string(),
+        k => format!(
+            "after the barrier at line {}",
+            launch.barrier_lines.get(k - 1).copied().unwrap_or(0)
+        ),
+    };
+    ClError::BarrierDivergence {
+        kernel: launch.kernel.to_string(),
+        group: st.ctx.group_id,
+        after,
+    }
+}

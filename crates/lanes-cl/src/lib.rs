@@ -1,0 +1,27 @@
+//! OpenCL C on CPUs (Karrenberg & Hack, CC'12): a kernel compiler that vectorizes
+//! kernels across work-items, barriers by continuations, and an executor that runs
+//! work-groups on all cores, with a Rust host API.
+//!
+//! - [`compile`]: OpenCL C through clang-19 and the builtin library ([`builtins`],
+//!   [`lanes_llvm::opencl`]) to lanes IR; per kernel the work-item function
+//!   ([`work_items`], [`local_memory`]), its continuations ([`continuations`]), their
+//!   vector variants by lanes' whole-function vectorizer, and row functions ([`row`]);
+//! - [`executor`]: work-groups over a rayon pool, continuations in turn, barrier
+//!   divergence reported;
+//! - [`host`]: [`Context`], [`Program`], [`Kernel`], [`Buffer`], [`Arg`], [`NdRange`].
+
+pub mod builtins;
+pub mod compile;
+pub mod continuations;
+mod error;
+pub mod executor;
+pub mod group_context;
+pub mod host;
+pub mod local_memory;
+pub mod range;
+pub mod row;
+pub mod work_items;
+
+pub use compile::{compile_program, BuildOptions, CompiledProgram, KernelInfo};
+pub use error::ClError;
+pub use host::{Arg, Buffer, Context, Element, Kernel, NdRange, Program};
