@@ -52,7 +52,10 @@ pub fn bitcode(clang: &ClangOptions) -> Result<Vec<u8>, ClError> {
             std::fs::write(&src, SOURCE).map_err(io)?;
             let bc = compile_to_bitcode(&src, SourceKind::OpenCl, clang);
             let _ = std::fs::remove_file(&src);
-            let bc = bc?;
+            // The library is lanes' own code: a failure is a lanes bug, not the user's.
+            let bc = bc.map_err(|e| {
+                ClError::Internal(format!("the OpenCL builtin library does not compile: {e}"))
+            })?;
             let tmp = dir.join(format!("builtins.{tag}.bc"));
             std::fs::write(&tmp, &bc).map_err(io)?;
             std::fs::rename(&tmp, &cached).map_err(io)?;

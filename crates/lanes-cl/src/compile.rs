@@ -194,9 +194,12 @@ fn compile_kernel(
     let mut wi = work_item_function(&kernel, &format!("{name}.wi"), work_dim_fns);
     let ctx = wi.params[own + extra::CTX].value;
     let local = place_local_variables(module, &mut wi, ctx);
-    let conts = split_at_barriers(&wi, own);
     let mut shapes: Vec<Option<(Shape, u32)>> = vec![Some((Shape::Uniform, 0)); own];
     shapes.extend(EXTRA_PARAMS.iter().map(|&(_, s)| Some((s, 0))));
+    let conts = split_at_barriers(module, &wi, own, &shapes).map_err(|e| ClError::Vectorize {
+        kernel: name.clone(),
+        message: e.to_string(),
+    })?;
     let mut rows = Vec::new();
     for (k, cont) in conts.functions.into_iter().enumerate() {
         let cname = cont.name.clone();

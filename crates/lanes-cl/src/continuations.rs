@@ -26,9 +26,18 @@
 //! the wrapper compares across the group (a group whose work-items reach different
 //! barriers is an error, never a hang).
 //!
+//! Two refinements keep the continuations' vector code as good as the kernel's: a value
+//! that can be recomputed from the parameters and the group context (an address like
+//! `&tile[get_local_id(0)]`, a local size) is recomputed after the barrier instead of
+//! saved — reloaded, a vector of addresses would turn its accesses into gathers — and a
+//! value the shape analysis finds uniform across the row (a loop counter of a tree
+//! reduction) is saved once per row and reloaded as a scalar, so it stays uniform.
+//!
 //! A reloaded value is a second definition of the original one: inside a loop, the
 //! original definition reaches the same uses around the back edge. SSA is rebuilt with
 //! [`lanes_wfv::add_definitions`].
+
+use std::collections::HashMap;
 
 use lanes_analysis::{ControlFlowGraph, Liveness};
 use lanes_ir::{
@@ -55,13 +64,22 @@ struct SavedValues {
     resume: Block,
     /// The block ending in the barrier.
     barrier_block: Block,
-    /// Each value and its per-work-item offset prefix (bytes before its array, per item).
-    values: Vec<(Value, u64)>,
+    /// Each value, its per-work-item offset prefix (bytes before its array, per item),
+    /// and whether it is the same for the whole row (saved once per row, reloaded as a
+    /// uniform value) rather than per work-item.
+    values: Vec<(Value, u64, bool)>,
+    /// Values recomputed after the barrier instead of saved.
+    recomputed: Vec<Value>,
 }
 
 /// Splits `func` (a work-item function with `own` parameters of the kernel before the
 /// [`extra`] ones) at its barriers.
-pub fn split_at_barriers(func: &Function, own: usize) -> Continuations {
+pub fn split_at_barriers(
+    module: &lanes_ir::Module,
+    func: &Function,
+    own: usize,
+    shapes: &lanes_analysis::shapes::ArgShapes,
+) -> Result<Continuations, lanes_wfv::WfvError> {
     let barriers: Vec<Inst> = func
         .layout
         .blocks()
@@ -81,11 +99,11 @@ pub fn split_at_barriers(func: &Function, own: usize) -> Continuations {
         .map(|&i| func.source_lines.get(i).copied().unwrap_or(0))
         .collect();
     if barriers.is_empty() {
-        return Continuations {
+        return Ok(Continuations {
             functions: vec![func.clone()],
             bytes_per_item: 0,
             barrier_lines,
-        };
+        });
     }
     // Each barrier ends its block, which jumps to the block after it.
     let mut split = func.clone();
@@ -100,18 +118,20 @@ pub fn split_at_barriers(func: &Function, own: usize) -> Continuations {
         cur.insert_inst(InstData::Jump { dest: resume }, None);
         sites.push((block, resume));
     }
+    let ctx = split.params[own + extra::CTX].value;
+    let info = lanes_wfv::shapes_of(module, &split, shapes)?;
     let cfg = ControlFlowGraph::with_function(&split);
     let liveness = Liveness::with_function(&split, &cfg);
     let mut bytes_per_item = 0;
     let saved: Vec<SavedValues> = sites
         .iter()
         .map(|&(barrier_block, resume)| {
-            let mut live: Vec<Value> = liveness
+            let (recomputed, mut live): (Vec<Value>, Vec<Value>) = liveness
                 .live_in(resume)
                 .iter()
                 .copied()
                 .filter(|&v| !matches!(split.dfg.value_def(v), ValueDef::Param(_)))
-                .collect();
+                .partition(|&v| recomputable(&split, v, ctx, 0));
             live.sort_by_key(|&v| (std::cmp::Reverse(value_bytes(&split, v)), v));
             let mut prefix = 0;
             let values = live
@@ -119,7 +139,7 @@ pub fn split_at_barriers(func: &Function, own: usize) -> Continuations {
                 .map(|v| {
                     let at = prefix;
                     prefix += value_bytes(&split, v);
-                    (v, at)
+                    (v, at, info.shape(v).is_uniform())
                 })
                 .collect();
             bytes_per_item = bytes_per_item.max(prefix);
@@ -127,17 +147,18 @@ pub fn split_at_barriers(func: &Function, own: usize) -> Continuations {
                 resume,
                 barrier_block,
                 values,
+                recomputed,
             }
         })
         .collect();
     let functions = (0..=saved.len())
         .map(|entry| continuation(&split, own, &saved, entry))
         .collect();
-    Continuations {
+    Ok(Continuations {
         functions,
         bytes_per_item,
         barrier_lines,
-    }
+    })
 }
 
 /// Bytes a value takes in the live-value storage.
@@ -161,10 +182,16 @@ fn continuation(split: &Function, own: usize, saved: &[SavedValues], entry: usiz
             cur.remove_inst();
         }
         cur.goto_bottom(site.barrier_block);
-        let item = item_index(&mut cur, own);
-        for &(v, prefix) in &site.values {
+        let (item, row) = item_index(&mut cur, own);
+        for &(v, prefix, uniform) in &site.values {
             let bytes = value_bytes(cur.func, v);
-            let ptr = slot(&mut cur, live_out, prefix, item, bytes);
+            let ptr = slot(
+                &mut cur,
+                live_out,
+                prefix,
+                if uniform { row } else { item },
+                bytes,
+            );
             let align = cur.func.dfg.value_type(v).bytes();
             cur.insert_inst(
                 InstData::Store {
@@ -188,11 +215,12 @@ fn continuation(split: &Function, own: usize, saved: &[SavedValues], entry: usiz
     let mut cur = FuncCursor::new(&mut c);
     let start = cur.create_entry_block();
     cur.goto_bottom(start);
-    let item = item_index(&mut cur, own);
+    let (item, row) = item_index(&mut cur, own);
     let mut reloads = Vec::new();
-    for &(v, prefix) in &site.values {
+    for &(v, prefix, uniform) in &site.values {
         let ty = cur.func.dfg.value_type(v);
-        let ptr = slot(&mut cur, live_in, prefix, item, u64::from(ty.bytes()));
+        let at = if uniform { row } else { item };
+        let ptr = slot(&mut cur, live_in, prefix, at, u64::from(ty.bytes()));
         let reload = cur.insert_value(
             InstData::Load {
                 ptr,
@@ -203,6 +231,12 @@ fn continuation(split: &Function, own: usize, saved: &[SavedValues], entry: usiz
         );
         reloads.push((v, reload));
     }
+    let mut copies = HashMap::new();
+    for &v in &site.recomputed {
+        let copy = recompute(&mut cur, v, &mut copies);
+        reloads.push((v, copy));
+    }
+    cur.goto_bottom(start);
     cur.insert_inst(InstData::Jump { dest: site.resume }, None);
     cur.remove_unreachable();
     for (v, reload) in reloads {
@@ -219,8 +253,74 @@ fn continuation(split: &Function, own: usize, saved: &[SavedValues], entry: usiz
     c
 }
 
-/// The work-item's index in its group, `lx + Lx · (ly + Ly · lz)`, at the cursor.
-fn item_index(cur: &mut FuncCursor<'_>, own: usize) -> Value {
+/// Most operations a recomputed value may take (longer chains are saved instead).
+const RECOMPUTE_DEPTH: u32 = 12;
+
+/// Whether `v` can be computed again after a barrier from the continuation's parameters
+/// alone: pure operations on parameters and constants, and loads from the group context
+/// (which no work-item writes). Such values are not saved: an address like
+/// `&scratch[get_local_id(0)]` would come back from memory as a vector of unrelated
+/// pointers (a gather), recomputed it stays contiguous.
+fn recomputable(func: &Function, v: Value, ctx: Value, depth: u32) -> bool {
+    let ValueDef::Result(inst) = func.dfg.value_def(v) else {
+        return true;
+    };
+    if depth > RECOMPUTE_DEPTH {
+        return false;
+    }
+    let data = func.dfg.inst(inst);
+    let context_load = match data {
+        InstData::Load { ptr, access, .. } if *access == MemAccess::PLAIN => {
+            *ptr == ctx
+                || matches!(func.dfg.value_def(*ptr), ValueDef::Result(p)
+                    if matches!(func.dfg.inst(p), InstData::PtrAdd { args: [base, off], .. }
+                        if *base == ctx && matches!(func.dfg.value_def(*off), ValueDef::Result(o)
+                            if matches!(func.dfg.inst(o), InstData::Iconst { .. }))))
+        }
+        _ => false,
+    };
+    if !context_load
+        && (data.is_phi()
+            || data.has_side_effects()
+            || data.reads_memory()
+            || matches!(data, InstData::Call { .. } | InstData::Alloca { .. }))
+    {
+        return false;
+    }
+    let mut ok = true;
+    data.for_each_arg(|a| ok &= recomputable(func, a, ctx, depth + 1));
+    ok
+}
+
+/// A copy of `v`'s computation at the cursor (operands first), reusing `copies`.
+fn recompute(cur: &mut FuncCursor<'_>, v: Value, copies: &mut HashMap<Value, Value>) -> Value {
+    let ValueDef::Result(inst) = cur.func.dfg.value_def(v) else {
+        return v;
+    };
+    if let Some(&c) = copies.get(&v) {
+        return c;
+    }
+    let mut data = cur.func.dfg.inst(inst).clone();
+    let mut args = Vec::new();
+    data.for_each_arg(|a| args.push(a));
+    let mapped: Vec<Value> = args
+        .into_iter()
+        .map(|a| recompute(cur, a, copies))
+        .collect();
+    let mut k = 0;
+    data.for_each_arg_mut(|a| {
+        *a = mapped[k];
+        k += 1;
+    });
+    let ty = cur.func.dfg.value_type(v);
+    let copy = cur.insert_value(data, ty);
+    copies.insert(v, copy);
+    copy
+}
+
+/// The work-item's index in its group, `lx + Lx · (ly + Ly · lz)`, and its row's,
+/// `ly + Ly · lz`, at the cursor.
+fn item_index(cur: &mut FuncCursor<'_>, own: usize) -> (Value, Value) {
     let p = |cur: &FuncCursor<'_>, k: usize| cur.func.params[own + k].value;
     let (ctx, lx, ly, lz) = (
         p(cur, extra::CTX),
@@ -256,8 +356,11 @@ fn item_index(cur: &mut FuncCursor<'_>, own: usize) -> Value {
     let exact = IntFlags::NUW.union(IntFlags::NSW);
     let yz = arith(cur, lanes_ir::BinaryOp::Mul, size_y, lz, exact);
     let yz = arith(cur, lanes_ir::BinaryOp::Add, yz, ly, exact);
-    let row = arith(cur, lanes_ir::BinaryOp::Mul, size_x, yz, exact);
-    arith(cur, lanes_ir::BinaryOp::Add, row, lx, exact)
+    let row_start = arith(cur, lanes_ir::BinaryOp::Mul, size_x, yz, exact);
+    (
+        arith(cur, lanes_ir::BinaryOp::Add, row_start, lx, exact),
+        yz,
+    )
 }
 
 /// The address of a work-item's slot: `buf + prefix · items + item · size`.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum ClError {
     /// clang rejected the program (its diagnostics carry file:line:column).
-    #[error("{0}")]
+    #[error(transparent)]
     Compile(#[from] lanes_llvm::LlvmError),
     #[error("cannot read {path}: {message}")]
     Io { path: PathBuf, message: String },
@@ -33,6 +33,9 @@ pub enum ClError {
         name: String,
         message: String,
     },
+    /// An argument written as text that does not parse ([`crate::arg_spec`]).
+    #[error("argument `{text}`: {message}")]
+    ArgSpec { text: String, message: String },
     /// An NDRange that OpenCL 1.2 rejects (`clEnqueueNDRangeKernel`'s error cases).
     #[error("bad NDRange for kernel `{kernel}`: {message}")]
     Range { kernel: String, message: String },
@@ -43,6 +46,14 @@ pub enum ClError {
         kernel: String,
         group: [u64; 3],
         after: String,
+    },
+    /// A checked launch found the kernel doing something undefined (an access outside
+    /// every buffer, say).
+    #[error("{at}: kernel `{kernel}`: {message}")]
+    Checked {
+        kernel: String,
+        at: String,
+        message: String,
     },
     /// The vectorizer declined a continuation (it names the reason).
     #[error("kernel `{kernel}`: {message}")]

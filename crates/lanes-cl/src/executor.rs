@@ -35,7 +35,7 @@ pub struct Launch<'a> {
     pub barrier_lines: &'a [u32],
     /// The first group's context (group id 0).
     pub context: GroupContext,
-    pub threads: usize,
+    pub pool: &'a rayon::ThreadPool,
 }
 
 /// A buffer aligned to [`LOCAL_ALIGN`], of at least `bytes` bytes.
@@ -94,45 +94,71 @@ pub fn run(launch: &Launch<'_>) -> Result<(), ClError> {
         st
     };
     let body = |st: &mut GroupState, g: u64| run_group(launch, st, g);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(launch.threads.max(1))
-        .build()
-        .map_err(|e| ClError::Internal(format!("thread pool: {e}")))?;
-    pool.install(|| (0..groups).into_par_iter().try_for_each_init(init, body))
+    launch
+        .pool
+        .install(|| (0..groups).into_par_iter().try_for_each_init(init, body))
 }
 
 fn run_group(launch: &Launch<'_>, st: &mut GroupState, g: u64) -> Result<(), ClError> {
-    let n = st.ctx.num_groups;
-    st.ctx.group_id = [g % n[0], (g / n[0]) % n[1], g / (n[0] * n[1])];
+    st.ctx.group_id = group_id(&st.ctx, g);
     let [_, size_y, size_z] = st.ctx.local_size;
-    let mut state = 0usize;
-    // Continuations read `live[reads]` and write the other buffer.
-    let mut reads = 0;
-    loop {
-        let row = launch.rows[state];
-        let mut next: Option<i32> = None;
-        let [a, b] = &mut st.live;
+    let meta = GroupMeta {
+        kernel: launch.kernel,
+        barrier_lines: launch.barrier_lines,
+        group: st.ctx.group_id,
+        continuations: launch.rows.len(),
+    };
+    let GroupState {
+        ctx, args, live, ..
+    } = st;
+    drive_group(&meta, size_y, size_z, |state, ly, lz, reads| {
+        let [a, b] = live;
         let (live_in, live_out) = if reads == 0 {
             (a.ptr(), b.ptr())
         } else {
             (b.ptr(), a.ptr())
         };
+        // SAFETY: the row function is compiled code of this launch's program; its
+        // arguments point to live buffers sized for the group.
+        Ok(unsafe {
+            (launch.rows[state])(ctx, args.as_ptr(), ly as i64, lz as i64, live_in, live_out)
+        })
+    })
+}
+
+/// The id of group `g` (linear, dimension 0 fastest) in `ctx`'s launch.
+pub(crate) fn group_id(ctx: &GroupContext, g: u64) -> [u64; 3] {
+    let n = ctx.num_groups;
+    [g % n[0], (g / n[0]) % n[1], g / (n[0] * n[1])]
+}
+
+/// What messages about a group need.
+pub(crate) struct GroupMeta<'a> {
+    pub kernel: &'a str,
+    pub barrier_lines: &'a [u32],
+    pub group: [u64; 3],
+    pub continuations: usize,
+}
+
+/// Runs one group: continuation 0 over every row, then the continuation the rows
+/// returned, until they return 0 (CC'12 Fig. 4). `row(state, ly, lz, reads)` runs row
+/// `(ly, lz)` of continuation `state`, reading live values from buffer `reads` and writing
+/// the other; the buffers alternate between continuations.
+pub(crate) fn drive_group(
+    meta: &GroupMeta<'_>,
+    size_y: u64,
+    size_z: u64,
+    mut row: impl FnMut(usize, u64, u64, usize) -> Result<i32, ClError>,
+) -> Result<(), ClError> {
+    let mut state = 0usize;
+    let mut reads = 0;
+    loop {
+        let mut next: Option<i32> = None;
         for lz in 0..size_z {
             for ly in 0..size_y {
-                // SAFETY: the row function is compiled code of this launch's program; its
-                // arguments point to live buffers sized for the group.
-                let r = unsafe {
-                    row(
-                        &mut st.ctx,
-                        st.args.as_ptr(),
-                        ly as i64,
-                        lz as i64,
-                        live_in,
-                        live_out,
-                    )
-                };
+                let r = row(state, ly, lz, reads)?;
                 if r == DISAGREE || next.is_some_and(|n| n != r) {
-                    return Err(divergence(launch, st, state));
+                    return Err(divergence(meta, state));
                 }
                 next = Some(r);
             }
@@ -142,7 +168,7 @@ fn run_group(launch: &Launch<'_>, st: &mut GroupState, g: u64) -> Result<(), ClE
             Some(k) => {
                 state = usize::try_from(k)
                     .ok()
-                    .filter(|&k| k < launch.rows.len())
+                    .filter(|&k| k < meta.continuations)
                     .ok_or_else(|| ClError::Internal(format!("continuation {k} returned")))?;
                 reads = 1 - reads;
             }
@@ -150,17 +176,17 @@ fn run_group(launch: &Launch<'_>, st: &mut GroupState, g: u64) -> Result<(), ClE
     }
 }
 
-fn divergence(launch: &Launch<'_>, st: &GroupState, state: usize) -> ClError {
+fn divergence(meta: &GroupMeta<'_>, state: usize) -> ClError {
     let after = match state {
         0 => "after the kernel's start".to_string(),
         k => format!(
             "after the barrier at line {}",
-            launch.barrier_lines.get(k - 1).copied().unwrap_or(0)
+            meta.barrier_lines.get(k - 1).copied().unwrap_or(0)
         ),
     };
     ClError::BarrierDivergence {
-        kernel: launch.kernel.to_string(),
-        group: st.ctx.group_id,
+        kernel: meta.kernel.to_string(),
+        group: meta.group,
         after,
     }
 }

@@ -32,10 +32,11 @@ use crate::error::ClError;
 use crate::executor::{run, Launch, RowFn};
 use crate::group_context::GroupContext;
 
-/// Where kernels run: the number of threads (one per core by default).
-#[derive(Clone, Debug)]
+/// Where kernels run: a pool of threads (one per core by default).
+#[derive(Clone)]
 pub struct Context {
     pub threads: usize,
+    pool: std::sync::Arc<rayon::ThreadPool>,
 }
 
 impl Default for Context {
@@ -47,15 +48,20 @@ impl Default for Context {
 impl Context {
     /// One thread per core.
     pub fn new() -> Context {
-        Context {
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        }
+        Context::with_threads(std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 
     /// `threads` threads.
     pub fn with_threads(threads: usize) -> Context {
+        let threads = threads.max(1);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("lanes-cl-{i}"))
+            .build()
+            .expect("the operating system starts threads");
         Context {
-            threads: threads.max(1),
+            threads,
+            pool: std::sync::Arc::new(pool),
         }
     }
 
@@ -121,6 +127,13 @@ impl Buffer {
         // SAFETY: the vector is never resized; kernels write through this pointer only
         // while `enqueue` borrows the buffer.
         unsafe { (*self.words.get()).as_mut_ptr().cast() }
+    }
+
+    /// Overwrites its first `bytes.len()` bytes.
+    pub(crate) fn write_bytes(&self, bytes: &[u8]) {
+        let n = bytes.len().min(self.len);
+        // SAFETY: `n` bytes fit; no kernel runs while `self` is borrowed here.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr(), n) };
     }
 
     /// Its bytes.
@@ -315,11 +328,19 @@ impl Kernel<'_> {
             bytes_per_item: self.info.bytes_per_item,
             barrier_lines: &self.info.barrier_lines,
             context,
-            threads: self.program.context.threads,
+            pool: &self.program.context.pool,
         };
         let start = Instant::now();
         run(&launch)?;
         Ok(start.elapsed())
+    }
+
+    /// Runs the kernel like [`Kernel::enqueue`], but on lanes' reference interpreter, one
+    /// group after another, with every memory access checked ([`crate::checked`]).
+    pub fn enqueue_checked(&self, args: &[Arg<'_>], range: &NdRange) -> Result<(), ClError> {
+        self.argument_slots(args)?;
+        let p = &self.program.compiled;
+        crate::checked::run_checked(&p.module, &p.file, self.info, args, range, p.width)
     }
 
     /// The 8-byte slot of each argument, and the `__local` ones' sizes.

@@ -10,7 +10,9 @@
 //!   divergence reported;
 //! - [`host`]: [`Context`], [`Program`], [`Kernel`], [`Buffer`], [`Arg`], [`NdRange`].
 
+pub mod arg_spec;
 pub mod builtins;
+pub mod checked;
 pub mod compile;
 pub mod continuations;
 mod error;

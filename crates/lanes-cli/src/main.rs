@@ -30,6 +30,8 @@ enum Command {
     Compile(commands::compile::CompileArgs),
     Vectorize(commands::vectorize::VectorizeArgs),
     Bench(commands::bench::BenchArgs),
+    /// OpenCL C kernels compiled by lanes and run on all cores
+    Cl(commands::cl::ClArgs),
 }
 
 fn main() {
@@ -44,6 +46,7 @@ fn main() {
         Command::Compile(args) => commands::compile::run(args),
         Command::Vectorize(args) => commands::vectorize::run(args),
         Command::Bench(args) => commands::bench::run(args),
+        Command::Cl(args) => commands::cl::run(args),
     };
     if let Err(e) = result {
         let text = format!("{e:#}");

@@ -88,6 +88,28 @@ pub fn compile_opencl(
     let library = parse_module(&ctx, builtins, SourceKind::OpenCl, "builtins")?;
     // SAFETY: `program` is a live module of `ctx`; metadata is only read.
     let kernels = unsafe { kernel_signatures(&ctx, &program) };
+    init_native()?;
+    scalarize_memory_too();
+    let tm = target_machine(&TargetOptions::default())?;
+    // Only the builtins the program calls (and what they call) are linked: the library
+    // has thousands of overloads, and linking all of them costs more than the kernel.
+    let called: std::collections::HashSet<String> = program
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() == 0)
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .collect();
+    for f in library.get_functions() {
+        if f.count_basic_blocks() > 0 && !called.contains(&*f.get_name().to_string_lossy()) {
+            f.set_linkage(Linkage::Internal);
+        }
+    }
+    library
+        .run_passes(
+            "globaldce",
+            &tm,
+            inkwell::passes::PassBuilderOptions::create(),
+        )
+        .map_err(|e| LlvmError::Llvm(e.to_string_lossy().into_owned()))?;
     program
         .link_in_module(library)
         .map_err(|e| LlvmError::Llvm(format!("linking the builtins: {}", e.to_string_lossy())))?;
@@ -98,13 +120,10 @@ pub fn compile_opencl(
             f.set_linkage(Linkage::Internal);
         }
     }
-    init_native()?;
-    scalarize_memory_too();
-    let tm = target_machine(&TargetOptions::default())?;
     let pbo = inkwell::passes::PassBuilderOptions::create();
     program
         .run_passes(
-            "always-inline,function(scalarizer,instcombine,simplifycfg,sroa,early-cse),globaldce",
+            "always-inline,globaldce,function(sroa,instcombine,scalarizer,instcombine,simplifycfg,sroa,early-cse),globaldce",
             &tm,
             pbo,
         )

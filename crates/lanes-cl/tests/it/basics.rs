@@ -281,3 +281,38 @@ fn compile_errors_carry_file_and_line() {
         "{text}"
     );
 }
+
+const OFF_BY_ONE: &str = r#"
+__kernel void shift(__global float *out, __global const float *in) {
+  size_t i = get_global_id(0);
+  out[i] = in[i + 1];
+}
+"#;
+
+#[test]
+fn checked_launches_find_out_of_bounds_accesses_and_name_the_line() {
+    for width in WIDTHS {
+        let p = build(OFF_BY_ONE, width);
+        let k = p.kernel("shift").unwrap();
+        let (inb, outb) = (Buffer::from_slice(&[1.0f32; 17]), Buffer::zeroed(16 * 4));
+        // In bounds: the checked run gives the native run's result.
+        k.enqueue_checked(
+            &[Arg::Buffer(&outb), Arg::Buffer(&inb)],
+            &NdRange::new(&[16], &[8]),
+        )
+        .unwrap();
+        assert_eq!(outb.to_vec::<f32>(), vec![1.0; 16]);
+        let small = Buffer::from_slice(&[1.0f32; 16]);
+        let e = k
+            .enqueue_checked(
+                &[Arg::Buffer(&outb), Arg::Buffer(&small)],
+                &NdRange::new(&[16], &[8]),
+            )
+            .unwrap_err();
+        assert!(matches!(e, ClError::Checked { .. }), "{e}");
+        assert!(
+            e.to_string().contains(":4: kernel `shift`"),
+            "width {width:?}: {e}"
+        );
+    }
+}

@@ -55,7 +55,7 @@ mod values;
 use std::collections::HashMap;
 
 use cranelift_entity::packed_option::PackedOption;
-use cranelift_entity::{EntitySet, SecondaryMap};
+use cranelift_entity::{EntityRef, EntitySet, SecondaryMap};
 
 use lanes_analysis::shapes::ArgShapes;
 use lanes_analysis::CallGraph;
@@ -272,7 +272,16 @@ fn widen_with(
     for &b in &rpo {
         w.cur = w.new_block_of(b);
         for &inst in old.layout.block_insts(b) {
+            let first = w.new.dfg.num_insts();
             w.inst(b, inst)?;
+            // The vector code of an instruction keeps its source line (remarks, and
+            // faults the interpreter reports in vector code).
+            let line = old.source_lines.get(inst).copied().unwrap_or(0);
+            if line > 0 {
+                for k in first..w.new.dfg.num_insts() {
+                    w.new.source_lines[Inst::new(k)] = line;
+                }
+            }
         }
         w.exit_map[b] = w.cur.into();
     }
