@@ -5,6 +5,7 @@
 //! - `float[1024]=2.5`: every element 2.5;
 //! - `float[1024]=rand` or `=rand:SEED`: seeded pseudo-random elements (floats in
 //!   [0, 1), integers in [0, 1000)), the same on every machine;
+//! - `int[1024]=seq` or `=seq:STEP`: element `i` is `i · STEP` (sorted tables);
 //! - `float[1024]=@data.bin`: the raw little-endian contents of a file (exactly the
 //!   buffer's size), or `float[]=@data.bin` for as many elements as the file holds;
 //! - `int:100`, `float:0.5`: a value;
@@ -113,6 +114,8 @@ pub enum Fill {
     Zero,
     Value(String),
     Random(u64),
+    /// Element `i` is `i` times this step.
+    Sequence(i64),
     File(PathBuf),
 }
 
@@ -182,6 +185,12 @@ impl ArgSpec {
                     f[5..]
                         .parse()
                         .map_err(|_| bad(text, "the seed is not a number"))?,
+                ),
+                Some("seq") => Fill::Sequence(1),
+                Some(f) if f.starts_with("seq:") => Fill::Sequence(
+                    f[4..]
+                        .parse()
+                        .map_err(|_| bad(text, "the step is not an integer"))?,
                 ),
                 Some(f) if f.starts_with('@') => Fill::File(PathBuf::from(&f[1..])),
                 Some(v) => {
@@ -263,6 +272,14 @@ impl HostArg {
                         let one = ty.elem.encode(v).expect("checked when parsed");
                         let n = count.unwrap_or(0) * ty.bytes() / ty.elem.bytes();
                         one.repeat(n)
+                    }
+                    Fill::Sequence(step) => {
+                        let n = count.unwrap_or(0) * ty.bytes() / ty.elem.bytes();
+                        (0..n as i64)
+                            .flat_map(|i| {
+                                ty.elem.encode(&(i * step).to_string()).unwrap_or_default()
+                            })
+                            .collect()
                     }
                     Fill::Random(seed) => random_bytes(
                         ty.elem,
@@ -382,6 +399,11 @@ mod tests {
         };
         assert_eq!(ty.bytes(), 16);
         assert_eq!(buffer.to_vec::<f32>(), vec![2.5; 12]);
+        let s = HostArg::new(&ArgSpec::parse("int[4]=seq:3").unwrap()).unwrap();
+        let HostArg::Buffer { buffer, .. } = s else {
+            panic!()
+        };
+        assert_eq!(buffer.to_vec::<i32>(), vec![0, 3, 6, 9]);
         let r = HostArg::new(&ArgSpec::parse("int[5]=rand:7").unwrap()).unwrap();
         let HostArg::Buffer { buffer, .. } = r else {
             panic!()

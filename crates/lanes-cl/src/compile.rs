@@ -41,6 +41,10 @@ pub struct BuildOptions {
     pub width: Option<u16>,
     /// How the vectorizer treats control flow.
     pub mode: Mode,
+    /// Declare every value varying, the kernel's arguments and the group context too
+    /// (CC'12's "naive" configuration: no uniform values), except the local id of
+    /// dimension 0, which stays contiguous.
+    pub all_varying: bool,
 }
 
 impl Default for BuildOptions {
@@ -51,6 +55,7 @@ impl Default for BuildOptions {
             width: None,
             mode: Mode::boscc(lanes_wfv::BosccPolicy::Auto)
                 .with_fusion(lanes_wfv::FusionPolicy::Auto),
+            all_varying: false,
         }
     }
 }
@@ -114,7 +119,7 @@ pub fn compile_program(source: &Path, opts: &BuildOptions) -> Result<CompiledPro
         .collect();
     let mut kernels = Vec::new();
     for signature in front.kernels {
-        let info = compile_kernel(&mut module, signature, &work_dim_fns, width, opts.mode)?;
+        let info = compile_kernel(&mut module, signature, &work_dim_fns, width, opts)?;
         kernels.push(info);
     }
     let roots: Vec<String> = kernels
@@ -162,8 +167,9 @@ fn compile_kernel(
     signature: KernelSignature,
     work_dim_fns: &[FuncId],
     width: u16,
-    mode: Mode,
+    opts: &BuildOptions,
 ) -> Result<KernelInfo, ClError> {
+    let mode = opts.mode;
     let name = signature.name.clone();
     let id = module
         .func_by_name(&name)
@@ -196,6 +202,18 @@ fn compile_kernel(
     let local = place_local_variables(module, &mut wi, ctx);
     let mut shapes: Vec<Option<(Shape, u32)>> = vec![Some((Shape::Uniform, 0)); own];
     shapes.extend(EXTRA_PARAMS.iter().map(|&(_, s)| Some((s, 0))));
+    if opts.all_varying {
+        for s in shapes
+            .iter_mut()
+            .filter(|s| **s != Some((Shape::Contiguous, 0)))
+        {
+            *s = Some((Shape::Varying, 0));
+        }
+    }
+    let varying: Vec<bool> = shapes
+        .iter()
+        .map(|s| *s == Some((Shape::Varying, 0)))
+        .collect();
     let conts = split_at_barriers(module, &wi, own, &shapes).map_err(|e| ClError::Vectorize {
         kernel: name.clone(),
         message: e.to_string(),
@@ -226,7 +244,14 @@ fn compile_kernel(
             (variant(module, false)?, variant(module, true)?)
         };
         let row = format!("{name}.row{k}");
-        module.define(row_function(&row, &param_types, width, full, masked));
+        module.define(row_function(
+            &row,
+            &param_types,
+            &varying,
+            width,
+            full,
+            masked,
+        ));
         rows.push(row);
     }
     Ok(KernelInfo {

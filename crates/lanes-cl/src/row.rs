@@ -25,10 +25,14 @@ pub const DISAGREE: i32 = -1;
 
 /// The row function `name` over continuation variants `full` (unmasked; or the scalar
 /// continuation when `width` is 1) and `masked` (with a trailing `<width x i1>` mask;
-/// unused at width 1). `params` are the kernel's own parameter types.
+/// unused at width 1). `params` are the kernel's own parameter types; `varying` says which
+/// of the variants' parameters (the kernel's, then the work-item function's own) were
+/// declared varying, which the variants take as vectors (CC'12's naive configuration,
+/// which treats every value as varying).
 pub fn row_function(
     name: &str,
     params: &[Type],
+    varying: &[bool],
     width: u16,
     full: FuncId,
     masked: FuncId,
@@ -63,14 +67,24 @@ pub fn row_function(
     let rest = b.binary(BinaryOp::URem, size, step);
     let end = b.binary(BinaryOp::Sub, size, rest);
     let none_yet = b.iconst(Type::I32, NONE_YET);
+    // The variants' arguments but the index (set per vector), vectors where varying.
+    let base = call_args.len();
+    call_args.extend([ctx, zero, ly, lz, live_in, live_out]);
+    if width > 1 {
+        for (i, a) in call_args.iter_mut().enumerate() {
+            if varying.get(i).copied().unwrap_or(false) && i != base + 1 {
+                let ty = b.func.dfg.value_type(*a);
+                *a = b.broadcast(*a, Type::Vector(width, ty.elem()));
+            }
+        }
+    }
     let any_full = b.icmp(IntCC::Ult, zero, end);
     b.brif(any_full, group, check_tail);
     // Full vectors.
     b.switch_to_block(group);
     let x = b.phi(Type::I64, vec![(entry, zero)]);
     let acc = b.phi(Type::I32, vec![(entry, none_yet)]);
-    let base = call_args.len();
-    call_args.extend([ctx, x, ly, lz, live_in, live_out]);
+    call_args[base + 1] = x;
     let ret_ty = if width == 1 {
         Type::I32
     } else {

@@ -316,3 +316,47 @@ fn checked_launches_find_out_of_bounds_accesses_and_name_the_line() {
         );
     }
 }
+
+/// CC'12's configurations (§5): naive (full linearization, every value varying), uniform
+/// values, uniform control flow (partial linearization), + BOSCC; all give the same sums.
+#[test]
+fn cc12_configurations_compute_the_same() {
+    use lanes_wfv::{BosccPolicy, Mode};
+    let configs = [
+        ("naive", Mode::FULL, true),
+        ("uniform values", Mode::FULL, false),
+        ("uniform control flow", Mode::PARTIAL, false),
+        ("+ BOSCC", Mode::boscc(BosccPolicy::All), false),
+    ];
+    for (name, mode, all_varying) in configs {
+        let opts = BuildOptions {
+            mode,
+            all_varying,
+            width: Some(8),
+            ..BuildOptions::default()
+        };
+        let p = Context::with_threads(2)
+            .build_source(REDUCE, &opts)
+            .unwrap();
+        // A tree reduction needs a power-of-two group.
+        let (global, local) = (512u64, 64u64);
+        let input: Vec<f32> = (0..global).map(|i| (i % 13) as f32).collect();
+        let (ib, sb) = (Buffer::from_slice(&input), Buffer::zeroed(8 * 4));
+        p.kernel("reduce")
+            .unwrap()
+            .enqueue(
+                &[
+                    Arg::Buffer(&ib),
+                    Arg::Buffer(&sb),
+                    Arg::Local(local as usize * 4),
+                ],
+                &NdRange::new(&[global], &[local]),
+            )
+            .unwrap();
+        let got = sb.to_vec::<f32>();
+        for g in 0..8 {
+            let want: f32 = input[g * 64..(g + 1) * 64].iter().sum();
+            assert_eq!(got[g], want, "{name}: group {g}");
+        }
+    }
+}

@@ -30,6 +30,9 @@ pub enum Suite {
     /// linearization and LLVM's structurizecfg, per function of the C corpus, the benchmark
     /// kernels and a fixed set of generated functions
     Reconverge(super::bench_reconverge::ReconvergeArgs),
+    /// OpenCL kernels on lanes (scalar, naive, uniform values, uniform control flow,
+    /// BOSCC; CC'12's configurations) against pocl with the same sizes and threads
+    Cl(super::bench_cl::ClBenchArgs),
 }
 
 #[derive(Args, Debug)]
@@ -105,6 +108,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     match &args.suite {
         Suite::Wfv(a) => run_wfv(a),
         Suite::Reconverge(a) => super::bench_reconverge::run(a),
+        Suite::Cl(a) => super::bench_cl::run(a),
     }
 }
 

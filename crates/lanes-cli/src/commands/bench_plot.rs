@@ -33,28 +33,55 @@ pub fn plot_speedups(report: &BenchReport, path: &Path) -> Result<()> {
         }
         b
     };
-    let kernels = report.kernels.len().max(1);
-    let top = report
-        .kernels
+    let names: Vec<String> = report.kernels.iter().map(|k| k.kernel.clone()).collect();
+    let series: Vec<(String, Vec<Option<f64>>)> = builds
         .iter()
-        .flat_map(|k| &k.records)
-        .map(|r| r.speedup_vs_clang)
+        .map(|(config, width)| {
+            let bars = report
+                .kernels
+                .iter()
+                .map(|kr| {
+                    kr.records
+                        .iter()
+                        .find(|r| &r.config == config && r.width == *width)
+                        .map(|r| r.speedup_vs_clang)
+                })
+                .collect();
+            (format!("{config}/{}", width.unwrap_or(0)), bars)
+        })
+        .collect();
+    plot_bars(
+        path,
+        "lanes speedup over clang-19 -O3 -march=native",
+        &names,
+        &series,
+    )
+}
+
+/// Grouped bars as SVG: per kernel (`names`), one bar per series (label, one value per
+/// kernel), on a speedup axis with a line at 1.
+pub fn plot_bars(
+    path: &Path,
+    caption: &str,
+    names: &[String],
+    series: &[(String, Vec<Option<f64>>)],
+) -> Result<()> {
+    let kernels = names.len().max(1);
+    let top = series
+        .iter()
+        .flat_map(|(_, v)| v.iter().flatten().copied())
         .fold(1.0f64, f64::max)
         * 1.1;
     let root = SVGBackend::new(path, (1200, 600)).into_drawing_area();
     let err = |e: &dyn std::fmt::Display| anyhow!("{e}");
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(
-            "lanes speedup over clang-19 -O3 -march=native",
-            ("sans-serif", 20),
-        )
+        .caption(caption, ("sans-serif", 20))
         .margin(10)
         .x_label_area_size(60)
         .y_label_area_size(50)
         .build_cartesian_2d(0f64..kernels as f64, 0f64..top)
         .map_err(|e| err(&e))?;
-    let names: Vec<String> = report.kernels.iter().map(|k| k.kernel.clone()).collect();
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -70,30 +97,24 @@ pub fn plot_speedups(report: &BenchReport, path: &Path) -> Result<()> {
         .y_desc("speedup (x)")
         .draw()
         .map_err(|e| err(&e))?;
-    let slot = 0.8 / builds.len().max(1) as f64;
-    for (b, (config, width)) in builds.iter().enumerate() {
+    let slot = 0.8 / series.len().max(1) as f64;
+    for (b, (label, values)) in series.iter().enumerate() {
         let color = COLORS[b % COLORS.len()];
-        let bars: Vec<Rectangle<(f64, f64)>> = report
-            .kernels
+        let bars: Vec<Rectangle<(f64, f64)>> = values
             .iter()
             .enumerate()
-            .filter_map(|(k, kr)| {
-                let r = kr
-                    .records
-                    .iter()
-                    .find(|r| &r.config == config && r.width == *width)?;
+            .filter_map(|(k, v)| {
                 let x0 = k as f64 + 0.1 + b as f64 * slot;
                 Some(Rectangle::new(
-                    [(x0, 0.0), (x0 + slot * 0.9, r.speedup_vs_clang)],
+                    [(x0, 0.0), (x0 + slot * 0.9, (*v)?)],
                     color.filled(),
                 ))
             })
             .collect();
-        let label = format!("{config}/{}", width.unwrap_or(0));
         chart
             .draw_series(bars)
             .map_err(|e| err(&e))?
-            .label(label)
+            .label(label.clone())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
     }
     chart

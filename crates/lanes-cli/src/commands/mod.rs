@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod bench_cl;
 pub mod bench_plot;
 pub mod bench_reconverge;
 pub mod cfg;
