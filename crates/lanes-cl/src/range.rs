@@ -76,6 +76,16 @@ pub fn group_context(
         Some(o) => three(o, 0),
         None => [0; 3],
     };
+    // Compiled kernels rely on ids and sizes below 2^31 (`int i = get_global_id(0)` is
+    // exact; `crate::work_items`).
+    for d in 0..3 {
+        if global[d].saturating_add(offset[d]) > i32::MAX as u64 {
+            return Err(bad(format!(
+                "dimension {d} reaches work-item {}; lanes runs global ranges below 2^31 per dimension (split the launch with global offsets)",
+                global[d].saturating_add(offset[d])
+            )));
+        }
+    }
     Ok(GroupContext::new(dims as u32, global, local, offset))
 }
 
@@ -104,5 +114,6 @@ mod tests {
         assert!(err(NdRange::new(&[8, 8], &[8])).contains("1 local sizes"));
         assert!(err(NdRange::new(&[8192], &[8192])).contains("at most"));
         assert!(err(NdRange::new(&[1, 1, 1, 1], &[1, 1, 1, 1])).contains("4 dimensions"));
+        assert!(err(NdRange::new(&[1 << 31], &[1])).contains("below 2^31"));
     }
 }

@@ -74,7 +74,8 @@ pub fn work_item_function(kernel: &Function, name: &str, work_dim_fns: &[FuncId]
         [extra::LX, extra::LY, extra::LZ].map(|k| extra_param(&f, k)),
     );
     let blocks: Vec<_> = f.layout.blocks().collect();
-    for b in blocks {
+    let mut query_values = Vec::new();
+    for &b in &blocks {
         for inst in f.layout.block_insts(b).to_vec() {
             let data = f.dfg.inst(inst).clone();
             let mut cur = FuncCursor::new(&mut f);
@@ -86,23 +87,97 @@ pub fn work_item_function(kernel: &Function, name: &str, work_dim_fns: &[FuncId]
                 }
                 InstData::WorkItem { query, dim } => {
                     let v = query_value(&mut cur, ctx, ids, query, dim);
-                    replace_result(&mut cur, inst, v);
+                    query_values.push(replace_result(&mut cur, inst, v));
                 }
                 InstData::Call { func, .. } if work_dim_fns.contains(&func) => {
                     let v = ctx_word(&mut cur, ctx, field::WORK_DIM);
-                    replace_result(&mut cur, inst, v);
+                    query_values.push(replace_result(&mut cur, inst, v));
                 }
                 _ => {}
             }
         }
     }
+    mark_exact_truncations(&mut f, &query_values);
     f
 }
 
+/// Gives `nuw nsw` to truncations of work-item query values to 32 bits or more: the
+/// executor launches no range whose ids or sizes reach 2^31 ([`crate::range`]), so
+/// `int i = get_global_id(0)` drops only zero bits, and the index `a[i]` stays
+/// contiguous through the `sext` back to 64 bits (a gather otherwise).
+fn mark_exact_truncations(f: &mut Function, query_values: &[Value]) {
+    let insts: Vec<_> = f.dfg.insts().collect();
+    for inst in insts {
+        let Some(result) = f.dfg.inst_result(inst) else {
+            continue;
+        };
+        let wide_enough = f.dfg.value_type(result).elem().bits() >= 32;
+        if let InstData::Cast {
+            op: CastOp::Trunc,
+            arg,
+            flags,
+        } = f.dfg.inst_mut(inst)
+        {
+            if wide_enough && query_values.contains(arg) {
+                *flags = IntFlags::NUW.union(IntFlags::NSW);
+            }
+        }
+        // clang folds `sext(trunc(id))` to `ashr(shl(id, 32), 32)` and `zext(trunc(id))`
+        // to `and(id, 0xffffffff)`: both are the id itself.
+        if let Some(q) = sign_or_zero_extension_in_register(f, inst) {
+            if query_values.contains(&q) {
+                f.dfg.replace_uses(result, q);
+            }
+        }
+    }
+}
+
+/// `x` if `inst` is `ashr(shl(x, k), k)` with `k ≤ 32` or `and(x, 0xffffffff)` on 64
+/// bits: the low bits of `x`, sign- or zero-extended in place.
+fn sign_or_zero_extension_in_register(f: &Function, inst: lanes_ir::Inst) -> Option<Value> {
+    let constant = |v: Value| match f.dfg.value_def(v) {
+        lanes_ir::ValueDef::Result(i) => match f.dfg.inst(i) {
+            InstData::Iconst { imm } => Some(*imm),
+            _ => None,
+        },
+        lanes_ir::ValueDef::Param(_) => None,
+    };
+    let InstData::Binary {
+        op, args: [a, b], ..
+    } = f.dfg.inst(inst)
+    else {
+        return None;
+    };
+    if f.dfg.value_type(*a) != Type::I64 {
+        return None;
+    }
+    match op {
+        BinaryOp::AShr => {
+            let k = constant(*b).filter(|k| (1..=32).contains(k))?;
+            let lanes_ir::ValueDef::Result(shl) = f.dfg.value_def(*a) else {
+                return None;
+            };
+            match f.dfg.inst(shl) {
+                InstData::Binary {
+                    op: BinaryOp::Shl,
+                    args: [x, c],
+                    ..
+                } if constant(*c) == Some(k) => Some(*x),
+                _ => None,
+            }
+        }
+        BinaryOp::And => {
+            let m = constant(*b)?;
+            (m == 0xffff_ffff).then_some(*a)
+        }
+        _ => None,
+    }
+}
+
 /// `v` (an `i64`) in place of `inst`'s result, converted to its type; `inst` removed.
-fn replace_result(cur: &mut FuncCursor<'_>, inst: lanes_ir::Inst, v: Value) {
+fn replace_result(cur: &mut FuncCursor<'_>, inst: lanes_ir::Inst, v: Value) -> Value {
     let Some(old) = cur.func.dfg.inst_result(inst) else {
-        return;
+        return v;
     };
     let ty = cur.func.dfg.value_type(old);
     let v = if ty == Type::I64 {
@@ -120,6 +195,7 @@ fn replace_result(cur: &mut FuncCursor<'_>, inst: lanes_ir::Inst, v: Value) {
     cur.func.dfg.replace_uses(old, v);
     cur.goto_inst(inst);
     cur.remove_inst();
+    v
 }
 
 /// The `i64` word `index` of the context.

@@ -189,10 +189,13 @@ named_enum!(
 );
 
 impl CastOp {
-    /// The [`IntFlags`] the conversion may carry: `nneg` on `zext`.
+    /// The [`IntFlags`] the conversion may carry: `nneg` on `zext`; `nuw` and `nsw` on
+    /// `trunc` (LLVM 19's: the bits dropped are zeros, respectively copies of the result's
+    /// sign bit, so that `zext`, respectively `sext`, gives the operand back).
     pub fn allowed_flags(self) -> IntFlags {
         match self {
             CastOp::Zext => IntFlags::NNEG,
+            CastOp::Trunc => IntFlags::NUW.union(IntFlags::NSW),
             _ => IntFlags::NONE,
         }
     }

@@ -188,6 +188,14 @@ impl Walk<'_> {
                 CastOp::Zext if flags.nneg() => self.node(*arg, def, Ext::Signed, coeff),
                 // Read as signed or unsigned, a zero-extended value is its operand unsigned.
                 CastOp::Zext => self.node(*arg, def, Ext::Unsigned, coeff),
+                // A truncation that drops only sign (zero) bits is its operand read signed
+                // (unsigned).
+                CastOp::Trunc if ext == Ext::Signed && flags.nsw() => {
+                    self.node(*arg, def, Ext::Signed, coeff)
+                }
+                CastOp::Trunc if ext == Ext::Unsigned && flags.nuw() => {
+                    self.node(*arg, def, Ext::Unsigned, coeff)
+                }
                 _ => None,
             },
             _ => None,
