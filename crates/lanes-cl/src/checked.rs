@@ -1,4 +1,4 @@
-//! Checked launches (`lanes cl run --check`): the same row functions, run by lanes'
+//! Checked launches (`lanes cl run --check`): the same group functions, run by lanes'
 //! reference interpreter instead of native code, one group after another.
 //!
 //! The interpreter checks every access against the allocation it falls in, so a kernel
@@ -86,13 +86,13 @@ pub fn run_checked(
             .map_err(mem_err)?,
     ];
     let ctx_at = mem.alloc(8 * 18, 8, AddrSpace::PRIVATE).map_err(mem_err)?;
-    let rows = info
-        .rows
+    let phases = info
+        .phases
         .iter()
         .map(|r| {
             module
                 .func_by_name(r)
-                .ok_or_else(|| ClError::Internal(format!("no row function {r}")))
+                .ok_or_else(|| ClError::Internal(format!("no group function {r}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let groups: u64 = ctx0.num_groups.iter().product();
@@ -105,30 +105,23 @@ pub fn run_checked(
             kernel,
             barrier_lines: &info.barrier_lines,
             group: ctx.group_id,
-            continuations: rows.len(),
+            continuations: phases.len(),
         };
-        drive_group(
-            &meta,
-            ctx.local_size[1],
-            ctx.local_size[2],
-            |state, ly, lz, reads| {
-                let (live_in, live_out) = (live[reads], live[1 - reads]);
-                let call_args = [
-                    RtValue::ptr(ctx_at),
-                    RtValue::ptr(args_at),
-                    RtValue::i64(ly as i64),
-                    RtValue::i64(lz as i64),
-                    RtValue::ptr(live_in),
-                    RtValue::ptr(live_out),
-                ];
-                let r = interp
-                    .call(rows[state], &call_args, &mut mem)
-                    .map_err(|e| fault(module, file, kernel, &e))?;
-                r.and_then(|v| v.bits())
-                    .map(|b| b as u32 as i32)
-                    .ok_or_else(|| ClError::Internal("a row function returned nothing".into()))
-            },
-        )?;
+        drive_group(&meta, |state, reads| {
+            let (live_in, live_out) = (live[reads], live[1 - reads]);
+            let call_args = [
+                RtValue::ptr(ctx_at),
+                RtValue::ptr(args_at),
+                RtValue::ptr(live_in),
+                RtValue::ptr(live_out),
+            ];
+            let r = interp
+                .call(phases[state], &call_args, &mut mem)
+                .map_err(|e| fault(module, file, kernel, &e))?;
+            r.and_then(|v| v.bits())
+                .map(|b| b as u32 as i32)
+                .ok_or_else(|| ClError::Internal("a group function returned nothing".into()))
+        })?;
     }
     for (at, buffer) in buffers {
         let bytes = mem.read_bytes(at, buffer.len() as u64).map_err(mem_err)?;

@@ -11,7 +11,7 @@
 //!    fusion by default), unmasked and masked, with the kernel's arguments, the context and
 //!    `ly`, `lz` uniform and `lx` contiguous — CC'12 §3's uniform values and retained
 //!    uniform control flow come from lanes' shape and divergence analysis;
-//! 4. one row function per continuation ([`crate::row`]).
+//! 4. one group function per continuation: the work-item loops ([`crate::row`]).
 //!
 //! At width 1 the continuations stay scalar: the baseline, and what `--check` runs on
 //! the interpreter.
@@ -27,7 +27,7 @@ use lanes_wfv::{Mode, VariantSpec, WidenReport};
 use crate::continuations::split_at_barriers;
 use crate::error::ClError;
 use crate::local_memory::{place_local_variables, LocalLayout};
-use crate::row::row_function;
+use crate::row::group_function;
 use crate::work_items::{extra, work_item_function, EXTRA_PARAMS};
 
 /// How to build a program.
@@ -72,8 +72,8 @@ pub struct KernelInfo {
     pub bytes_per_item: u64,
     /// Source line of each barrier.
     pub barrier_lines: Vec<u32>,
-    /// The row function of each continuation (index: continuation id).
-    pub rows: Vec<String>,
+    /// The group function of each continuation (index: continuation id).
+    pub phases: Vec<String>,
 }
 
 /// A compiled program: the module to run and its kernels.
@@ -124,7 +124,7 @@ pub fn compile_program(source: &Path, opts: &BuildOptions) -> Result<CompiledPro
     }
     let roots: Vec<String> = kernels
         .iter()
-        .flat_map(|k| k.rows.iter().cloned())
+        .flat_map(|k| k.phases.iter().cloned())
         .collect();
     lanes_driver::vectorize::drop_unreached(&mut module, &roots);
     lanes_ir::verifier::verify_module(&module).map_err(|e| ClError::Internal(e.to_string()))?;
@@ -218,7 +218,7 @@ fn compile_kernel(
         kernel: name.clone(),
         message: e.to_string(),
     })?;
-    let mut rows = Vec::new();
+    let mut phases = Vec::new();
     for (k, cont) in conts.functions.into_iter().enumerate() {
         let cname = cont.name.clone();
         let cid = module.define(cont);
@@ -243,16 +243,16 @@ fn compile_kernel(
             };
             (variant(module, false)?, variant(module, true)?)
         };
-        let row = format!("{name}.row{k}");
-        module.define(row_function(
-            &row,
+        let phase = format!("{name}.group{k}");
+        module.define(group_function(
+            &phase,
             &param_types,
             &varying,
             width,
             full,
             masked,
         ));
-        rows.push(row);
+        phases.push(phase);
     }
     Ok(KernelInfo {
         signature,
@@ -260,6 +260,6 @@ fn compile_kernel(
         local,
         bytes_per_item: conts.bytes_per_item,
         barrier_lines: conts.barrier_lines,
-        rows,
+        phases,
     })
 }

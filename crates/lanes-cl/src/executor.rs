@@ -15,15 +15,15 @@ use crate::group_context::GroupContext;
 use crate::local_memory::LOCAL_ALIGN;
 use crate::row::DISAGREE;
 
-/// `row(ctx, args, ly, lz, live_in, live_out) -> next` as compiled.
-pub type RowFn =
-    unsafe extern "C" fn(*mut GroupContext, *const u64, i64, i64, *mut u8, *mut u8) -> i32;
+/// `phase(ctx, args, live_in, live_out) -> next` as compiled: one continuation over a
+/// whole group ([`crate::row`]).
+pub type PhaseFn = unsafe extern "C" fn(*mut GroupContext, *const u64, *mut u8, *mut u8) -> i32;
 
 /// One launch, resolved: what every group needs.
 pub struct Launch<'a> {
     pub kernel: &'a str,
-    /// The row function of each continuation.
-    pub rows: &'a [RowFn],
+    /// The group function of each continuation.
+    pub phases: &'a [PhaseFn],
     /// Argument slots; `__local` arguments' slots are filled per group.
     pub args: Vec<u64>,
     /// `(slot, bytes)` of each `__local` argument.
@@ -101,28 +101,25 @@ pub fn run(launch: &Launch<'_>) -> Result<(), ClError> {
 
 fn run_group(launch: &Launch<'_>, st: &mut GroupState, g: u64) -> Result<(), ClError> {
     st.ctx.group_id = group_id(&st.ctx, g);
-    let [_, size_y, size_z] = st.ctx.local_size;
     let meta = GroupMeta {
         kernel: launch.kernel,
         barrier_lines: launch.barrier_lines,
         group: st.ctx.group_id,
-        continuations: launch.rows.len(),
+        continuations: launch.phases.len(),
     };
     let GroupState {
         ctx, args, live, ..
     } = st;
-    drive_group(&meta, size_y, size_z, |state, ly, lz, reads| {
+    drive_group(&meta, |state, reads| {
         let [a, b] = live;
         let (live_in, live_out) = if reads == 0 {
             (a.ptr(), b.ptr())
         } else {
             (b.ptr(), a.ptr())
         };
-        // SAFETY: the row function is compiled code of this launch's program; its
+        // SAFETY: the group function is compiled code of this launch's program; its
         // arguments point to live buffers sized for the group.
-        Ok(unsafe {
-            (launch.rows[state])(ctx, args.as_ptr(), ly as i64, lz as i64, live_in, live_out)
-        })
+        Ok(unsafe { (launch.phases[state])(ctx, args.as_ptr(), live_in, live_out) })
     })
 }
 
@@ -140,32 +137,21 @@ pub(crate) struct GroupMeta<'a> {
     pub continuations: usize,
 }
 
-/// Runs one group: continuation 0 over every row, then the continuation the rows
-/// returned, until they return 0 (CC'12 Fig. 4). `row(state, ly, lz, reads)` runs row
-/// `(ly, lz)` of continuation `state`, reading live values from buffer `reads` and writing
-/// the other; the buffers alternate between continuations.
+/// Runs one group: continuation 0 over all its work-items, then the continuation they
+/// returned, until they return 0 (CC'12 Fig. 4). `phase(state, reads)` runs continuation
+/// `state` over the group, reading live values from buffer `reads` and writing the other;
+/// the buffers alternate between continuations.
 pub(crate) fn drive_group(
     meta: &GroupMeta<'_>,
-    size_y: u64,
-    size_z: u64,
-    mut row: impl FnMut(usize, u64, u64, usize) -> Result<i32, ClError>,
+    mut phase: impl FnMut(usize, usize) -> Result<i32, ClError>,
 ) -> Result<(), ClError> {
     let mut state = 0usize;
     let mut reads = 0;
     loop {
-        let mut next: Option<i32> = None;
-        for lz in 0..size_z {
-            for ly in 0..size_y {
-                let r = row(state, ly, lz, reads)?;
-                if r == DISAGREE || next.is_some_and(|n| n != r) {
-                    return Err(divergence(meta, state));
-                }
-                next = Some(r);
-            }
-        }
-        match next {
-            Some(0) | None => return Ok(()),
-            Some(k) => {
+        match phase(state, reads)? {
+            DISAGREE => return Err(divergence(meta, state)),
+            0 => return Ok(()),
+            k => {
                 state = usize::try_from(k)
                     .ok()
                     .filter(|&k| k < meta.continuations)

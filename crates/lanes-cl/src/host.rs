@@ -29,7 +29,7 @@ use lanes_llvm::pipeline::PipelineOptions;
 
 use crate::compile::{compile_program, BuildOptions, CompiledProgram, KernelInfo};
 use crate::error::ClError;
-use crate::executor::{run, Launch, RowFn};
+use crate::executor::{run, Launch, PhaseFn};
 use crate::group_context::GroupContext;
 
 /// Where kernels run: a pool of threads (one per core by default).
@@ -99,8 +99,13 @@ elements!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
 impl Buffer {
     /// `bytes` zero bytes.
     pub fn zeroed(bytes: usize) -> Buffer {
+        // Written, not `calloc`ed: the pages exist when the buffer does, as an OpenCL
+        // implementation's buffers do, so a kernel's time does not include faulting in
+        // its output's pages (one at a time, under the kernel's address-space lock).
+        let mut words = Vec::with_capacity(bytes.div_ceil(8));
+        words.resize(bytes.div_ceil(8), 0u64);
         Buffer {
-            words: UnsafeCell::new(vec![0; bytes.div_ceil(8)]),
+            words: UnsafeCell::new(words),
             len: bytes,
         }
     }
@@ -281,19 +286,19 @@ impl Program {
                 name: name.to_string(),
                 available: self.kernel_names().join(", "),
             })?;
-        let rows = info
-            .rows
+        let phases = info
+            .phases
             .iter()
             .map(|r| {
                 let addr = self.native.jit.address(r)?;
-                // SAFETY: row functions have exactly `RowFn`'s signature (`crate::row`).
-                Ok(unsafe { std::mem::transmute::<usize, RowFn>(addr) })
+                // SAFETY: group functions have exactly `PhaseFn`'s signature (`crate::row`).
+                Ok(unsafe { std::mem::transmute::<usize, PhaseFn>(addr) })
             })
-            .collect::<Result<Vec<RowFn>, lanes_llvm::LlvmError>>()?;
+            .collect::<Result<Vec<PhaseFn>, lanes_llvm::LlvmError>>()?;
         Ok(Kernel {
             program: self,
             info,
-            rows,
+            phases,
         })
     }
 }
@@ -305,7 +310,7 @@ type ArgumentSlots = (Vec<u64>, Vec<(usize, u64)>);
 pub struct Kernel<'p> {
     program: &'p Program,
     info: &'p KernelInfo,
-    rows: Vec<RowFn>,
+    phases: Vec<PhaseFn>,
 }
 
 impl Kernel<'_> {
@@ -321,7 +326,7 @@ impl Kernel<'_> {
         let context = crate::range::group_context(name, range, self.program.width())?;
         let launch = Launch {
             kernel: name,
-            rows: &self.rows,
+            phases: &self.phases,
             args: slots,
             local_args,
             local_vars: self.info.local.size,
