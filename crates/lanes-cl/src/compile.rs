@@ -74,6 +74,8 @@ pub struct KernelInfo {
     pub barrier_lines: Vec<u32>,
     /// The group function of each continuation (index: continuation id).
     pub phases: Vec<String>,
+    /// Barriers divergent control flow may skip ([`crate::barrier_check`]).
+    pub warnings: Vec<String>,
 }
 
 /// A compiled program: the module to run and its kernels.
@@ -119,7 +121,7 @@ pub fn compile_program(source: &Path, opts: &BuildOptions) -> Result<CompiledPro
         .collect();
     let mut kernels = Vec::new();
     for signature in front.kernels {
-        let info = compile_kernel(&mut module, signature, &work_dim_fns, width, opts)?;
+        let info = compile_kernel(&mut module, signature, &work_dim_fns, width, opts, &file)?;
         kernels.push(info);
     }
     let roots: Vec<String> = kernels
@@ -168,6 +170,7 @@ fn compile_kernel(
     work_dim_fns: &[FuncId],
     width: u16,
     opts: &BuildOptions,
+    file: &str,
 ) -> Result<KernelInfo, ClError> {
     let mode = opts.mode;
     let name = signature.name.clone();
@@ -214,6 +217,7 @@ fn compile_kernel(
         .iter()
         .map(|s| *s == Some((Shape::Varying, 0)))
         .collect();
+    let warnings = crate::barrier_check::divergent_barriers(module, &wi, own, &shapes, file);
     let conts = split_at_barriers(module, &wi, own, &shapes).map_err(|e| ClError::Vectorize {
         kernel: name.clone(),
         message: e.to_string(),
@@ -261,5 +265,6 @@ fn compile_kernel(
         bytes_per_item: conts.bytes_per_item,
         barrier_lines: conts.barrier_lines,
         phases,
+        warnings,
     })
 }

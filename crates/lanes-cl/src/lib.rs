@@ -11,6 +11,7 @@
 //! - [`host`]: [`Context`], [`Program`], [`Kernel`], [`Buffer`], [`Arg`], [`NdRange`].
 
 pub mod arg_spec;
+pub mod barrier_check;
 pub mod bench;
 pub mod builtins;
 pub mod checked;

@@ -124,6 +124,8 @@ __kernel void reduce(__global const float *in, __global float *sums, __local flo
 fn tree_reduction_with_a_barrier_in_a_loop() {
     for width in WIDTHS {
         let p = build(REDUCE, width);
+        // `l < s` decides the addition, not the barrier: no warning.
+        assert!(p.kernel("reduce").unwrap().info().warnings.is_empty());
         for (global, local) in [(4096u64, 256u64), (512, 64), (64, 2), (16, 16)] {
             let input: Vec<f32> = (0..global).map(|i| (i % 17) as f32 - 3.0).collect();
             let groups = (global / local) as usize;
@@ -201,6 +203,13 @@ __kernel void bad(__global int *out) {
 fn a_barrier_only_some_work_items_reach_is_an_error_not_a_hang() {
     for width in WIDTHS {
         let p = build(DIVERGENT_BARRIER, width);
+        // Found statically as a warning: the barrier (line 6) under `l < 5` (line 4).
+        let warnings = p.kernel("bad").unwrap().info().warnings.clone();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains(":6: kernel `bad`") && warnings[0].contains("line 4"),
+            "{warnings:?}"
+        );
         let ob = Buffer::zeroed(64 * 4);
         let err = p
             .kernel("bad")

@@ -122,6 +122,9 @@ fn build_program(a: &BuildArgs) -> Result<()> {
         ..BuildOptions::default()
     };
     let compiled = lanes_cl::compile_program(&a.file, &opts)?;
+    for w in compiled.kernels.iter().flat_map(|k| &k.warnings) {
+        eprintln!("lanes: warning: {w}");
+    }
     for k in &compiled.kernels {
         let args: Vec<String> = k
             .signature
@@ -183,6 +186,25 @@ fn run_kernel(a: &RunArgs) -> Result<()> {
     }
     for (i, (spec, decl)) in specs.iter().zip(decls).enumerate() {
         check_against(spec, decl, i, &a.kernel)?;
+    }
+    for w in &kernel.info().warnings {
+        eprintln!("lanes: warning: {w}");
+    }
+    // A buffer with fewer elements than work-items is fine for some kernels (one result
+    // per group) and a bug in others; only a checked run can tell.
+    let items: u64 = a.global.iter().product();
+    for (i, (spec, decl)) in specs.iter().zip(decls).enumerate() {
+        if let ArgSpec::Buffer {
+            count: Some(count), ..
+        } = spec
+        {
+            if (*count as u64) < items && !a.check {
+                eprintln!(
+                    "lanes: warning: argument {i} (`{}`) holds {count} elements for {items} work-items; if the kernel indexes it by the global id it goes past its end (run with --check to find out)",
+                    decl.name
+                );
+            }
+        }
     }
     let range = NdRange {
         global: a.global.clone(),

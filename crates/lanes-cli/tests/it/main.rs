@@ -18,6 +18,7 @@ mod fp_contract;
 mod kernel_corpus;
 mod llvm_commands;
 mod omp_simd;
+mod opencl;
 mod table1;
 mod target;
 mod veclib;

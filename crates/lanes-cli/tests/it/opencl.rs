@@ -1,0 +1,181 @@
+//! `lanes cl run` and `lanes cl build` end to end: a kernel run on all cores with its
+//! buffers' checksums equal to the scalar build's and to a checked run on the
+//! interpreter, `--dump` writing the buffers, and every kind of bad input answered by an
+//! error that names what is wrong (exit status 1, never a panic).
+
+use std::process::Command;
+
+use crate::common;
+use common::{run, s, scratch_dir};
+
+fn lanes() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lanes"))
+}
+
+fn saxpy() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/opencl/saxpy.cl")
+}
+
+const ARGS: [&str; 6] = [
+    "--arg",
+    "float[1000]=rand:1",
+    "--arg",
+    "float[1000]=rand:2",
+    "--arg",
+    "float:2.5",
+];
+
+/// The checksum lines of a run.
+fn checksums(out: &std::process::Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("checksum"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn vector_scalar_and_checked_runs_agree_and_dump_the_buffers() {
+    let d = scratch_dir("cl_run");
+    let file = saxpy();
+    let base = ["cl", "run", s(&file), "-k", "saxpy", "--global", "1000"];
+    let vector = run(lanes()
+        .args(base)
+        .args(["--local", "40", "--dump", s(&d)])
+        .args(ARGS));
+    let text = String::from_utf8_lossy(&vector.stdout);
+    assert!(
+        text.contains("kernel saxpy on") && text.contains(" ms"),
+        "{text}"
+    );
+    let scalar = run(lanes()
+        .args(base)
+        .args(["--width", "1", "--threads", "1"])
+        .args(ARGS));
+    let checked = run(lanes().args(base).args(["--check"]).args(ARGS));
+    assert_eq!(checksums(&vector).len(), 2, "{text}");
+    assert_eq!(checksums(&vector), checksums(&scalar));
+    assert_eq!(checksums(&vector), checksums(&checked));
+    let y = std::fs::read(d.join("arg0.bin")).expect("dumped");
+    assert_eq!(y.len(), 4000);
+    let build = run(lanes().args(["cl", "build", s(&saxpy()), "-o", s(&d.join("saxpy.lir"))]));
+    assert!(String::from_utf8_lossy(&build.stdout).contains("kernel saxpy(global float* y"));
+    assert!(std::fs::read_to_string(d.join("saxpy.lir"))
+        .unwrap()
+        .contains("saxpy.group0"));
+}
+
+/// `lanes cl run` with `extra` fails with a message containing `want`.
+fn fails_with(file: &std::path::Path, extra: &[&str], want: &str) {
+    let out = lanes()
+        .args(["cl", "run", s(file)])
+        .args(extra)
+        .output()
+        .expect("lanes runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{extra:?}: {err}");
+    assert!(
+        err.contains("lanes: error:") && err.contains(want),
+        "{extra:?}: want `{want}` in\n{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_input_gets_a_clear_error() {
+    let d = scratch_dir("cl_errors");
+    let k = saxpy();
+    let g = ["-k", "saxpy", "--global", "16"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut v = g.to_vec();
+        v.extend_from_slice(extra);
+        v
+    };
+    fails_with(
+        &k,
+        &["-k", "nope", "--global", "16"],
+        "no kernel named `nope`",
+    );
+    fails_with(&k, &with(&["--arg", "float[16]"]), "takes 3 arguments");
+    fails_with(
+        &k,
+        &with(&["--arg", "int[16]", "--arg", "float[16]", "--arg", "float:1"]),
+        "argument 0 (`y`)",
+    );
+    fails_with(
+        &k,
+        &with(&["--arg", "float[16]", "--arg", "float[16]", "--arg", "int:1"]),
+        "argument 2 (`a`)",
+    );
+    fails_with(
+        &k,
+        &with(&[
+            "--local",
+            "5",
+            "--arg",
+            "float[16]",
+            "--arg",
+            "float[16]",
+            "--arg",
+            "float:1",
+        ]),
+        "does not divide its global size",
+    );
+    fails_with(
+        &k,
+        &with(&["--arg", "float[x]"]),
+        "the count is not a number",
+    );
+    // Too small a buffer: a warning, and the checked run names the line.
+    let out = lanes()
+        .args(["cl", "run", s(&k)])
+        .args(g)
+        .args([
+            "--arg",
+            "float[16]",
+            "--arg",
+            "float[8]",
+            "--arg",
+            "float:1",
+        ])
+        .args(["--check"])
+        .output()
+        .expect("lanes runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("saxpy.cl:4: kernel `saxpy`") && err.contains("out-of-bounds"),
+        "{err}"
+    );
+    // clang's diagnostics, with file and line.
+    let bad = d.join("bad.cl");
+    std::fs::write(
+        &bad,
+        "__kernel void k(__global int *x) {\n  x[0] = nope;\n}\n",
+    )
+    .unwrap();
+    fails_with(
+        &bad,
+        &["-k", "k", "--global", "1", "--arg", "int[1]"],
+        "bad.cl:2:10: error",
+    );
+    // A builtin lanes does not implement is named.
+    let missing = d.join("missing.cl");
+    std::fs::write(
+        &missing,
+        "__kernel void k(__global int *x) {\n  x[0] = work_group_reduce_add(x[1]);\n}\n",
+    )
+    .unwrap();
+    fails_with(
+        &missing,
+        &[
+            "-k", "k", "--global", "1", "--arg", "int[2]", "--cl-std", "CL2.0",
+        ],
+        "work_group_reduce_add",
+    );
+    fails_with(
+        &d.join("absent.cl"),
+        &["-k", "k", "--global", "1"],
+        "no such file",
+    );
+}
