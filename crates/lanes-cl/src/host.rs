@@ -98,6 +98,8 @@ elements!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
 
 impl Buffer {
     /// `bytes` zero bytes.
+    // The pages must exist from the start (below): `vec![0; n]` would `calloc` them.
+    #[allow(clippy::slow_vector_initialization)]
     pub fn zeroed(bytes: usize) -> Buffer {
         // Written, not `calloc`ed: the pages exist when the buffer does, as an OpenCL
         // implementation's buffers do, so a kernel's time does not include faulting in
