@@ -31,7 +31,8 @@ pub fn bitcode(clang: &ClangOptions) -> Result<Vec<u8>, ClError> {
     if let Some(bc) = cache.lock().expect("not poisoned").get(&key) {
         return Ok(bc.clone());
     }
-    let hash = content_hash(&format!("{SOURCE}\0{}", key.join("\0")));
+    // The version of what is cached (the library as `library_bitcode` leaves it).
+    let hash = content_hash(&format!("linkonce-1\0{SOURCE}\0{}", key.join("\0")));
     let dir = std::env::temp_dir().join(format!(
         "lanes-cl-builtins-{}-{hash:016x}",
         env!("CARGO_PKG_VERSION")
@@ -53,9 +54,11 @@ pub fn bitcode(clang: &ClangOptions) -> Result<Vec<u8>, ClError> {
             let bc = compile_to_bitcode(&src, SourceKind::OpenCl, clang);
             let _ = std::fs::remove_file(&src);
             // The library is lanes' own code: a failure is a lanes bug, not the user's.
-            let bc = bc.map_err(|e| {
-                ClError::Internal(format!("the OpenCL builtin library does not compile: {e}"))
-            })?;
+            let bc = bc
+                .and_then(|bc| lanes_llvm::opencl::library_bitcode(&bc))
+                .map_err(|e| {
+                    ClError::Internal(format!("the OpenCL builtin library does not compile: {e}"))
+                })?;
             let tmp = dir.join(format!("builtins.{tag}.bc"));
             std::fs::write(&tmp, &bc).map_err(io)?;
             std::fs::rename(&tmp, &cached).map_err(io)?;

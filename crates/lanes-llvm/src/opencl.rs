@@ -88,34 +88,13 @@ pub fn compile_opencl(
     let ctx = Context::create();
     let name = src.display().to_string();
     let program = parse_module(&ctx, &bitcode, SourceKind::OpenCl, &name)?;
-    let library = parse_module(&ctx, builtins, SourceKind::OpenCl, "builtins")?;
     // SAFETY: `program` is a live module of `ctx`; metadata is only read.
     let kernels = unsafe { kernel_signatures(&ctx, &program) };
     init_native()?;
     scalarize_memory_too();
     let tm = target_machine(&TargetOptions::default())?;
-    // Only the builtins the program calls (and what they call) are linked: the library
-    // has thousands of overloads, and linking all of them costs more than the kernel.
-    let called: std::collections::HashSet<String> = program
-        .get_functions()
-        .filter(|f| f.count_basic_blocks() == 0)
-        .map(|f| f.get_name().to_string_lossy().into_owned())
-        .collect();
-    for f in library.get_functions() {
-        if f.count_basic_blocks() > 0 && !called.contains(&*f.get_name().to_string_lossy()) {
-            f.set_linkage(Linkage::Internal);
-        }
-    }
-    library
-        .run_passes(
-            "globaldce",
-            &tm,
-            inkwell::passes::PassBuilderOptions::create(),
-        )
-        .map_err(|e| LlvmError::Llvm(e.to_string_lossy().into_owned()))?;
-    program
-        .link_in_module(library)
-        .map_err(|e| LlvmError::Llvm(format!("linking the builtins: {}", e.to_string_lossy())))?;
+    // SAFETY: both modules belong to `ctx`; the library is consumed by the link.
+    unsafe { link_lazily(&ctx, &program, builtins)? };
     let kernel_names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
     for f in program.get_functions() {
         let fname = f.get_name().to_string_lossy();
@@ -133,6 +112,46 @@ pub fn compile_opencl(
         .map_err(|e| LlvmError::Llvm(e.to_string_lossy().into_owned()))?;
     let module = crate::import::import_module(&program)?;
     Ok(OpenClModule { module, kernels })
+}
+
+/// The builtin library's bitcode as [`compile_opencl`] links it: every definition
+/// `linkonce_odr`, so that a link takes only the overloads a program calls (and what
+/// they call), reading only their bodies from the lazily loaded library — thousands of
+/// overloads, of which a kernel uses a handful.
+pub fn library_bitcode(bitcode: &[u8]) -> Result<Vec<u8>, LlvmError> {
+    let ctx = Context::create();
+    let library = parse_module(&ctx, bitcode, SourceKind::OpenCl, "builtins")?;
+    for f in library.get_functions() {
+        if f.count_basic_blocks() > 0 {
+            f.set_linkage(Linkage::LinkOnceODR);
+        }
+    }
+    Ok(library.write_bitcode_to_memory().as_slice().to_vec())
+}
+
+/// Links `library` (from [`library_bitcode`]) into `program`, loading its functions'
+/// bodies only where the link needs them.
+unsafe fn link_lazily(
+    ctx: &Context,
+    program: &inkwell::module::Module<'_>,
+    library: &[u8],
+) -> Result<(), LlvmError> {
+    use inkwell::llvm_sys::bit_reader::LLVMGetBitcodeModuleInContext2;
+    let buf =
+        inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(library, "builtins");
+    let mut lib: LLVMModuleRef = std::ptr::null_mut();
+    // The module takes the buffer (it reads bodies from it on demand).
+    let raw_buf = buf.as_mut_ptr();
+    std::mem::forget(buf);
+    if LLVMGetBitcodeModuleInContext2(ctx.raw(), raw_buf, &mut lib) != 0 {
+        return Err(LlvmError::Llvm(
+            "the builtin library's bitcode does not load".into(),
+        ));
+    }
+    if inkwell::llvm_sys::linker::LLVMLinkModules2(program.as_mut_ptr(), lib) != 0 {
+        return Err(LlvmError::Llvm("linking the builtin library failed".into()));
+    }
+    Ok(())
 }
 
 /// LLVM 19's scalarizer splits vector loads and stores only under the process-wide option

@@ -2,3 +2,4 @@
 //! results computed independently in Rust.
 
 mod basics;
+mod kernels;

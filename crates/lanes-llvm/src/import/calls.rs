@@ -104,6 +104,23 @@ fn work_item(base: &str) -> Option<WorkItemQuery> {
     })
 }
 
+impl FnCx<'_> {
+    /// Work-item query `q` of dimension `dim` as `ty`: past dimension 2, OpenCL's
+    /// defaults (1 for sizes, 0 for ids and offsets).
+    fn work_item_in(&mut self, q: WorkItemQuery, dim: u64, ty: Type) -> Value {
+        match u8::try_from(dim) {
+            Ok(dim) if dim <= 2 => self.emit_v(InstData::WorkItem { query: q, dim }, ty),
+            _ => {
+                let one = matches!(
+                    q,
+                    WorkItemQuery::GlobalSize | WorkItemQuery::LocalSize | WorkItemQuery::NumGroups
+                );
+                self.iconst(ty, i64::from(one))
+            }
+        }
+    }
+}
+
 /// How many of the call-site attributes at `idx` only state facts lanes may drop
 /// (`noundef`, `nonnull`, `dereferenceable`, `align`, `noalias`, `nocapture`, `readonly`).
 unsafe fn call_site_harmless_attrs(i: LLVMValueRef, idx: u32) -> u32 {
@@ -200,11 +217,35 @@ impl FnCx<'_> {
             let ocl = demangle_ocl(&name);
             let base = ocl.unwrap_or(&name);
             if let (Some(q), Some(ty)) = (work_item(base), ret) {
-                let dim = ops.first().filter(|d| !LLVMIsAConstantInt(**d).is_null());
-                let dim =
-                    dim.ok_or_else(|| self.err("work-item query with a variable dimension"))?;
-                let dim = u8::try_from(LLVMConstIntGetZExtValue(*dim)).unwrap_or(0);
-                return Ok(Some(self.emit_v(InstData::WorkItem { query: q, dim }, ty)));
+                let d = *ops
+                    .first()
+                    .ok_or_else(|| self.err("work-item query without a dimension"))?;
+                if !LLVMIsAConstantInt(d).is_null() {
+                    let dim = LLVMConstIntGetZExtValue(d);
+                    return Ok(Some(self.work_item_in(q, dim, ty)));
+                }
+                // A variable dimension: the three queries, and the default past them.
+                let dim = self.op(d)?;
+                let dty = self.llty(d)?;
+                let mut v = self.work_item_in(q, 3, ty);
+                for k in (0..3).rev() {
+                    let kv = self.iconst(dty, k);
+                    let is_k = self.emit_v(
+                        InstData::Icmp {
+                            cond: lanes_ir::IntCC::Eq,
+                            args: [dim, kv],
+                        },
+                        Type::I1,
+                    );
+                    let qk = self.work_item_in(q, k as u64, ty);
+                    v = self.emit_v(
+                        InstData::Select {
+                            args: [is_k, qk, v],
+                        },
+                        ty,
+                    );
+                }
+                return Ok(Some(v));
             }
             if matches!(base, "barrier" | "work_group_barrier") {
                 self.emit(
