@@ -45,6 +45,10 @@ pub struct BuildOptions {
     /// (CC'12's "naive" configuration: no uniform values), except the local id of
     /// dimension 0, which stays contiguous.
     pub all_varying: bool,
+    /// Compile each kernel again for the local size of its launches, as pocl does
+    /// (`get_local_size` constant; [`crate::work_items::work_item_function`]); the
+    /// generic code runs otherwise.
+    pub specialize_local_size: bool,
 }
 
 impl Default for BuildOptions {
@@ -56,6 +60,7 @@ impl Default for BuildOptions {
             mode: Mode::boscc(lanes_wfv::BosccPolicy::Auto)
                 .with_fusion(lanes_wfv::FusionPolicy::Auto),
             all_varying: false,
+            specialize_local_size: true,
         }
     }
 }
@@ -81,6 +86,10 @@ pub struct KernelInfo {
 /// A compiled program: the module to run and its kernels.
 pub struct CompiledProgram {
     pub module: Module,
+    /// The program as imported, before any kernel was compiled (for specializations).
+    pub front: Module,
+    pub options: BuildOptions,
+    work_dim_fns: Vec<FuncId>,
     pub kernels: Vec<KernelInfo>,
     /// Work-items per vector.
     pub width: u16,
@@ -119,9 +128,18 @@ pub fn compile_program(source: &Path, opts: &BuildOptions) -> Result<CompiledPro
         })
         .map(|(id, _)| id)
         .collect();
+    let imported = module.clone();
     let mut kernels = Vec::new();
     for signature in front.kernels {
-        let info = compile_kernel(&mut module, signature, &work_dim_fns, width, opts, &file)?;
+        let info = compile_kernel(
+            &mut module,
+            signature,
+            &work_dim_fns,
+            width,
+            opts,
+            &file,
+            None,
+        )?;
         kernels.push(info);
     }
     let roots: Vec<String> = kernels
@@ -132,10 +150,36 @@ pub fn compile_program(source: &Path, opts: &BuildOptions) -> Result<CompiledPro
     lanes_ir::verifier::verify_module(&module).map_err(|e| ClError::Internal(e.to_string()))?;
     Ok(CompiledProgram {
         module,
+        front: imported,
+        options: opts.clone(),
+        work_dim_fns,
         kernels,
         width,
         file,
     })
+}
+
+impl CompiledProgram {
+    /// Kernel `info`'s code specialized for local size `local`: a module of its own.
+    pub fn specialize(
+        &self,
+        info: &KernelInfo,
+        local: [u64; 3],
+    ) -> Result<(Module, KernelInfo), ClError> {
+        let mut module = self.front.clone();
+        let info = compile_kernel(
+            &mut module,
+            info.signature.clone(),
+            &self.work_dim_fns,
+            self.width,
+            &self.options,
+            &self.file,
+            Some(local),
+        )?;
+        lanes_driver::vectorize::drop_unreached(&mut module, &info.phases);
+        lanes_ir::verifier::verify_module(&module).map_err(|e| ClError::Internal(e.to_string()))?;
+        Ok((module, info))
+    }
 }
 
 /// Every call to a declared OpenCL builtin (a mangled name the import did not turn
@@ -171,6 +215,7 @@ fn compile_kernel(
     width: u16,
     opts: &BuildOptions,
     file: &str,
+    local: Option<[u64; 3]>,
 ) -> Result<KernelInfo, ClError> {
     let mode = opts.mode;
     let name = signature.name.clone();
@@ -200,9 +245,9 @@ fn compile_kernel(
             });
         }
     }
-    let mut wi = work_item_function(&kernel, &format!("{name}.wi"), work_dim_fns);
+    let mut wi = work_item_function(&kernel, &format!("{name}.wi"), work_dim_fns, local);
     let ctx = wi.params[own + extra::CTX].value;
-    let local = place_local_variables(module, &mut wi, ctx);
+    let local_layout = place_local_variables(module, &mut wi, ctx);
     let mut shapes: Vec<Option<(Shape, u32)>> = vec![Some((Shape::Uniform, 0)); own];
     shapes.extend(EXTRA_PARAMS.iter().map(|&(_, s)| Some((s, 0))));
     if opts.all_varying {
@@ -255,13 +300,14 @@ fn compile_kernel(
             width,
             full,
             masked,
+            local,
         ));
         phases.push(phase);
     }
     Ok(KernelInfo {
         signature,
         param_types,
-        local,
+        local: local_layout,
         bytes_per_item: conts.bytes_per_item,
         barrier_lines: conts.barrier_lines,
         phases,

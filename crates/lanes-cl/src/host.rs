@@ -18,9 +18,11 @@
 //! A program holds JIT-compiled code in an LLVM context, which stays on the thread that
 //! built it; its kernels run on the context's thread pool.
 
-use std::cell::UnsafeCell;
+use std::cell::{RefCell, UnsafeCell};
+use std::collections::HashMap;
 use std::mem::ManuallyDrop;
 use std::path::Path;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use lanes_llvm::jit::Jit;
@@ -234,15 +236,9 @@ impl Drop for Native {
     }
 }
 
-/// A built program.
-pub struct Program {
-    context: Context,
-    compiled: CompiledProgram,
-    native: Native,
-}
-
-impl Program {
-    fn new(context: Context, compiled: CompiledProgram) -> Result<Program, ClError> {
+impl Native {
+    /// JIT-compiles `module` for the host CPU.
+    fn compile(module: &lanes_ir::Module) -> Result<Native, ClError> {
         let llvm = Box::new(lanes_llvm::Context::create());
         // SAFETY: the box's contents never move, and `Native` drops the JIT first.
         let llvm_ref: &'static lanes_llvm::Context = unsafe { &*(llvm.as_ref() as *const _) };
@@ -252,15 +248,69 @@ impl Program {
             slp_vectorize: false,
             verify_each: false,
         };
-        let jit = Jit::new(llvm_ref, &compiled.module, &opts)?;
+        let jit = Jit::new(llvm_ref, module, &opts)?;
+        Ok(Native {
+            jit: ManuallyDrop::new(jit),
+            _llvm: llvm,
+        })
+    }
+
+    /// The group functions `names` as callable code.
+    fn phases(&self, names: &[String]) -> Result<Vec<PhaseFn>, ClError> {
+        names
+            .iter()
+            .map(|r| {
+                let addr = self.jit.address(r)?;
+                // SAFETY: group functions have exactly `PhaseFn`'s signature (`crate::row`).
+                Ok(unsafe { std::mem::transmute::<usize, PhaseFn>(addr) })
+            })
+            .collect()
+    }
+}
+
+/// A kernel's code specialized for one local size.
+struct Specialized {
+    _native: Native,
+    phases: Vec<PhaseFn>,
+    info: KernelInfo,
+}
+
+/// A built program.
+pub struct Program {
+    context: Context,
+    compiled: CompiledProgram,
+    native: Native,
+    /// Kernels compiled again for the local sizes of their launches, by kernel and size.
+    specialized: RefCell<HashMap<(String, [u64; 3]), Rc<Specialized>>>,
+}
+
+impl Program {
+    fn new(context: Context, compiled: CompiledProgram) -> Result<Program, ClError> {
+        let native = Native::compile(&compiled.module)?;
         Ok(Program {
             context,
             compiled,
-            native: Native {
-                jit: ManuallyDrop::new(jit),
-                _llvm: llvm,
-            },
+            native,
+            specialized: RefCell::default(),
         })
+    }
+
+    /// Kernel `info` specialized for local size `local`, compiled on first use.
+    fn specialized(&self, info: &KernelInfo, local: [u64; 3]) -> Result<Rc<Specialized>, ClError> {
+        let key = (info.signature.name.clone(), local);
+        if let Some(s) = self.specialized.borrow().get(&key) {
+            return Ok(s.clone());
+        }
+        let (module, info) = self.compiled.specialize(info, local)?;
+        let native = Native::compile(&module)?;
+        let phases = native.phases(&info.phases)?;
+        let s = Rc::new(Specialized {
+            _native: native,
+            phases,
+            info,
+        });
+        self.specialized.borrow_mut().insert(key, s.clone());
+        Ok(s)
     }
 
     /// The kernels' names, in source order.
@@ -288,15 +338,7 @@ impl Program {
                 name: name.to_string(),
                 available: self.kernel_names().join(", "),
             })?;
-        let phases = info
-            .phases
-            .iter()
-            .map(|r| {
-                let addr = self.native.jit.address(r)?;
-                // SAFETY: group functions have exactly `PhaseFn`'s signature (`crate::row`).
-                Ok(unsafe { std::mem::transmute::<usize, PhaseFn>(addr) })
-            })
-            .collect::<Result<Vec<PhaseFn>, lanes_llvm::LlvmError>>()?;
+        let phases = self.native.phases(&info.phases)?;
         Ok(Kernel {
             program: self,
             info,
@@ -321,19 +363,30 @@ impl Kernel<'_> {
         self.info
     }
 
-    /// Runs the kernel over `range` with `args`; returns the wall time of the launch.
+    /// Runs the kernel over `range` with `args`; returns the wall time of the launch. The
+    /// first launch at a local size compiles the kernel for it (unless the program was
+    /// built without [`BuildOptions::specialize_local_size`]); the time is the launch's.
     pub fn enqueue(&self, args: &[Arg<'_>], range: &NdRange) -> Result<Duration, ClError> {
         let name = &self.info.signature.name;
         let (slots, local_args) = self.argument_slots(args)?;
         let context = crate::range::group_context(name, range, self.program.width())?;
+        let specialized = if self.program.compiled.options.specialize_local_size {
+            Some(self.program.specialized(self.info, context.local_size)?)
+        } else {
+            None
+        };
+        let (phases, info) = match &specialized {
+            Some(s) => (&s.phases[..], &s.info),
+            None => (&self.phases[..], self.info),
+        };
         let launch = Launch {
             kernel: name,
-            phases: &self.phases,
+            phases,
             args: slots,
             local_args,
-            local_vars: self.info.local.size,
-            bytes_per_item: self.info.bytes_per_item,
-            barrier_lines: &self.info.barrier_lines,
+            local_vars: info.local.size,
+            bytes_per_item: info.bytes_per_item,
+            barrier_lines: &info.barrier_lines,
             context,
             pool: &self.program.context.pool,
         };

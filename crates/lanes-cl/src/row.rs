@@ -32,7 +32,8 @@ pub const DISAGREE: i32 = -1;
 /// unused at width 1). `params` are the kernel's own parameter types; `varying` says which
 /// of the variants' parameters (the kernel's, then the work-item function's own) were
 /// declared varying, which the variants take as vectors (CC'12's naive configuration,
-/// which treats every value as varying).
+/// which treats every value as varying). `local`, when given, is the local size the
+/// function is specialized for.
 pub fn group_function(
     name: &str,
     params: &[Type],
@@ -40,6 +41,7 @@ pub fn group_function(
     width: u16,
     full: FuncId,
     masked: FuncId,
+    local: Option<[u64; 3]>,
 ) -> Function {
     let sig = [Type::PTR, Type::PTR, Type::PTR, Type::PTR];
     let mut f = Function::new(name, &sig, Some(Type::I32));
@@ -64,10 +66,13 @@ pub fn group_function(
         let v = b.load(ty, slot, 8);
         call_args.push(widen(&mut b, i, v));
     }
-    let sizes = [0, 1, 2].map(|d| {
-        let off = b.iconst(Type::I64, 8 * (field::LOCAL_SIZE + d) as i64);
-        let ptr = b.ptradd(ctx, off);
-        b.load(Type::I64, ptr, 8)
+    let sizes = [0, 1, 2].map(|d| match local {
+        Some(l) => b.iconst(Type::I64, l[d] as i64),
+        None => {
+            let off = b.iconst(Type::I64, 8 * (field::LOCAL_SIZE + d) as i64);
+            let ptr = b.ptradd(ctx, off);
+            b.load(Type::I64, ptr, 8)
+        }
     });
     let zero = b.iconst(Type::I64, 0);
     let one = b.iconst(Type::I64, 1);

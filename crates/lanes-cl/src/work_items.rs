@@ -45,7 +45,16 @@ pub const EXTRA_PARAMS: [(Type, Shape); extra::COUNT] = [
 /// Makes `kernel` (a clone) the work-item function `name`: adds the parameters of
 /// [`EXTRA_PARAMS`], returns `i32` 0 where it returned, and replaces work-item queries and
 /// calls to `get_work_dim` (`work_dim_fns`) by context values.
-pub fn work_item_function(kernel: &Function, name: &str, work_dim_fns: &[FuncId]) -> Function {
+///
+/// With `local` given, the function is specialized for that local size, as pocl
+/// specializes work-group functions: `get_local_size(d)` is a constant, so divisions by it
+/// become shifts and loops over it get known trip counts.
+pub fn work_item_function(
+    kernel: &Function,
+    name: &str,
+    work_dim_fns: &[FuncId],
+    local: Option<[u64; 3]>,
+) -> Function {
     let mut f = kernel.clone();
     f.name = name.to_string();
     f.origin = Some(kernel.name.clone());
@@ -86,7 +95,15 @@ pub fn work_item_function(kernel: &Function, name: &str, work_dim_fns: &[FuncId]
                     *cur.func.dfg.inst_mut(inst) = InstData::Return { value: Some(zero) };
                 }
                 InstData::WorkItem { query, dim } => {
-                    let v = query_value(&mut cur, ctx, ids, query, dim);
+                    let v = match (query, local) {
+                        (WorkItemQuery::LocalSize, Some(sizes)) if dim <= 2 => cur.insert_value(
+                            InstData::Iconst {
+                                imm: sizes[usize::from(dim)] as i64,
+                            },
+                            Type::I64,
+                        ),
+                        _ => query_value(&mut cur, ctx, ids, query, dim),
+                    };
                     query_values.push(replace_result(&mut cur, inst, v));
                 }
                 InstData::Call { func, .. } if work_dim_fns.contains(&func) => {

@@ -4,8 +4,15 @@
 use lanes_cl::{Arg, Buffer, BuildOptions, ClError, Context, NdRange, Program};
 
 fn build(src: &str, width: Option<u16>) -> Program {
+    build_with(src, width, true)
+}
+
+/// `specialize`: compile again per launch's local size (the default) or run the generic
+/// code, which reads the local size from the group context.
+fn build_with(src: &str, width: Option<u16>, specialize: bool) -> Program {
     let opts = BuildOptions {
         width,
+        specialize_local_size: specialize,
         ..BuildOptions::default()
     };
     Context::with_threads(2)
@@ -25,8 +32,8 @@ __kernel void saxpy(__global float *y, __global const float *x, float a, int n) 
 
 #[test]
 fn saxpy_matches_rust_at_every_width_and_odd_sizes() {
-    for width in WIDTHS {
-        let p = build(SAXPY, width);
+    for (width, specialize) in WIDTHS.into_iter().flat_map(|w| [(w, true), (w, false)]) {
+        let p = build_with(SAXPY, width, specialize);
         for (global, local) in [(1000u64, 8u64), (999, 27), (64, 64), (13, 1), (1024, 256)] {
             let n = global as usize;
             let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
@@ -122,8 +129,8 @@ __kernel void reduce(__global const float *in, __global float *sums, __local flo
 
 #[test]
 fn tree_reduction_with_a_barrier_in_a_loop() {
-    for width in WIDTHS {
-        let p = build(REDUCE, width);
+    for (width, specialize) in WIDTHS.into_iter().flat_map(|w| [(w, true), (w, false)]) {
+        let p = build_with(REDUCE, width, specialize);
         // `l < s` decides the addition, not the barrier: no warning.
         assert!(p.kernel("reduce").unwrap().info().warnings.is_empty());
         for (global, local) in [(4096u64, 256u64), (512, 64), (64, 2), (16, 16)] {
