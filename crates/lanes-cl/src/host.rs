@@ -281,8 +281,11 @@ pub struct Program {
     compiled: CompiledProgram,
     native: Native,
     /// Kernels compiled again for the local sizes of their launches, by kernel and size.
-    specialized: RefCell<HashMap<(String, [u64; 3]), Rc<Specialized>>>,
+    specialized: RefCell<HashMap<SpecializationKey, Rc<Specialized>>>,
 }
+
+/// A kernel's name and a local size.
+type SpecializationKey = (String, [u64; 3]);
 
 impl Program {
     fn new(context: Context, compiled: CompiledProgram) -> Result<Program, ClError> {
