@@ -179,3 +179,46 @@ fn bad_input_gets_a_clear_error() {
         "no such file",
     );
 }
+
+/// `lanes bench cl` on one kernel: a table row per build, JSON records, and pocl either
+/// measured (its results equal lanes') or named as missing with its Debian package.
+#[test]
+fn bench_cl_compares_with_pocl_or_says_it_is_missing() {
+    let d = scratch_dir("bench_cl");
+    let json = d.join("cl.json");
+    let out = run(lanes().args([
+        "bench",
+        "cl",
+        "--kernels",
+        "stencil2d",
+        "--configs",
+        "scalar,boscc,pocl",
+        "--runs",
+        "1",
+        "--json",
+        s(&json),
+    ]));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("machine:") && table.contains("stencil2d"),
+        "{table}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json");
+    let records = v["records"].as_array().expect("records");
+    let build = |name: &str| records.iter().find(|r| r["config"] == name);
+    let lanes = build("boscc").expect("a boscc record");
+    assert!(
+        lanes["median_ms"].as_f64().is_some_and(|t| t > 0.0),
+        "{lanes}"
+    );
+    assert_eq!(lanes["agrees"], true, "{lanes}");
+    if v["machine"]["pocl"].is_null() {
+        let notes = v["notes"].to_string();
+        assert!(notes.contains("pocl-opencl-icd"), "{notes}");
+    } else {
+        let pocl = build("pocl").expect("a pocl record");
+        assert_eq!(pocl["agrees"], true, "{pocl}");
+        assert!(lanes["speedup_vs_pocl"].as_f64().is_some(), "{lanes}");
+    }
+}
