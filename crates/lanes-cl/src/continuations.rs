@@ -46,7 +46,7 @@ use lanes_ir::{
 };
 
 use crate::group_context::field;
-use crate::work_items::extra;
+use crate::work_items::{ctx_field, extra};
 
 /// The continuations of a work-item function.
 pub struct Continuations {
@@ -328,31 +328,8 @@ fn item_index(cur: &mut FuncCursor<'_>, own: usize) -> (Value, Value) {
         p(cur, extra::LY),
         p(cur, extra::LZ),
     );
-    let word = |cur: &mut FuncCursor<'_>, index: usize| {
-        let off = cur.insert_value(
-            InstData::Iconst {
-                imm: 8 * index as i64,
-            },
-            Type::I64,
-        );
-        let ptr = cur.insert_value(
-            InstData::PtrAdd {
-                args: [ctx, off],
-                flags: IntFlags::PTRADD,
-            },
-            Type::PTR,
-        );
-        cur.insert_value(
-            InstData::Load {
-                ptr,
-                align: 8,
-                access: MemAccess::PLAIN,
-            },
-            Type::I64,
-        )
-    };
-    let size_x = word(cur, field::LOCAL_SIZE);
-    let size_y = word(cur, field::LOCAL_SIZE + 1);
+    let size_x = ctx_field(cur, ctx, field::LOCAL_SIZE, Type::I64);
+    let size_y = ctx_field(cur, ctx, field::LOCAL_SIZE + 1, Type::I64);
     let exact = IntFlags::NUW.union(IntFlags::NSW);
     let yz = arith(cur, lanes_ir::BinaryOp::Mul, size_y, lz, exact);
     let yz = arith(cur, lanes_ir::BinaryOp::Add, yz, ly, exact);
@@ -367,27 +344,7 @@ fn item_index(cur: &mut FuncCursor<'_>, own: usize) -> (Value, Value) {
 fn slot(cur: &mut FuncCursor<'_>, buf: Value, prefix: u64, item: Value, size: u64) -> Value {
     let exact = IntFlags::NUW.union(IntFlags::NSW);
     let ctx = cur.func.params[cur.func.params.len() - extra::COUNT + extra::CTX].value;
-    let items_at = cur.insert_value(
-        InstData::Iconst {
-            imm: 8 * field::ITEMS as i64,
-        },
-        Type::I64,
-    );
-    let items_ptr = cur.insert_value(
-        InstData::PtrAdd {
-            args: [ctx, items_at],
-            flags: IntFlags::PTRADD,
-        },
-        Type::PTR,
-    );
-    let items = cur.insert_value(
-        InstData::Load {
-            ptr: items_ptr,
-            align: 8,
-            access: MemAccess::PLAIN,
-        },
-        Type::I64,
-    );
+    let items = ctx_field(cur, ctx, field::ITEMS, Type::I64);
     let prefix = cur.insert_value(InstData::Iconst { imm: prefix as i64 }, Type::I64);
     let size = cur.insert_value(InstData::Iconst { imm: size as i64 }, Type::I64);
     let array = arith(cur, lanes_ir::BinaryOp::Mul, prefix, items, exact);

@@ -8,9 +8,7 @@
 
 use std::collections::HashMap;
 
-use lanes_ir::{
-    AddrSpace, FuncCursor, Function, GlobalId, InstData, IntFlags, MemAccess, Module, Type,
-};
+use lanes_ir::{AddrSpace, FuncCursor, Function, GlobalId, InstData, IntFlags, Module, Type};
 
 use crate::group_context::field;
 
@@ -61,27 +59,7 @@ pub fn place_local_variables(
             let ty = func.dfg.value_type(addr);
             let mut cur = FuncCursor::new(func);
             cur.goto_inst(inst);
-            let word = cur.insert_value(
-                InstData::Iconst {
-                    imm: 8 * field::LOCAL_MEMORY as i64,
-                },
-                Type::I64,
-            );
-            let slot = cur.insert_value(
-                InstData::PtrAdd {
-                    args: [ctx, word],
-                    flags: IntFlags::PTRADD,
-                },
-                Type::PTR,
-            );
-            let base = cur.insert_value(
-                InstData::Load {
-                    ptr: slot,
-                    align: 8,
-                    access: MemAccess::PLAIN,
-                },
-                ty,
-            );
+            let base = crate::work_items::ctx_field(&mut cur, ctx, field::LOCAL_MEMORY, ty);
             let imm = cur.insert_value(InstData::Iconst { imm: off as i64 }, Type::I64);
             *cur.func.dfg.inst_mut(inst) = InstData::PtrAdd {
                 args: [base, imm],

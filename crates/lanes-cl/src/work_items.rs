@@ -217,6 +217,12 @@ fn replace_result(cur: &mut FuncCursor<'_>, inst: lanes_ir::Inst, v: Value) -> V
 
 /// The `i64` word `index` of the context.
 fn ctx_word(cur: &mut FuncCursor<'_>, ctx: Value, index: usize) -> Value {
+    ctx_field(cur, ctx, index, Type::I64)
+}
+
+/// Context word `index` read as `ty` (an `i64`, or the local memory's pointer), at the
+/// cursor: the one way compiled code reads the group context.
+pub(crate) fn ctx_field(cur: &mut FuncCursor<'_>, ctx: Value, index: usize, ty: Type) -> Value {
     let ptr = if index == 0 {
         ctx
     } else {
@@ -240,7 +246,7 @@ fn ctx_word(cur: &mut FuncCursor<'_>, ctx: Value, index: usize) -> Value {
             align: 8,
             access: MemAccess::PLAIN,
         },
-        Type::I64,
+        ty,
     )
 }
 

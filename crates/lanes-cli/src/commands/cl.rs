@@ -23,6 +23,34 @@ pub enum ClCommand {
     Build(BuildArgs),
 }
 
+/// How the kernel source is compiled (as clang takes it).
+#[derive(Args, Debug)]
+pub struct SourceArgs {
+    /// OpenCL C version
+    #[arg(long = "cl-std", default_value = "CL1.2")]
+    pub cl_std: String,
+    /// Preprocessor definitions for the kernel source
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub defines: Vec<String>,
+    /// Include directories for the kernel source
+    #[arg(short = 'I', value_name = "DIR")]
+    pub includes: Vec<PathBuf>,
+}
+
+impl SourceArgs {
+    /// Build options for `width` work-items per vector.
+    fn options(&self, width: Option<u16>) -> BuildOptions {
+        let mut clang_args: Vec<String> = self.defines.iter().map(|d| format!("-D{d}")).collect();
+        clang_args.extend(self.includes.iter().map(|i| format!("-I{}", i.display())));
+        BuildOptions {
+            cl_std: self.cl_std.clone(),
+            clang_args,
+            width,
+            ..BuildOptions::default()
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct BuildArgs {
     /// The OpenCL C source file
@@ -33,15 +61,8 @@ pub struct BuildArgs {
     /// Work-items per vector (1: scalar; default: the CPU's natural width)
     #[arg(long)]
     pub width: Option<u16>,
-    /// OpenCL C version
-    #[arg(long = "cl-std", default_value = "CL1.2")]
-    pub cl_std: String,
-    /// Preprocessor definitions for the kernel source
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    pub defines: Vec<String>,
-    /// Include directories for the kernel source
-    #[arg(short = 'I', value_name = "DIR")]
-    pub includes: Vec<PathBuf>,
+    #[command(flatten)]
+    pub source: SourceArgs,
 }
 
 #[derive(Args, Debug)]
@@ -90,15 +111,8 @@ pub struct RunArgs {
     /// Write each buffer's final contents to DIR/argN.bin
     #[arg(long, value_name = "DIR")]
     pub dump: Option<PathBuf>,
-    /// OpenCL C version
-    #[arg(long = "cl-std", default_value = "CL1.2")]
-    pub cl_std: String,
-    /// Preprocessor definitions for the kernel source
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    pub defines: Vec<String>,
-    /// Include directories for the kernel source
-    #[arg(short = 'I', value_name = "DIR")]
-    pub includes: Vec<PathBuf>,
+    #[command(flatten)]
+    pub source: SourceArgs,
 }
 
 pub fn run(args: &ClArgs) -> Result<()> {
@@ -108,19 +122,8 @@ pub fn run(args: &ClArgs) -> Result<()> {
     }
 }
 
-fn clang_args(defines: &[String], includes: &[PathBuf]) -> Vec<String> {
-    let mut args: Vec<String> = defines.iter().map(|d| format!("-D{d}")).collect();
-    args.extend(includes.iter().map(|i| format!("-I{}", i.display())));
-    args
-}
-
 fn build_program(a: &BuildArgs) -> Result<()> {
-    let opts = BuildOptions {
-        cl_std: a.cl_std.clone(),
-        clang_args: clang_args(&a.defines, &a.includes),
-        width: a.width,
-        ..BuildOptions::default()
-    };
+    let opts = a.source.options(a.width);
     let compiled = lanes_cl::compile_program(&a.file, &opts)?;
     for w in compiled.kernels.iter().flat_map(|k| &k.warnings) {
         eprintln!("lanes: warning: {w}");
@@ -159,12 +162,7 @@ fn run_kernel(a: &RunArgs) -> Result<()> {
         .iter()
         .map(|s| ArgSpec::parse(s))
         .collect::<Result<Vec<_>, _>>()?;
-    let opts = BuildOptions {
-        cl_std: a.cl_std.clone(),
-        clang_args: clang_args(&a.defines, &a.includes),
-        width: a.width,
-        ..BuildOptions::default()
-    };
+    let opts = a.source.options(a.width);
     let ctx = a.threads.map_or_else(Context::new, Context::with_threads);
     let program = ctx
         .build_file(&a.file, &opts)
