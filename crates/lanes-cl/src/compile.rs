@@ -1,5 +1,5 @@
 //! The kernel compiler (CC'12 §2): an OpenCL C program to one lanes module holding, for
-//! each kernel, the row functions the executor calls.
+//! each kernel, the group functions (one per continuation) the executor calls.
 //!
 //! Per kernel, in order:
 //! 1. the work-item function ([`crate::work_items`]): callbacks become context values and
@@ -11,7 +11,7 @@
 //!    fusion by default), unmasked and masked, with the kernel's arguments, the context and
 //!    `ly`, `lz` uniform and `lx` contiguous — CC'12 §3's uniform values and retained
 //!    uniform control flow come from lanes' shape and divergence analysis;
-//! 4. one group function per continuation: the work-item loops ([`crate::row`]).
+//! 4. one group function per continuation: the work-item loops ([`crate::work_item_loops`]).
 //!
 //! At width 1 the continuations stay scalar: the baseline, and what `--check` runs on
 //! the interpreter.
@@ -27,7 +27,7 @@ use lanes_wfv::{Mode, VariantSpec, WidenReport};
 use crate::continuations::split_at_barriers;
 use crate::error::ClError;
 use crate::local_memory::{place_local_variables, LocalLayout};
-use crate::row::group_function;
+use crate::work_item_loops::group_function;
 use crate::work_items::{extra, work_item_function, EXTRA_PARAMS};
 
 /// How to build a program.

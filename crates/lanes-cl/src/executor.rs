@@ -1,8 +1,8 @@
 //! The executor: an NDRange as work-groups on a thread pool (CC'12 §2.2: the outer loops
 //! over groups are the driver's, parallelized across threads; the loops over a group's
-//! work-items are compiled code, [`crate::row`]).
+//! work-items are compiled code, [`crate::work_item_loops`]).
 //!
-//! A group runs continuation 0 over all its rows, then the continuation its work-items
+//! A group runs continuation 0 over all its work-items, then the continuation they
 //! returned, until they return 0 (CC'12 Fig. 4). Every thread owns one group's worth of
 //! state at a time — its context, its `__local` memory and its two live-value buffers —
 //! allocated once per thread and reused for every group it runs (rayon's
@@ -13,10 +13,10 @@ use rayon::prelude::*;
 use crate::error::ClError;
 use crate::group_context::GroupContext;
 use crate::local_memory::LOCAL_ALIGN;
-use crate::row::DISAGREE;
+use crate::work_item_loops::DISAGREE;
 
 /// `phase(ctx, args, live_in, live_out) -> next` as compiled: one continuation over a
-/// whole group ([`crate::row`]).
+/// whole group ([`crate::work_item_loops`]).
 pub type PhaseFn = unsafe extern "C" fn(*mut GroupContext, *const u64, *mut u8, *mut u8) -> i32;
 
 /// One launch, resolved: what every group needs.

@@ -261,7 +261,7 @@ impl Native {
             .iter()
             .map(|r| {
                 let addr = self.jit.address(r)?;
-                // SAFETY: group functions have exactly `PhaseFn`'s signature (`crate::row`).
+                // SAFETY: group functions have exactly `PhaseFn`'s signature (`crate::work_item_loops`).
                 Ok(unsafe { std::mem::transmute::<usize, PhaseFn>(addr) })
             })
             .collect()

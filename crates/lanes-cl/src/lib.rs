@@ -5,9 +5,14 @@
 //! - [`compile`]: OpenCL C through clang-19 and the builtin library ([`builtins`],
 //!   [`lanes_llvm::opencl`]) to lanes IR; per kernel the work-item function
 //!   ([`work_items`], [`local_memory`]), its continuations ([`continuations`]), their
-//!   vector variants by lanes' whole-function vectorizer, and row functions ([`row`]);
+//!   vector variants by lanes' whole-function vectorizer, and the compiled work-item
+//!   loops ([`work_item_loops`]); barriers divergent control flow may skip are warned
+//!   about ([`barrier_check`]);
 //! - [`executor`]: work-groups over a rayon pool, continuations in turn, barrier
-//!   divergence reported;
+//!   divergence reported; [`checked`]: the same on the interpreter, every access
+//!   checked;
+//! - [`arg_spec`]: arguments written as text (`lanes cl run`); [`mod@bench`]: lanes against
+//!   pocl;
 //! - [`host`]: [`Context`], [`Program`], [`Kernel`], [`Buffer`], [`Arg`], [`NdRange`].
 
 pub mod arg_spec;
@@ -23,7 +28,7 @@ pub mod group_context;
 pub mod host;
 pub mod local_memory;
 pub mod range;
-pub mod row;
+pub mod work_item_loops;
 pub mod work_items;
 
 pub use compile::{compile_program, BuildOptions, CompiledProgram, KernelInfo};
