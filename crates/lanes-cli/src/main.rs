@@ -35,6 +35,13 @@ enum Command {
 }
 
 fn main() {
+    // Rust ignores SIGPIPE, so printing to a closed pipe (`lanes … | head`) panics;
+    // with the default disposition the process ends quietly, as C tools do.
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to the default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse_from(commands::compile::clang_style_args(std::env::args_os()));
     let result = match &cli.command {
         Command::Fmt(args) => commands::fmt::run(args),
