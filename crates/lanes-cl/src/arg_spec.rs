@@ -243,9 +243,7 @@ impl HostArg {
     pub fn new(spec: &ArgSpec) -> Result<HostArg, ClError> {
         Ok(match spec {
             ArgSpec::Local { bytes } => HostArg::Local(*bytes),
-            ArgSpec::Scalar { ty, text } => {
-                HostArg::Scalar(ty.elem.encode(text).expect("checked when parsed"))
-            }
+            ArgSpec::Scalar { ty, text } => HostArg::Scalar(encode(*ty, text)?),
             ArgSpec::Buffer { ty, count, fill } => {
                 let bytes = match fill {
                     Fill::File(path) => {
@@ -269,7 +267,7 @@ impl HostArg {
                     }
                     Fill::Zero => vec![0; count.unwrap_or(0) * ty.bytes()],
                     Fill::Value(v) => {
-                        let one = ty.elem.encode(v).expect("checked when parsed");
+                        let one = encode(*ty, v)?;
                         let n = count.unwrap_or(0) * ty.bytes() / ty.elem.bytes();
                         one.repeat(n)
                     }
@@ -301,6 +299,13 @@ impl HostArg {
             HostArg::Local(n) => Arg::Local(*n),
         }
     }
+}
+
+/// `text` as a value of `ty`'s element type (specs may be built without [`ArgSpec::parse`]).
+fn encode(ty: ClType, text: &str) -> Result<Vec<u8>, ClError> {
+    ty.elem
+        .encode(text)
+        .ok_or_else(|| bad(text, "the value does not fit the type"))
 }
 
 /// `n` elements of `elem` from a seeded xorshift generator.
@@ -380,7 +385,8 @@ pub fn check_against(
     Ok(())
 }
 
-/// FNV-1a of `bytes`, the checksum `lanes cl run` prints.
+/// FNV-1a of `bytes`: the checksum `lanes cl run` prints, and the builtin library's
+/// cache key (a stable name for content, not a security measure).
 pub fn checksum(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)

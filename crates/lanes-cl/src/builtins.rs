@@ -16,13 +16,6 @@ use crate::error::ClError;
 /// The library's source.
 pub const SOURCE: &str = include_str!("builtins/builtins.cl");
 
-/// FNV-1a of `text`: a stable name for content, not a security measure.
-fn content_hash(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
 /// The library's bitcode for `clang` (whose OpenCL arguments fix the language version).
 ///
 /// Built once: threads of the process wait for the one building it (the in-memory
@@ -40,7 +33,8 @@ pub fn bitcode(clang: &ClangOptions) -> Result<Vec<u8>, ClError> {
         return Ok(bc.clone());
     }
     // The version of what is cached (the library as `library_bitcode` leaves it).
-    let hash = content_hash(&format!("linkonce-1\0{SOURCE}\0{}", key.join("\0")));
+    let hash =
+        crate::arg_spec::checksum(format!("linkonce-1\0{SOURCE}\0{}", key.join("\0")).as_bytes());
     let dir = std::env::temp_dir().join(format!(
         "lanes-cl-builtins-{}-{hash:016x}",
         env!("CARGO_PKG_VERSION")

@@ -46,7 +46,7 @@ use lanes_ir::{
 };
 
 use crate::group_context::field;
-use crate::work_items::{ctx_field, extra};
+use crate::work_items::{binary, ctx_field, extra};
 
 /// The continuations of a work-item function.
 pub struct Continuations {
@@ -331,11 +331,11 @@ fn item_index(cur: &mut FuncCursor<'_>, own: usize) -> (Value, Value) {
     let size_x = ctx_field(cur, ctx, field::LOCAL_SIZE, Type::I64);
     let size_y = ctx_field(cur, ctx, field::LOCAL_SIZE + 1, Type::I64);
     let exact = IntFlags::NUW.union(IntFlags::NSW);
-    let yz = arith(cur, lanes_ir::BinaryOp::Mul, size_y, lz, exact);
-    let yz = arith(cur, lanes_ir::BinaryOp::Add, yz, ly, exact);
-    let row_start = arith(cur, lanes_ir::BinaryOp::Mul, size_x, yz, exact);
+    let yz = binary(cur, lanes_ir::BinaryOp::Mul, size_y, lz, exact);
+    let yz = binary(cur, lanes_ir::BinaryOp::Add, yz, ly, exact);
+    let row_start = binary(cur, lanes_ir::BinaryOp::Mul, size_x, yz, exact);
     (
-        arith(cur, lanes_ir::BinaryOp::Add, row_start, lx, exact),
+        binary(cur, lanes_ir::BinaryOp::Add, row_start, lx, exact),
         yz,
     )
 }
@@ -347,31 +347,14 @@ fn slot(cur: &mut FuncCursor<'_>, buf: Value, prefix: u64, item: Value, size: u6
     let items = ctx_field(cur, ctx, field::ITEMS, Type::I64);
     let prefix = cur.insert_value(InstData::Iconst { imm: prefix as i64 }, Type::I64);
     let size = cur.insert_value(InstData::Iconst { imm: size as i64 }, Type::I64);
-    let array = arith(cur, lanes_ir::BinaryOp::Mul, prefix, items, exact);
-    let within = arith(cur, lanes_ir::BinaryOp::Mul, item, size, exact);
-    let off = arith(cur, lanes_ir::BinaryOp::Add, array, within, exact);
+    let array = binary(cur, lanes_ir::BinaryOp::Mul, prefix, items, exact);
+    let within = binary(cur, lanes_ir::BinaryOp::Mul, item, size, exact);
+    let off = binary(cur, lanes_ir::BinaryOp::Add, array, within, exact);
     cur.insert_value(
         InstData::PtrAdd {
             args: [buf, off],
             flags: IntFlags::PTRADD,
         },
         Type::PTR,
-    )
-}
-
-fn arith(
-    cur: &mut FuncCursor<'_>,
-    op: lanes_ir::BinaryOp,
-    a: Value,
-    b: Value,
-    flags: IntFlags,
-) -> Value {
-    cur.insert_value(
-        InstData::Binary {
-            op,
-            args: [a, b],
-            flags,
-        },
-        Type::I64,
     )
 }

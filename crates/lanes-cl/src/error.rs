@@ -61,6 +61,9 @@ pub enum ClError {
     /// A kernel lanes cannot run (a by-value struct argument, say).
     #[error("kernel `{kernel}`: {message}")]
     Unsupported { kernel: String, message: String },
+    /// The thread pool could not be started.
+    #[error("cannot start {threads} threads: {message}")]
+    Threads { threads: usize, message: String },
     /// A failure inside lanes (a bug): the message says where.
     #[error("internal error: {0}")]
     Internal(String),

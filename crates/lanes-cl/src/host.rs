@@ -5,7 +5,7 @@
 //!
 //! ```no_run
 //! use lanes_cl::{Arg, Buffer, Context, NdRange};
-//! let ctx = Context::new();
+//! let ctx = Context::new().unwrap();
 //! let program = ctx.build_source(
 //!     "__kernel void twice(__global float *x) { size_t i = get_global_id(0); x[i] *= 2.0f; }",
 //!     &Default::default(),
@@ -18,7 +18,7 @@
 //! A program holds JIT-compiled code in an LLVM context, which stays on the thread that
 //! built it; its kernels run on the context's thread pool.
 
-use std::cell::{RefCell, UnsafeCell};
+use std::cell::{OnceCell, RefCell, UnsafeCell};
 use std::collections::HashMap;
 use std::mem::ManuallyDrop;
 use std::path::Path;
@@ -41,30 +41,27 @@ pub struct Context {
     pool: std::sync::Arc<rayon::ThreadPool>,
 }
 
-impl Default for Context {
-    fn default() -> Self {
-        Context::new()
-    }
-}
-
 impl Context {
     /// One thread per core.
-    pub fn new() -> Context {
+    pub fn new() -> Result<Context, ClError> {
         Context::with_threads(std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 
-    /// `threads` threads.
-    pub fn with_threads(threads: usize) -> Context {
+    /// `threads` threads (at least one); an error if the system cannot start them.
+    pub fn with_threads(threads: usize) -> Result<Context, ClError> {
         let threads = threads.max(1);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("lanes-cl-{i}"))
             .build()
-            .expect("the operating system starts threads");
-        Context {
+            .map_err(|e| ClError::Threads {
+                threads,
+                message: e.to_string(),
+            })?;
+        Ok(Context {
             threads,
             pool: std::sync::Arc::new(pool),
-        }
+        })
     }
 
     /// Builds the OpenCL C program in file `path`.
@@ -279,7 +276,9 @@ struct Specialized {
 pub struct Program {
     context: Context,
     compiled: CompiledProgram,
-    native: Native,
+    /// The generic code, compiled on first use: with specialization on, launches never
+    /// run it.
+    generic: OnceCell<Native>,
     /// Kernels compiled again for the local sizes of their launches, by kernel and size.
     specialized: RefCell<HashMap<SpecializationKey, Rc<Specialized>>>,
 }
@@ -289,13 +288,25 @@ type SpecializationKey = (String, [u64; 3]);
 
 impl Program {
     fn new(context: Context, compiled: CompiledProgram) -> Result<Program, ClError> {
-        let native = Native::compile(&compiled.module)?;
         Ok(Program {
             context,
             compiled,
-            native,
+            generic: OnceCell::new(),
             specialized: RefCell::default(),
         })
+    }
+
+    /// The group functions of kernel `info` in the generic code.
+    fn generic_phases(&self, info: &KernelInfo) -> Result<Vec<PhaseFn>, ClError> {
+        if self.generic.get().is_none() {
+            let native = Native::compile(&self.compiled.module)?;
+            let _ = self.generic.set(native);
+        }
+        let native = self
+            .generic
+            .get()
+            .ok_or_else(|| ClError::Internal("no generic code".into()))?;
+        native.phases(&info.phases)
     }
 
     /// Kernel `info` specialized for local size `local`, compiled on first use.
@@ -341,11 +352,9 @@ impl Program {
                 name: name.to_string(),
                 available: self.kernel_names().join(", "),
             })?;
-        let phases = self.native.phases(&info.phases)?;
         Ok(Kernel {
             program: self,
             info,
-            phases,
         })
     }
 }
@@ -357,7 +366,6 @@ type ArgumentSlots = (Vec<u64>, Vec<(usize, u64)>);
 pub struct Kernel<'p> {
     program: &'p Program,
     info: &'p KernelInfo,
-    phases: Vec<PhaseFn>,
 }
 
 impl Kernel<'_> {
@@ -373,14 +381,13 @@ impl Kernel<'_> {
         let name = &self.info.signature.name;
         let (slots, local_args) = self.argument_slots(args)?;
         let context = crate::range::group_context(name, range, self.program.width())?;
-        let specialized = if self.program.compiled.options.specialize_local_size {
-            Some(self.program.specialized(self.info, context.local_size)?)
+        let (specialized, generic);
+        let (phases, info) = if self.program.compiled.options.specialize_local_size {
+            specialized = self.program.specialized(self.info, context.local_size)?;
+            (&specialized.phases[..], &specialized.info)
         } else {
-            None
-        };
-        let (phases, info) = match &specialized {
-            Some(s) => (&s.phases[..], &s.info),
-            None => (&self.phases[..], self.info),
+            generic = self.program.generic_phases(self.info)?;
+            (&generic[..], self.info)
         };
         let launch = Launch {
             kernel: name,

@@ -292,7 +292,14 @@ fn query_value(
     ctx_word(cur, ctx, base + d)
 }
 
-fn binary(cur: &mut FuncCursor<'_>, op: BinaryOp, a: Value, b: Value, flags: IntFlags) -> Value {
+/// `op a, b` on `i64`s at the cursor.
+pub(crate) fn binary(
+    cur: &mut FuncCursor<'_>,
+    op: BinaryOp,
+    a: Value,
+    b: Value,
+    flags: IntFlags,
+) -> Value {
     cur.insert_value(
         InstData::Binary {
             op,

@@ -284,13 +284,14 @@ fn bench_kernel(
                     } else {
                         req.threads
                     };
-                    let ctx = Context::with_threads(threads);
                     let opts = BuildOptions {
                         clang_args: defines.clone(),
                         ..opts
                     };
-                    match ctx.build_file(&path, &opts) {
-                        Ok(p) => Built::Lanes(Box::new(p), ctx),
+                    match Context::with_threads(threads)
+                        .and_then(|ctx| Ok((ctx.build_file(&path, &opts)?, ctx)))
+                    {
+                        Ok((p, ctx)) => Built::Lanes(Box::new(p), ctx),
                         Err(e) => Built::Failed(e.to_string()),
                     }
                 }
@@ -353,8 +354,8 @@ fn bench_kernel(
                     Ok((t, buffer_contents(&args)))
                 }),
                 Built::Pocl(k) => pocl
-                    .expect("built by pocl")
-                    .run(k, &args, &range)
+                    .ok_or_else(|| "pocl is not available".to_string())
+                    .and_then(|p| p.run(k, &args, &range))
                     .map_err(ClError::Internal),
                 Built::Failed(_) => unreachable!("skipped"),
             };

@@ -16,6 +16,7 @@ fn build_with(src: &str, width: Option<u16>, specialize: bool) -> Program {
         ..BuildOptions::default()
     };
     Context::with_threads(2)
+        .unwrap()
         .build_source(src, &opts)
         .unwrap_or_else(|e| panic!("build failed: {e}"))
 }
@@ -283,7 +284,7 @@ fn host_errors_name_what_is_wrong() {
 
 #[test]
 fn compile_errors_carry_file_and_line() {
-    let ctx = Context::with_threads(1);
+    let ctx = Context::with_threads(1).unwrap();
     let e = ctx
         .build_source(
             "__kernel void k(__global int *x) {\n  x[0] = undefined_thing;\n}\n",
@@ -352,6 +353,7 @@ fn cc12_configurations_compute_the_same() {
             ..BuildOptions::default()
         };
         let p = Context::with_threads(2)
+            .unwrap()
             .build_source(REDUCE, &opts)
             .unwrap();
         // A tree reduction needs a power-of-two group.

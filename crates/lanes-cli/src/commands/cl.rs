@@ -163,7 +163,7 @@ fn run_kernel(a: &RunArgs) -> Result<()> {
         .map(|s| ArgSpec::parse(s))
         .collect::<Result<Vec<_>, _>>()?;
     let opts = a.source.options(a.width);
-    let ctx = a.threads.map_or_else(Context::new, Context::with_threads);
+    let ctx = a.threads.map_or_else(Context::new, Context::with_threads)?;
     let program = ctx
         .build_file(&a.file, &opts)
         .with_context(|| format!("building {}", a.file.display()))?;

@@ -46,6 +46,7 @@ pub fn build(file: &str, src: &str, width: Option<u16>) -> Program {
         ..BuildOptions::default()
     };
     Context::with_threads(2)
+        .unwrap()
         .build_source(src, &opts)
         .unwrap_or_else(|e| panic!("{file}.cl at width {width:?}: build failed: {e}"))
 }
