@@ -19,6 +19,7 @@
 pub mod arith;
 pub mod cast;
 pub mod context;
+pub mod differential;
 pub mod error;
 pub mod eval;
 pub mod externals;

@@ -11,10 +11,8 @@
 use crate::common;
 
 use lanes_interp::{Memory, RtValue, WorkItemContext};
-use lanes_ir::{AddrSpace, FuncId, Module, ScalarType, Shape};
+use lanes_ir::{FuncId, Module, Shape};
 use lanes_wfv::{FusionPolicy, Mode, Stats};
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 
 /// Elements per buffer argument; contents are small so that data-dependent indices stay
 /// in bounds.
@@ -35,30 +33,7 @@ fn corpus() -> Vec<(String, Module)> {
 
 fn arguments(module: &Module, id: FuncId, seed: u64, mem: &mut Memory) -> Vec<RtValue> {
     let f = module.function(id).expect("defined");
-    let mut rng = SmallRng::seed_from_u64(seed);
-    f.params
-        .iter()
-        .map(|p| {
-            let ty = f.dfg.value_type(p.value);
-            match ty.elem() {
-                ScalarType::F32 => RtValue::f32(rng.gen_range(-2.0..2.0)),
-                ScalarType::F64 => RtValue::f64(rng.gen_range(-2.0..2.0)),
-                ScalarType::Ptr(space) => {
-                    let bytes: Vec<u8> = (0..BUF_ELEMS * 8)
-                        .map(|i| if i % 4 == 0 { rng.gen_range(0..32) } else { 0 })
-                        .collect();
-                    let space = if space == AddrSpace::PRIVATE {
-                        AddrSpace::GLOBAL
-                    } else {
-                        space
-                    };
-                    let ptr = mem.alloc_init(&bytes, 16, space, false).expect("fits");
-                    RtValue::ptr_of(ty.elem(), ptr)
-                }
-                e => RtValue::int(e, rng.gen_range(0..24)),
-            }
-        })
-        .collect()
+    lanes_interp::differential::small_arguments(f, BUF_ELEMS, seed, mem)
 }
 
 /// Checks every kernel in `mode`; returns the summed statistics, the number of kernels and
