@@ -85,7 +85,7 @@ pub use linearize::{linearize, Linearized};
 pub use mode::{Linearization, Mode};
 pub use normalize::normalize;
 pub use private_memory::PrivateLayout;
-pub use ssa_repair::add_definitions;
+pub use ssa_repair::{add_definitions, define_by_assignments};
 pub use stats::{AddressKind, LoopStats, MaskKind, MemoryStats, Stats, VariantStats};
 pub use variant::{define_variant, define_variant_noting, VariantSpec};
 pub use widen::{widen, widen_into, widen_into_noting, WidenNote, WidenNoteKind, WidenReport};

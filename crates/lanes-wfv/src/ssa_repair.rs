@@ -267,6 +267,39 @@ pub(crate) fn repair_ssa(
 /// definition reaches the same uses around the back edge.
 pub fn add_definitions(func: &mut Function, value: Value, extra: &[(Block, Value)]) {
     let def = crate::cfg_edit::def_block(func, value);
+    let mut defs: Vec<(Block, Value)> = extra.to_vec();
+    match def {
+        Some(d) => defs.push((d, value)),
+        // A parameter: defined at the top of the entry block.
+        None => {
+            if let Some(entry) = func.entry_block() {
+                defs.push((entry, value));
+            }
+        }
+    }
+    rewrite_to_reaching(func, value, def, defs);
+}
+
+/// Turns `variable`, a value without a placed definition, into SSA: `defs` lists blocks
+/// at whose end the variable is assigned a value, and every use of `variable` then reads
+/// the assignment that reaches it, through new φs where several meet; a path on which
+/// none reaches reads the type's zero. The blocks of `defs` must not use `variable`.
+///
+/// Lowering Predicated SSA back to a CFG (SuperVectorization, PLDI'22 §3.5) needs this:
+/// a gated φ becomes one assignment per incoming value, in a block built for that
+/// value's gate, and SSA is restored from the assignments.
+pub fn define_by_assignments(func: &mut Function, variable: Value, defs: &[(Block, Value)]) {
+    rewrite_to_reaching(func, variable, None, defs.to_vec());
+}
+
+/// Rewrites every use of `value` (outside its defining block `def`, if any) to the
+/// definition among `defs` that reaches it.
+fn rewrite_to_reaching(
+    func: &mut Function,
+    value: Value,
+    def: Option<Block>,
+    defs: Vec<(Block, Value)>,
+) {
     let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
     for b in func.layout.blocks() {
         for s in func.successors(b) {
@@ -300,16 +333,6 @@ pub fn add_definitions(func: &mut Function, value: Value, extra: &[(Block, Value
     }
     let ty = func.dfg.value_type(value);
     let default = crate::cfg_edit::zero_value(func, ty, &mut HashMap::new());
-    let mut defs: Vec<(Block, Value)> = extra.to_vec();
-    match def {
-        Some(d) => defs.push((d, value)),
-        // A parameter: defined at the top of the entry block.
-        None => {
-            if let Some(entry) = func.entry_block() {
-                defs.push((entry, value));
-            }
-        }
-    }
     let never = |_: Block| false;
     let mut search = SsaSearch::new(&preds, defs, &never, default, ty);
     let mut rewrites = Vec::with_capacity(uses.len());

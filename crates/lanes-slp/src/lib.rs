@@ -1,0 +1,45 @@
+//! SuperVectorization (Chen, Mendis, Amarasinghe, PLDI'22: "All You Need Is
+//! Superword-Level Parallelism: Systematic Control-Flow Vectorization with SLP").
+//!
+//! SLP vectorization packs isomorphic, independent instructions into vector
+//! instructions; the paper generalizes it across basic blocks and loops by working on
+//! *Predicated SSA* (§3.1), where a function is a list of instructions and loops, each
+//! with a control predicate, so that moving code between blocks or loops is reordering a
+//! list. This crate holds that representation:
+//!
+//! - [`predicate`]: hash-consed control predicates (Fig. 6);
+//! - [`pssa`]: items, μ-nodes, gated φs and loops (Fig. 4);
+//! - [`convert`]: a CFG in SSA form to Predicated SSA, with predicates from
+//!   post-dominance frontiers (Fig. 8);
+//! - [`lower`] with its block builder: back to a CFG (§3.5, Fig. 12);
+//! - [`verify`] and [`write`]: the invariants and the text form.
+//!
+//! [`round_trip`] converts and lowers without changing anything: the differential tests
+//! run it on generated programs and the C corpus, so that every later transform starts
+//! from a conversion and lowering known to keep a function's meaning.
+
+mod block_builder;
+pub mod convert;
+mod error;
+pub mod lower;
+pub mod predicate;
+pub mod pssa;
+pub mod verify;
+pub mod write;
+
+pub use convert::to_pssa;
+pub use error::SlpError;
+pub use lower::lower;
+pub use predicate::{Pred, PredData, PredPool};
+pub use pssa::{Item, LoopData, LoopId, Mu, Pssa};
+pub use verify::verify_pssa;
+pub use write::{pssa_to_string, write_pssa};
+
+use lanes_ir::Function;
+
+/// `func` converted to Predicated SSA, verified, and lowered back to a CFG.
+pub fn round_trip(func: &Function) -> Result<Function, SlpError> {
+    let pssa = to_pssa(func)?;
+    verify_pssa(&pssa)?;
+    Ok(lower(&pssa))
+}

@@ -1,0 +1,6 @@
+//! Integration tests of lanes-slp: Predicated SSA's conversion, verifier, printer and
+//! lowering, proven by differential runs against the original functions.
+
+mod corpus;
+mod generated;
+mod paper;
