@@ -12,18 +12,29 @@
 //! - [`convert`]: a CFG in SSA form to Predicated SSA, with predicates from
 //!   post-dominance frontiers (Fig. 8);
 //! - [`lower`] with its block builder: back to a CFG (§3.5, Fig. 12);
-//! - [`verify`] and [`write`]: the invariants and the text form.
+//! - [`verify`] and [`write`]: the invariants and the text form;
+//! - [`address`] and [`dependence`]: adjacency and loop-independent dependence (§4.2);
+//! - [`packing`] with [`cost`]: bottom-up SLP packs across predicates (§3.2, §4.3);
+//! - [`codegen`]: scheduling and vector items, masked where predicates differ (§3.4);
+//! - [`supervectorize`]: the pass, function in, function out.
 //!
 //! [`round_trip`] converts and lowers without changing anything: the differential tests
 //! run it on generated programs and the C corpus, so that every later transform starts
 //! from a conversion and lowering known to keep a function's meaning.
 
+pub mod address;
 mod block_builder;
+pub mod codegen;
 pub mod convert;
+pub mod cost;
+pub mod dependence;
 mod error;
 pub mod lower;
+pub mod packing;
 pub mod predicate;
 pub mod pssa;
+mod substitute;
+pub mod supervectorize;
 pub mod verify;
 pub mod write;
 
@@ -32,6 +43,7 @@ pub use error::SlpError;
 pub use lower::lower;
 pub use predicate::{Pred, PredData, PredPool};
 pub use pssa::{Item, LoopData, LoopId, Mu, Pssa};
+pub use supervectorize::{supervectorize, supervectorize_with, SlpOptions, SlpReport};
 pub use verify::verify_pssa;
 pub use write::{pssa_to_string, write_pssa};
 

@@ -209,14 +209,20 @@ block3:
         let Some(pos) = p.items.iter().position(|i| matches!(i, Item::Loop(_))) else {
             panic!("a loop");
         };
-        let Item::Loop(l) = p.items[pos] else { unreachable!() };
+        let Item::Loop(l) = p.items[pos] else {
+            unreachable!()
+        };
         let inc = p.loops[l].items.iter().copied().find(|&i| {
             matches!(i, Item::Inst(x) if matches!(p.func.dfg.inst(x), InstData::Binary { .. }))
         });
         let inc = inc.expect("the add");
         p.loops[l].items.retain(|&i| i != inc);
         p.items.insert(pos, inc);
-        assert!(message(&p).contains("before it is defined"), "{}", message(&p));
+        assert!(
+            message(&p).contains("before it is defined"),
+            "{}",
+            message(&p)
+        );
     }
 
     #[test]
@@ -228,13 +234,17 @@ block3:
         assert!(message(&p).contains("appears twice"), "{}", message(&p));
         let mut p = pssa();
         p.items.retain(|i| !matches!(i, Item::Loop(_)));
-        assert!(message(&p).contains("before it is defined") || message(&p).contains("in no item list"));
+        assert!(
+            message(&p).contains("before it is defined") || message(&p).contains("in no item list")
+        );
     }
 
     #[test]
     fn a_predicate_on_a_non_boolean_is_found() {
         let mut p = pssa();
-        let Item::Inst(first) = p.items[0] else { panic!("an instruction first") };
+        let Item::Inst(first) = p.items[0] else {
+            panic!("an instruction first")
+        };
         let v = p.func.dfg.inst_result(first).expect("iconst");
         let bad = p.preds.lit(v, false);
         p.inst_pred[first] = bad;

@@ -1,15 +1,18 @@
 //! Hand-written code through Predicated SSA and back: the project's kernel corpus
 //! (`kernels/*.lir`) and the C corpus (`corpus/c/*.c`, imported with clang-19 at -O2 and
 //! at -O0). Every function with a body converts, verifies, lowers to a function that
-//! verifies, and computes what the original computes on inputs drawn for it.
+//! verifies, and computes what the original computes on inputs drawn for it; so does
+//! the function SLP-vectorized.
 
 use std::path::PathBuf;
 
-use lanes_interp::differential::{compare_runs, small_arguments};
+use lanes_interp::differential::{
+    compare_runs, compare_runs_checking, small_arguments, TraceCheck,
+};
 use lanes_interp::{Memory, WorkItemContext};
 use lanes_ir::verifier::verify_function;
 use lanes_ir::Module;
-use lanes_slp::{lower, pssa_to_string, to_pssa, verify_pssa};
+use lanes_slp::{lower, pssa_to_string, supervectorize, to_pssa, verify_pssa, SlpOptions};
 
 const FUEL: u64 = 5_000_000;
 
@@ -30,6 +33,14 @@ fn check_module(name: &str, module: &Module) -> (usize, usize) {
         }
         let mut t = module.clone();
         *t.function_mut(id).expect("defined") = lowered;
+        // And packed: whatever the packer finds must keep the meaning too.
+        let (packed, report) = supervectorize(f, &SlpOptions::default())
+            .unwrap_or_else(|e| panic!("{what}: packing: {e}"));
+        if let Err(e) = verify_function(module, &packed) {
+            panic!("{what}: packed: {e}");
+        }
+        let mut p = module.clone();
+        *p.function_mut(id).expect("defined") = packed;
         functions += 1;
         for seed in 0..6 {
             let alloc = |mem: &mut Memory| small_arguments(f, 1024, seed, mem);
@@ -37,6 +48,19 @@ fn check_module(name: &str, module: &Module) -> (usize, usize) {
             let what = format!("{what} seed {seed}\n{text}");
             if compare_runs(module, &t, id, &alloc, &item, FUEL, &what) {
                 compared += 1;
+            }
+            if report.packs > 0 {
+                let what = format!("{what} packed {report:?}");
+                compare_runs_checking(
+                    module,
+                    &p,
+                    id,
+                    &alloc,
+                    &item,
+                    FUEL,
+                    TraceCheck::Footprint,
+                    &what,
+                );
             }
         }
     }

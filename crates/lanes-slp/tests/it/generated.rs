@@ -3,7 +3,9 @@
 //! verifies and computes the original's result, memory and access sequence.
 
 use arbitrary::Unstructured;
-use lanes_interp::differential::{compare_runs, generated_arguments};
+use lanes_interp::differential::{
+    compare_runs, compare_runs_checking, generated_arguments, TraceCheck,
+};
 use lanes_interp::{Memory, WorkItemContext};
 use lanes_ir::generator::{generate, GenConfig, Generated};
 use lanes_ir::verifier::verify_function;
@@ -41,6 +43,7 @@ struct Counts {
     nested_loops: usize,
     gated_phis: usize,
     predicated: usize,
+    packs: usize,
 }
 
 /// Converts, verifies, prints and lowers program `seed`; compares two runs.
@@ -71,6 +74,13 @@ fn round_trip(seed: u64, cfg: &GenConfig, counts: &mut Counts) -> Result<(), Slp
     }
     let mut m = g.module.clone();
     *m.function_mut(g.func).expect("defined") = lowered;
+    let (packed, report) = lanes_slp::supervectorize(func, &lanes_slp::SlpOptions::default())?;
+    if let Err(e) = verify_function(&g.module, &packed) {
+        panic!("{what}: packed function: {e}");
+    }
+    counts.packs += report.packs;
+    let mut p = g.module.clone();
+    *p.function_mut(g.func).expect("defined") = packed;
     for round in 0..2u64 {
         let alloc = |mem: &mut Memory| generated_arguments(&g.params, seed * 7 + round, mem);
         let item = WorkItemContext::one_dim(0, round + seed % 4, 8, 1);
@@ -80,6 +90,19 @@ fn round_trip(seed: u64, cfg: &GenConfig, counts: &mut Counts) -> Result<(), Slp
         );
         if compare_runs(&g.module, &m, g.func, &alloc, &item, FUEL, &what) {
             counts.compared += 1;
+        }
+        if report.packs > 0 {
+            let what = format!("{what}\npacked: {report:?}");
+            compare_runs_checking(
+                &g.module,
+                &p,
+                g.func,
+                &alloc,
+                &item,
+                FUEL,
+                TraceCheck::Footprint,
+                &what,
+            );
         }
     }
     Ok(())

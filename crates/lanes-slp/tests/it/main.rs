@@ -3,4 +3,6 @@
 
 mod corpus;
 mod generated;
+mod generated_slp;
+mod packing;
 mod paper;

@@ -1,0 +1,523 @@
+//! Vector code from packs (SuperVectorization, PLDI'22 §3.4), in Predicated SSA.
+//!
+//! The list is first *scheduled*: a topological order of its dependence graph with every
+//! pack as one node, preferring the original order, so that each pack comes after
+//! everything its lanes depend on (code motion in Predicated SSA is reordering a list:
+//! an item moves with its predicate). Each pack then becomes one vector item:
+//!
+//! - a pack of isomorphic instructions the same instruction on vectors; lanes under
+//!   different predicates run under the strongest predicate all of them imply (their
+//!   common conjuncts), which is safe because such packs cannot trap;
+//! - adjacent loads and stores a vector load or store, *masked* by the lanes' own
+//!   predicates where those differ;
+//! - gated φs one vector gated φ when the lanes' gates agree, else a chain of selects
+//!   (blends) whose masks are the gates;
+//! - operands that are not packs vectors built from scalars, or splats;
+//! - a lane that scalar code still reads is extracted right after its vector.
+//!
+//! Predicates become values where a mask needs them: `and`, `or` and `not` of the
+//! conditions, computed where the conditions are available (a condition whose
+//! definition did not run reads a value that the rest of the predicate makes irrelevant).
+
+use std::collections::{HashMap, HashSet};
+
+use lanes_ir::{BinaryOp, CastOp, Inst, InstData, IntFlags, Intrinsic, Type, UnaryOp, Value};
+
+use crate::address::{Address, Term};
+
+use crate::dependence::ListDeps;
+use crate::packing::{schedule, Node, PackTree, Scheduled};
+use crate::predicate::{Pred, PredData};
+use crate::pssa::{Item, LoopId, Pssa};
+use crate::substitute::substitute;
+
+/// Replaces the packs of `trees` in the list of `l` by vector items.
+pub fn emit_packs(pssa: &mut Pssa, l: Option<LoopId>, trees: &[PackTree]) {
+    if trees.is_empty() {
+        return;
+    }
+    let deps = ListDeps::of(pssa, l);
+    let refs: Vec<&[Node]> = trees.iter().map(|t| &t.nodes[..]).collect();
+    let order = schedule(&deps, &refs).expect("the packer kept only schedulable packs");
+    let members: HashSet<Inst> = trees
+        .iter()
+        .flat_map(|t| t.nodes.iter().flat_map(|n| n.insts().iter().copied()))
+        .collect();
+    let read_outside = values_read_outside(pssa, &members, trees);
+    let mut e = Emitter {
+        pssa,
+        items: Vec::new(),
+        vectors: HashMap::new(),
+        subst: HashMap::new(),
+        zero: HashMap::new(),
+    };
+    for entry in order {
+        match entry {
+            Scheduled::Item(p) => e.items.push(deps.items[p]),
+            Scheduled::Pack { tree, node } => e.pack(&trees[tree].nodes, tree, node, &read_outside),
+        }
+    }
+    let Emitter { items, subst, .. } = e;
+    match l {
+        Some(l) => pssa.loops[l].items = items,
+        None => pssa.items = items,
+    }
+    substitute(pssa, &subst);
+}
+
+struct Emitter<'a> {
+    pssa: &'a mut Pssa,
+    items: Vec<Item>,
+    /// The vector of every emitted pack node, by (tree, node).
+    vectors: HashMap<(usize, usize), Value>,
+    /// Packed scalars still read elsewhere, and their extractions.
+    subst: HashMap<Value, Value>,
+    zero: HashMap<Type, Value>,
+}
+
+impl Emitter<'_> {
+    fn emit(&mut self, data: InstData, ty: Option<Type>, pred: Pred) -> Option<Value> {
+        let inst = self.pssa.func.dfg.make_inst(data, ty);
+        self.pssa.inst_pred[inst] = pred;
+        self.items.push(Item::Inst(inst));
+        self.pssa.func.dfg.inst_result(inst)
+    }
+
+    fn value(&mut self, data: InstData, ty: Type, pred: Pred) -> Value {
+        self.emit(data, Some(ty), pred)
+            .expect("made with a result type")
+    }
+
+    fn lane_index(&mut self, lane: usize) -> Value {
+        let t = self.pssa.preds.always();
+        self.value(InstData::Iconst { imm: lane as i64 }, Type::I32, t)
+    }
+
+    /// A zero vector of type `ty` (for masked loads' inactive lanes).
+    fn zero_vector(&mut self, ty: Type) -> Value {
+        if let Some(&v) = self.zero.get(&ty) {
+            return v;
+        }
+        let t = self.pssa.preds.always();
+        let scalar = Type::from(ty.elem());
+        let data = if scalar.is_float() {
+            InstData::Fconst { bits: 0 }
+        } else {
+            InstData::Iconst { imm: 0 }
+        };
+        let s = self.value(data, scalar, t);
+        let v = self.value(
+            InstData::Intrinsic {
+                id: Intrinsic::Broadcast,
+                args: vec![s],
+            },
+            ty,
+            t,
+        );
+        self.zero.insert(ty, v);
+        v
+    }
+
+    /// A vector whose lanes are `values`.
+    fn build(&mut self, values: &[Value], pred: Pred) -> Value {
+        let elem = self.pssa.func.dfg.value_type(values[0]).elem();
+        let ty = Type::vector(values.len() as u16, elem);
+        let mut v = self.value(
+            InstData::Intrinsic {
+                id: Intrinsic::Broadcast,
+                args: vec![values[0]],
+            },
+            ty,
+            pred,
+        );
+        for (lane, &x) in values.iter().enumerate().skip(1) {
+            if x == values[0] {
+                continue;
+            }
+            let idx = self.lane_index(lane);
+            v = self.value(
+                InstData::Intrinsic {
+                    id: Intrinsic::Insert,
+                    args: vec![v, x, idx],
+                },
+                ty,
+                pred,
+            );
+        }
+        v
+    }
+
+    /// Predicate `p` as an `i1` value.
+    fn materialize(&mut self, p: Pred) -> Value {
+        let t = self.pssa.preds.always();
+        match self.pssa.preds.data(p).clone() {
+            PredData::True => self.value(InstData::Iconst { imm: 1 }, Type::I1, t),
+            PredData::False => self.value(InstData::Iconst { imm: 0 }, Type::I1, t),
+            PredData::Lit { cond, negated } => {
+                if negated {
+                    self.value(
+                        InstData::Unary {
+                            op: UnaryOp::Not,
+                            arg: cond,
+                        },
+                        Type::I1,
+                        t,
+                    )
+                } else {
+                    cond
+                }
+            }
+            PredData::And(ps) | PredData::Or(ps) => {
+                let op = if matches!(self.pssa.preds.data(p), PredData::And(_)) {
+                    BinaryOp::And
+                } else {
+                    BinaryOp::Or
+                };
+                let mut acc = self.materialize(ps[0]);
+                for &q in &ps[1..] {
+                    let x = self.materialize(q);
+                    acc = self.value(
+                        InstData::Binary {
+                            op,
+                            args: [acc, x],
+                            flags: lanes_ir::IntFlags::NONE,
+                        },
+                        Type::I1,
+                        t,
+                    );
+                }
+                acc
+            }
+        }
+    }
+
+    /// The mask whose lane `i` is `preds[i]`.
+    fn mask(&mut self, preds: &[Pred], pred: Pred) -> Value {
+        let bits: Vec<Value> = preds.iter().map(|&p| self.materialize(p)).collect();
+        self.build(&bits, pred)
+    }
+
+    /// The address `addr` computed afresh under `pred`: a masked access runs where any
+    /// lane's predicate holds, and the pointer of one lane may have been computed only
+    /// under that lane's. Everything the address reads is read by every lane's address,
+    /// so it has run whenever some lane is active.
+    fn address(&mut self, addr: &Address, pred: Pred) -> Value {
+        let mut sum: Option<Value> = None;
+        let konst = |e: &mut Self, c: i64| e.value(InstData::Iconst { imm: c }, Type::I64, pred);
+        for &(term, coeff) in &addr.terms {
+            let v = match term {
+                Term::Value(v) => v,
+                Term::Sext(x) | Term::Zext(x) => {
+                    let op = if matches!(term, Term::Sext(_)) {
+                        CastOp::Sext
+                    } else {
+                        CastOp::Zext
+                    };
+                    self.value(
+                        InstData::Cast {
+                            op,
+                            arg: x,
+                            flags: IntFlags::NONE,
+                        },
+                        Type::I64,
+                        pred,
+                    )
+                }
+            };
+            let c = konst(self, coeff);
+            let scaled = self.binary(BinaryOp::Mul, v, c, Type::I64, pred);
+            sum = Some(match sum {
+                Some(acc) => self.binary(BinaryOp::Add, acc, scaled, Type::I64, pred),
+                None => scaled,
+            });
+        }
+        let k = konst(self, addr.offset);
+        let offset = match sum {
+            Some(acc) => self.binary(BinaryOp::Add, acc, k, Type::I64, pred),
+            None => k,
+        };
+        let ty = self.pssa.func.dfg.value_type(addr.base);
+        self.value(
+            InstData::PtrAdd {
+                args: [addr.base, offset],
+                flags: IntFlags::NONE,
+            },
+            ty,
+            pred,
+        )
+    }
+
+    fn binary(&mut self, op: BinaryOp, a: Value, b: Value, ty: Type, pred: Pred) -> Value {
+        self.value(
+            InstData::Binary {
+                op,
+                args: [a, b],
+                flags: IntFlags::NONE,
+            },
+            ty,
+            pred,
+        )
+    }
+
+    /// The strongest predicate every one of `preds` implies: their common conjuncts.
+    fn common(&mut self, preds: &[Pred]) -> Pred {
+        let mut common = self.pssa.preds.conjuncts(preds[0]);
+        for &p in &preds[1..] {
+            let c = self.pssa.preds.conjuncts(p);
+            common.retain(|t| c.contains(t));
+        }
+        self.pssa.preds.and(&common)
+    }
+
+    /// The vector of operand node `k` of tree `tree`.
+    fn operand(&mut self, nodes: &[Node], tree: usize, k: usize, pred: Pred) -> Value {
+        match &nodes[k] {
+            Node::Splat(v) => {
+                let ty = Type::vector(
+                    lanes_of(nodes, k) as u16,
+                    self.pssa.func.dfg.value_type(*v).elem(),
+                );
+                self.value(
+                    InstData::Intrinsic {
+                        id: Intrinsic::Broadcast,
+                        args: vec![*v],
+                    },
+                    ty,
+                    pred,
+                )
+            }
+            Node::Build(values) => self.build(values, pred),
+            _ => self.vectors[&(tree, k)],
+        }
+    }
+
+    fn pack(&mut self, nodes: &[Node], tree: usize, k: usize, read_outside: &HashSet<Value>) {
+        let insts = nodes[k].insts().to_vec();
+        let preds: Vec<Pred> = insts.iter().map(|&i| self.pssa.inst_pred[i]).collect();
+        let same = preds.iter().all(|&p| p == preds[0]);
+        let pred = if same { preds[0] } else { self.common(&preds) };
+        let lanes = insts.len() as u16;
+        let f = &self.pssa.func;
+        let result_ty = f
+            .dfg
+            .inst_result(insts[0])
+            .map(|v| Type::vector(lanes, f.dfg.value_type(v).elem()));
+        let vector = match &nodes[k] {
+            Node::Pack { operands, .. } => {
+                let ops: Vec<Value> = operands
+                    .iter()
+                    .map(|&o| self.operand(nodes, tree, o, pred))
+                    .collect();
+                let mut data = self.pssa.func.dfg.inst(insts[0]).clone();
+                let mut next = ops.into_iter();
+                data.for_each_arg_mut(|v| *v = next.next().expect("one vector per operand"));
+                let fm = self.pssa.func.dfg.fast_math(insts[0]);
+                let v = self.value(data, result_ty.expect("packed values have results"), pred);
+                let inst = self.pssa.func.dfg.def_inst(v).expect("just made");
+                self.pssa.func.dfg.set_fast_math(inst, fm);
+                Some(v)
+            }
+            Node::Load { first, perm, .. } => {
+                let InstData::Load { ptr, align, access } = *self.pssa.func.dfg.inst(insts[*first])
+                else {
+                    unreachable!("a load node holds loads")
+                };
+                let ty = result_ty.expect("a load has a result");
+                let align = if align == 0 { ty.elem().bytes() } else { align };
+                let loaded = if same {
+                    self.value(InstData::Load { ptr, align, access }, ty, pred)
+                } else {
+                    // The mask is in memory order.
+                    let mut in_memory = preds.clone();
+                    for (lane, &e) in perm.iter().enumerate() {
+                        in_memory[e as usize] = preds[lane];
+                    }
+                    let mask = self.mask(&in_memory, pred);
+                    let passthru = self.zero_vector(ty);
+                    let ptr = self.address(&Address::of(&self.pssa.func, ptr), pred);
+                    self.value(
+                        InstData::MaskedLoad {
+                            ptr,
+                            mask,
+                            passthru,
+                            align,
+                        },
+                        ty,
+                        pred,
+                    )
+                };
+                Some(if perm.iter().enumerate().all(|(i, &e)| e as usize == i) {
+                    loaded
+                } else {
+                    self.value(
+                        InstData::Shuffle {
+                            args: [loaded, loaded],
+                            mask: perm.clone(),
+                        },
+                        ty,
+                        pred,
+                    )
+                })
+            }
+            Node::Store { value, .. } => {
+                let InstData::Store {
+                    ptr, align, access, ..
+                } = *self.pssa.func.dfg.inst(insts[0])
+                else {
+                    unreachable!("a store node holds stores")
+                };
+                let v = self.operand(nodes, tree, *value, pred);
+                let elem = self.pssa.func.dfg.value_type(v).elem();
+                let align = if align == 0 { elem.bytes() } else { align };
+                if same {
+                    self.emit(
+                        InstData::Store {
+                            value: v,
+                            ptr,
+                            align,
+                            access,
+                        },
+                        None,
+                        pred,
+                    );
+                } else {
+                    let mask = self.mask(&preds, pred);
+                    let ptr = self.address(&Address::of(&self.pssa.func, ptr), pred);
+                    self.emit(
+                        InstData::MaskedStore {
+                            value: v,
+                            ptr,
+                            mask,
+                            align,
+                        },
+                        None,
+                        pred,
+                    );
+                }
+                None
+            }
+            Node::Phi { incoming, .. } => {
+                let ty = result_ty.expect("a φ has a result");
+                let ins: Vec<Value> = incoming
+                    .iter()
+                    .map(|&o| self.operand(nodes, tree, o, pred))
+                    .collect();
+                let gates: Vec<Vec<Pred>> = insts
+                    .iter()
+                    .map(|i| self.pssa.gates[i].iter().map(|g| g.0).collect())
+                    .collect();
+                if gates.iter().all(|g| *g == gates[0]) {
+                    let v = self.value(
+                        InstData::Phi {
+                            incoming: Vec::new(),
+                        },
+                        ty,
+                        pred,
+                    );
+                    let inst = self.pssa.func.dfg.def_inst(v).expect("just made");
+                    let g: Vec<(Pred, Value)> = gates[0].iter().copied().zip(ins).collect();
+                    self.pssa.gates.insert(inst, g);
+                    Some(v)
+                } else {
+                    let mut acc = ins[0];
+                    for (j, &x) in ins.iter().enumerate().skip(1) {
+                        let lane_gates: Vec<Pred> = gates.iter().map(|g| g[j]).collect();
+                        let mask = self.mask(&lane_gates, pred);
+                        acc = self.value(
+                            InstData::Select {
+                                args: [mask, x, acc],
+                            },
+                            ty,
+                            pred,
+                        );
+                    }
+                    Some(acc)
+                }
+            }
+            Node::Splat(_) | Node::Build(_) => unreachable!("leaves are not scheduled"),
+        };
+        let Some(vector) = vector else { return };
+        self.vectors.insert((tree, k), vector);
+        for (lane, &i) in insts.iter().enumerate() {
+            let scalar = self
+                .pssa
+                .func
+                .dfg
+                .inst_result(i)
+                .expect("packed values have results");
+            if read_outside.contains(&scalar) {
+                let idx = self.lane_index(lane);
+                let ty = self.pssa.func.dfg.value_type(scalar);
+                let x = self.value(
+                    InstData::Intrinsic {
+                        id: Intrinsic::Extract,
+                        args: vec![vector, idx],
+                    },
+                    ty,
+                    pred,
+                );
+                self.subst.insert(scalar, x);
+            }
+        }
+    }
+}
+
+/// The lanes of the pack that reads node `k` (a leaf has none of its own).
+fn lanes_of(nodes: &[Node], k: usize) -> usize {
+    nodes
+        .iter()
+        .find(|n| match n {
+            Node::Pack { operands, .. } => operands.contains(&k),
+            Node::Phi { incoming, .. } => incoming.contains(&k),
+            Node::Store { value, .. } => *value == k,
+            _ => false,
+        })
+        .map_or(1, |n| n.insts().len())
+}
+
+/// The results of `members` read by anything but members: items of any list, μ-nodes,
+/// predicates, gates, and the scalar leaves of packs (which are built from scalars).
+fn values_read_outside(pssa: &Pssa, members: &HashSet<Inst>, trees: &[PackTree]) -> HashSet<Value> {
+    let f = &pssa.func;
+    let results: HashSet<Value> = members
+        .iter()
+        .filter_map(|&i| f.dfg.inst_result(i))
+        .collect();
+    let mut out = HashSet::new();
+    let mut note = |v: Value| {
+        if results.contains(&v) {
+            out.insert(v);
+        }
+    };
+    for (_, item) in pssa.walk() {
+        match item {
+            Item::Inst(i) => {
+                pssa.for_each_cond(i, &mut note);
+                if !members.contains(&i) {
+                    pssa.for_each_operand(i, &mut note);
+                }
+            }
+            Item::Loop(l) => {
+                let data = &pssa.loops[l];
+                for m in &data.mus {
+                    note(m.init);
+                    note(m.rec);
+                }
+                pssa.preds.for_each_cond(data.cont, &mut note);
+                pssa.preds.for_each_cond(data.pred, &mut note);
+            }
+        }
+    }
+    // A pack reads another pack's lanes as a vector, except through a leaf built from
+    // scalars (a permutation, a mix with other values, a splat).
+    for t in trees {
+        for n in &t.nodes {
+            match n {
+                Node::Build(values) => values.iter().for_each(|&v| note(v)),
+                Node::Splat(v) => note(*v),
+                _ => {}
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,169 @@
+//! The cost model of packing (SuperVectorization, PLDI'22 §4.3): a tree is kept when
+//! `c_scalar − c_vector − c_shuffle > 0`, where `c_scalar` counts the scalar instructions
+//! the packs replace, `c_vector` the vector instructions that replace them (more than one
+//! where the vector is wider than a register, more for masked memory and blends), and
+//! `c_shuffle` the data movement: vectors built from scalars, splats, and extractions of
+//! lanes that scalar code still reads.
+//!
+//! [`CostModel`] is the interface; [`RegisterCost`] counts instructions with a register
+//! width, which is what the paper's model reduces to when every instruction costs one.
+
+use std::collections::HashSet;
+
+use lanes_ir::{InstData, Type, Value};
+
+use crate::packing::Node;
+use crate::pssa::{Item, Pssa};
+
+/// Estimates what packing saves.
+pub trait CostModel {
+    /// The most lanes of element type `ty` worth packing.
+    fn max_lanes(&self, ty: Type) -> usize;
+    /// Scalar cost minus vector cost of the tree `nodes` in `pssa`.
+    fn saving(&self, pssa: &Pssa, nodes: &[Node]) -> i64;
+}
+
+/// Every instruction costs one; a vector costs one per register it fills.
+#[derive(Copy, Clone, Debug)]
+pub struct RegisterCost {
+    /// Bits of a vector register (128 for SSE, 256 for AVX2, 512 for AVX-512).
+    pub register_bits: u32,
+}
+
+impl RegisterCost {
+    fn vector_ops(&self, pssa: &Pssa, lanes: usize, v: Value) -> i64 {
+        let bits = pssa.func.dfg.value_type(v).elem().bits().max(8);
+        let total = lanes as u64 * u64::from(bits);
+        total.div_ceil(u64::from(self.register_bits)).max(1) as i64
+    }
+}
+
+impl CostModel for RegisterCost {
+    fn max_lanes(&self, ty: Type) -> usize {
+        (self.register_bits / ty.elem().bits().max(8)).max(2) as usize
+    }
+
+    fn saving(&self, pssa: &Pssa, nodes: &[Node]) -> i64 {
+        let f = &pssa.func;
+        let members: HashSet<_> = nodes
+            .iter()
+            .flat_map(|n| n.insts().iter().copied())
+            .collect();
+        let mut saving = 0i64;
+        for node in nodes {
+            match node {
+                Node::Pack { insts, .. } | Node::Load { insts, .. } | Node::Phi { insts, .. } => {
+                    let v = f
+                        .dfg
+                        .inst_result(insts[0])
+                        .expect("packed values have results");
+                    let mut cost = self.vector_ops(pssa, insts.len(), v);
+                    let preds_differ = insts
+                        .iter()
+                        .any(|&i| pssa.inst_pred[i] != pssa.inst_pred[insts[0]]);
+                    match node {
+                        Node::Load { perm, .. } => {
+                            if preds_differ {
+                                cost += 2;
+                            }
+                            if perm.iter().enumerate().any(|(i, &e)| e as usize != i) {
+                                cost += 1;
+                            }
+                        }
+                        Node::Phi { incoming, .. } => {
+                            let gates_differ = insts.iter().any(|i| {
+                                pssa.gates[i]
+                                    .iter()
+                                    .map(|g| g.0)
+                                    .ne(pssa.gates[&insts[0]].iter().map(|g| g.0))
+                            });
+                            if gates_differ {
+                                cost += 2 * incoming.len() as i64;
+                            }
+                        }
+                        _ => {}
+                    }
+                    saving += insts.len() as i64 - cost;
+                }
+                Node::Store { insts, .. } => {
+                    let InstData::Store { value, .. } = *f.dfg.inst(insts[0]) else {
+                        unreachable!("a store node holds stores")
+                    };
+                    let mut cost = self.vector_ops(pssa, insts.len(), value);
+                    if insts
+                        .iter()
+                        .any(|&i| pssa.inst_pred[i] != pssa.inst_pred[insts[0]])
+                    {
+                        cost += 2;
+                    }
+                    saving += insts.len() as i64 - cost;
+                }
+                Node::Splat(_) => saving -= 1,
+                Node::Build(values) => {
+                    let constants = values.iter().all(|&v| {
+                        matches!(
+                            f.dfg.def_inst(v).map(|i| f.dfg.inst(i)),
+                            Some(InstData::Iconst { .. } | InstData::Fconst { .. })
+                        )
+                    });
+                    if !constants {
+                        saving -= values.len() as i64;
+                    }
+                }
+            }
+        }
+        // Lanes still read as scalars are extracted.
+        let results: HashSet<Value> = members
+            .iter()
+            .filter_map(|&i| f.dfg.inst_result(i))
+            .collect();
+        let mut extracted: HashSet<Value> = HashSet::new();
+        for (_, item) in pssa.walk() {
+            let Item::Inst(i) = item else { continue };
+            if members.contains(&i) {
+                continue;
+            }
+            pssa.for_each_operand(i, |v| {
+                if results.contains(&v) {
+                    extracted.insert(v);
+                }
+            });
+            pssa.for_each_cond(i, |v| {
+                if results.contains(&v) {
+                    extracted.insert(v);
+                }
+            });
+        }
+        for l in pssa.loops.values() {
+            for m in &l.mus {
+                for v in [m.init, m.rec] {
+                    if results.contains(&v) {
+                        extracted.insert(v);
+                    }
+                }
+            }
+            pssa.preds.for_each_cond(l.cont, &mut |v| {
+                if results.contains(&v) {
+                    extracted.insert(v);
+                }
+            });
+            pssa.preds.for_each_cond(l.pred, &mut |v| {
+                if results.contains(&v) {
+                    extracted.insert(v);
+                }
+            });
+        }
+        // A member read by another member of the tree is not a use from outside, unless
+        // it is a leaf built from scalars.
+        for node in nodes {
+            if let Node::Build(values) = node {
+                for v in values {
+                    if results.contains(v) {
+                        extracted.insert(*v);
+                    }
+                }
+            }
+        }
+        saving - extracted.len() as i64
+    }
+}

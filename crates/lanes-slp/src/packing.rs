@@ -1,0 +1,558 @@
+//! Choosing vector packs (SuperVectorization, PLDI'22 §3.2): bottom-up SLP over one
+//! item list of Predicated SSA.
+//!
+//! Seeds are runs of stores to adjacent addresses. From each seed the packer follows the
+//! use-def chains, packing the operands of a pack when they are isomorphic instructions
+//! of the same list (same operation, types and immediates, one per lane, commutative
+//! operands swapped to match), adjacent loads, or gated φs, and stopping at anything
+//! else, which becomes a vector built from scalars (or a splat of one value). Because
+//! items carry their predicates, lanes may sit under different control predicates — in
+//! the paper's words, packs span basic blocks: pure operations are then executed under
+//! the predicates' common part (speculated), loads and stores become masked, gated φs
+//! blends; only operations that can trap need equal predicates.
+//!
+//! A tree is kept when it is legal — no lane of a pack depends on another, and the list
+//! stays schedulable with every kept pack as one node (§3.4) — and when the cost model
+//! says it pays (§4.3): the scalar instructions it replaces outweigh the vector ones,
+//! the vectors built from scalars and the extractions of lanes still used as scalars.
+
+use std::collections::{HashMap, HashSet};
+
+use lanes_ir::{BinaryOp, Inst, InstData, IntCC, Type, Value};
+
+use crate::address::Address;
+use crate::cost::CostModel;
+use crate::dependence::{ListDeps, MemEffect};
+use crate::pssa::{Item, LoopId, Pssa};
+
+/// A node of a pack tree.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node {
+    /// Isomorphic instructions, one per lane, with one operand node per operand.
+    Pack {
+        insts: Vec<Inst>,
+        operands: Vec<usize>,
+    },
+    /// Loads of adjacent addresses: lane `i` reads element `perm[i]` of the vector at
+    /// the lowest address (lane `first`'s); `perm` is the identity unless lanes are
+    /// permuted, which a shuffle then undoes.
+    Load {
+        insts: Vec<Inst>,
+        first: usize,
+        perm: Vec<u32>,
+    },
+    /// Stores to adjacent addresses of the values of node `value`.
+    Store { insts: Vec<Inst>, value: usize },
+    /// Gated φs with as many incoming values each, position by position.
+    Phi {
+        insts: Vec<Inst>,
+        incoming: Vec<usize>,
+    },
+    /// One value in every lane.
+    Splat(Value),
+    /// Scalars put into a vector one by one.
+    Build(Vec<Value>),
+}
+
+impl Node {
+    /// The instructions this node replaces.
+    pub fn insts(&self) -> &[Inst] {
+        match self {
+            Node::Pack { insts, .. }
+            | Node::Load { insts, .. }
+            | Node::Store { insts, .. }
+            | Node::Phi { insts, .. } => insts,
+            Node::Splat(_) | Node::Build(_) => &[],
+        }
+    }
+}
+
+/// Packs grown from one seed; node 0 is the root (the seed).
+#[derive(Clone, Debug)]
+pub struct PackTree {
+    pub nodes: Vec<Node>,
+    /// Scalar cost minus vector cost, as the cost model estimated it.
+    pub saving: i64,
+}
+
+/// Why a candidate tree was not kept, for remarks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    /// The packs would have to run in an order the list's dependences forbid.
+    Dependence,
+    /// The cost model found no saving (`saving` ≤ 0).
+    NotProfitable { saving: i64 },
+}
+
+/// The outcome of packing one list.
+#[derive(Clone, Debug, Default)]
+pub struct ListPacking {
+    pub trees: Vec<PackTree>,
+    /// Seeds tried and not kept: the first store of the seed, and why.
+    pub rejected: Vec<(Inst, Rejection)>,
+}
+
+/// Finds the packs of the list of `l` (`None`: the function's).
+pub fn pack_list(pssa: &Pssa, l: Option<LoopId>, cost: &dyn CostModel) -> ListPacking {
+    let deps = ListDeps::of(pssa, l);
+    let reach = deps.reachability();
+    let mut out = ListPacking::default();
+    let mut packed: HashSet<Inst> = HashSet::new();
+    for seed in store_seeds(pssa, &deps, cost) {
+        if seed.iter().any(|i| packed.contains(i)) {
+            continue;
+        }
+        let mut grower = Grower {
+            pssa,
+            deps: &deps,
+            reach: &reach,
+            taken: &packed,
+            nodes: Vec::new(),
+            in_tree: HashSet::new(),
+        };
+        if grower.store_tree(&seed).is_none() {
+            // A lane's store depends on another's (through memory or values).
+            out.rejected.push((seed[0], Rejection::Dependence));
+            continue;
+        }
+        let nodes = grower.nodes;
+        let saving = cost.saving(pssa, &nodes);
+        if saving <= 0 {
+            out.rejected
+                .push((seed[0], Rejection::NotProfitable { saving }));
+            continue;
+        }
+        let mut trial: Vec<&[Node]> = out.trees.iter().map(|t| &t.nodes[..]).collect();
+        trial.push(&nodes);
+        if schedule(&deps, &trial).is_none() {
+            out.rejected.push((seed[0], Rejection::Dependence));
+            continue;
+        }
+        packed.extend(nodes.iter().flat_map(|n| n.insts().iter().copied()));
+        out.trees.push(PackTree { nodes, saving });
+    }
+    out
+}
+
+/// Stores of one type to one symbolic address: (address, type, (offset, store)s).
+type StoreGroup = (Address, Type, Vec<(i64, Inst)>);
+
+/// Runs of stores to adjacent addresses, cut into chunks of as many lanes as a vector
+/// register holds (a power of two, at least 2), longest first.
+fn store_seeds(pssa: &Pssa, deps: &ListDeps, cost: &dyn CostModel) -> Vec<Vec<Inst>> {
+    let func = &pssa.func;
+    // Group by symbolic address and stored type.
+    let mut groups: Vec<StoreGroup> = Vec::new();
+    for (pos, &item) in deps.items.iter().enumerate() {
+        let Item::Inst(inst) = item else { continue };
+        let MemEffect::Access {
+            addr, write: true, ..
+        } = &deps.effects[pos]
+        else {
+            continue;
+        };
+        let InstData::Store { value, .. } = *func.dfg.inst(inst) else {
+            continue;
+        };
+        let ty = func.dfg.value_type(value);
+        if ty.is_vector() || ty.is_bool() {
+            continue;
+        }
+        match groups
+            .iter_mut()
+            .find(|g| g.1 == ty && g.0.same_symbolic(addr))
+        {
+            Some(g) => g.2.push((addr.offset, inst)),
+            None => groups.push((addr.clone(), ty, vec![(addr.offset, inst)])),
+        }
+    }
+    let mut seeds = Vec::new();
+    for (_, ty, mut stores) in groups {
+        let size = i64::from(ty.bytes());
+        stores.sort_by_key(|s| s.0);
+        stores.dedup_by_key(|s| s.0);
+        let max = cost.max_lanes(ty);
+        let mut run: Vec<Inst> = Vec::new();
+        let mut last: Option<i64> = None;
+        let flush = |run: &mut Vec<Inst>, seeds: &mut Vec<Vec<Inst>>| {
+            let mut rest = &run[..];
+            while rest.len() >= 2 {
+                let lanes = (rest.len().min(max)).next_power_of_two();
+                let lanes = if lanes > rest.len() { lanes / 2 } else { lanes };
+                seeds.push(rest[..lanes].to_vec());
+                rest = &rest[lanes..];
+            }
+            run.clear();
+        };
+        for (off, inst) in stores {
+            if last.is_some_and(|l| off != l + size) {
+                flush(&mut run, &mut seeds);
+            }
+            run.push(inst);
+            last = Some(off);
+        }
+        flush(&mut run, &mut seeds);
+    }
+    seeds.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    seeds
+}
+
+struct Grower<'a> {
+    pssa: &'a Pssa,
+    deps: &'a ListDeps,
+    reach: &'a [Vec<u64>],
+    /// Instructions in kept trees.
+    taken: &'a HashSet<Inst>,
+    nodes: Vec<Node>,
+    in_tree: HashSet<Inst>,
+}
+
+/// The deepest a tree grows.
+const MAX_DEPTH: u32 = 16;
+
+impl Grower<'_> {
+    fn push(&mut self, n: Node) -> usize {
+        self.in_tree.extend(n.insts().iter().copied());
+        self.nodes.push(n);
+        self.nodes.len() - 1
+    }
+
+    fn store_tree(&mut self, stores: &[Inst]) -> Option<usize> {
+        if !self.independent(stores) {
+            return None;
+        }
+        let values: Vec<Value> = stores
+            .iter()
+            .map(|&s| match *self.pssa.func.dfg.inst(s) {
+                InstData::Store { value, .. } => value,
+                _ => unreachable!("seeds are stores"),
+            })
+            .collect();
+        let root = self.push(Node::Store {
+            insts: stores.to_vec(),
+            value: usize::MAX,
+        });
+        let value = self.grow(&values, 0);
+        if let Node::Store { value: v, .. } = &mut self.nodes[root] {
+            *v = value;
+        }
+        Some(root)
+    }
+
+    /// The position in the list of the item defining `v`, if an instruction of it.
+    fn inst_of(&self, v: Value) -> Option<(usize, Inst)> {
+        let &pos = self.deps.def_pos.get(&v)?;
+        match self.deps.items[pos] {
+            Item::Inst(i) if self.pssa.func.dfg.inst_result(i) == Some(v) => Some((pos, i)),
+            _ => None,
+        }
+    }
+
+    /// Are the instructions pairwise independent (no lane reaches another)?
+    fn independent(&self, insts: &[Inst]) -> bool {
+        let pos: Vec<usize> = insts
+            .iter()
+            .filter_map(|&i| self.deps.items.iter().position(|&it| it == Item::Inst(i)))
+            .collect();
+        pos.len() == insts.len()
+            && pos.iter().all(|&b| {
+                pos.iter()
+                    .all(|&a| a == b || self.reach[b][a / 64] & (1 << (a % 64)) == 0)
+            })
+    }
+
+    /// The node producing `values`, one per lane.
+    fn grow(&mut self, values: &[Value], depth: u32) -> usize {
+        if values.iter().all(|&v| v == values[0]) {
+            return self.push(Node::Splat(values[0]));
+        }
+        let insts: Option<Vec<Inst>> = values
+            .iter()
+            .map(|&v| self.inst_of(v).map(|(_, i)| i))
+            .collect();
+        let build = |g: &mut Self| g.push(Node::Build(values.to_vec()));
+        let Some(insts) = insts else {
+            return build(self);
+        };
+        // The same lanes packed already in this tree: one vector serves both reads.
+        if let Some(k) = self
+            .nodes
+            .iter()
+            .position(|n| !n.insts().is_empty() && n.insts() == &insts[..])
+        {
+            return k;
+        }
+        let mut distinct = insts.clone();
+        distinct.sort();
+        distinct.dedup();
+        if depth >= MAX_DEPTH
+            || distinct.len() != insts.len()
+            || insts
+                .iter()
+                .any(|i| self.taken.contains(i) || self.in_tree.contains(i))
+            || !self.independent(&insts)
+        {
+            return build(self);
+        }
+        let func = &self.pssa.func;
+        let d0 = func.dfg.inst(insts[0]);
+        // Gated φs: incoming position by position.
+        if self.pssa.gates.contains_key(&insts[0]) {
+            let n = self.pssa.gates[&insts[0]].len();
+            if insts
+                .iter()
+                .any(|i| self.pssa.gates.get(i).is_none_or(|g| g.len() != n))
+            {
+                return build(self);
+            }
+            let me = self.push(Node::Phi {
+                insts: insts.clone(),
+                incoming: Vec::new(),
+            });
+            let mut incoming = Vec::with_capacity(n);
+            for j in 0..n {
+                let lane_values: Vec<Value> =
+                    insts.iter().map(|i| self.pssa.gates[i][j].1).collect();
+                incoming.push(self.grow(&lane_values, depth + 1));
+            }
+            if let Node::Phi { incoming: inc, .. } = &mut self.nodes[me] {
+                *inc = incoming;
+            }
+            return me;
+        }
+        if let InstData::Load { .. } = d0 {
+            return match self.adjacent_loads(&insts) {
+                Some((first, perm)) => self.push(Node::Load { insts, first, perm }),
+                None => build(self),
+            };
+        }
+        if !vectorizable(d0) || !insts.iter().all(|&i| self.isomorphic(insts[0], i)) {
+            return build(self);
+        }
+        if d0_can_trap(d0) {
+            let p = self.pssa.inst_pred[insts[0]];
+            if insts.iter().any(|&i| self.pssa.inst_pred[i] != p) {
+                return build(self);
+            }
+        }
+        // Operands, lane by lane; commutative operands matched to lane 0's.
+        let mut lanes: Vec<Vec<Value>> = insts.iter().map(|&i| func.dfg.inst(i).args()).collect();
+        if commutative(d0) {
+            // Matched by operation, and loads by the object they read.
+            let key = |g: &Self, v: Value| {
+                g.inst_of(v).map(|(_, i)| match *func.dfg.inst(i) {
+                    InstData::Load { ptr, .. } => {
+                        let a = Address::of(func, ptr);
+                        (func.dfg.inst(i).opcode_name(), Some((a.base, a.terms)))
+                    }
+                    ref d => (d.opcode_name(), None),
+                })
+            };
+            let first = key(self, lanes[0][0]);
+            for lane in lanes.iter_mut().skip(1) {
+                if key(self, lane[0]) != first && key(self, lane[1]) == first {
+                    lane.swap(0, 1);
+                }
+            }
+        }
+        let me = self.push(Node::Pack {
+            insts: insts.clone(),
+            operands: Vec::new(),
+        });
+        let arity = lanes[0].len();
+        let mut operands = Vec::with_capacity(arity);
+        for j in 0..arity {
+            let col: Vec<Value> = lanes.iter().map(|l| l[j]).collect();
+            operands.push(self.grow(&col, depth + 1));
+        }
+        if let Node::Pack { operands: ops, .. } = &mut self.nodes[me] {
+            *ops = operands;
+        }
+        me
+    }
+
+    /// Do lanes `b` and `a` compute the same operation on (possibly) different operands?
+    fn isomorphic(&self, a: Inst, b: Inst) -> bool {
+        let f = &self.pssa.func;
+        let strip = |i: Inst| {
+            let mut d = f.dfg.inst(i).clone();
+            d.for_each_arg_mut(|v| *v = Value::from_u32(0));
+            d
+        };
+        let ty = |i: Inst| f.dfg.inst_result(i).map(|v| f.dfg.value_type(v));
+        let arg_tys = |i: Inst| {
+            f.dfg
+                .inst(i)
+                .args()
+                .iter()
+                .map(|&v| f.dfg.value_type(v))
+                .collect::<Vec<_>>()
+        };
+        strip(a) == strip(b)
+            && ty(a) == ty(b)
+            && arg_tys(a) == arg_tys(b)
+            && f.dfg.fast_math(a) == f.dfg.fast_math(b)
+            && !self.pssa.gates.contains_key(&b)
+    }
+
+    /// Are these plain scalar loads of the elements of one vector, in some order? The
+    /// lane with the lowest address and each lane's element, if so.
+    fn adjacent_loads(&self, insts: &[Inst]) -> Option<(usize, Vec<u32>)> {
+        let f = &self.pssa.func;
+        let mut addrs: Vec<Address> = Vec::with_capacity(insts.len());
+        let mut ty0: Option<Type> = None;
+        for &i in insts {
+            let InstData::Load { ptr, access, .. } = *f.dfg.inst(i) else {
+                return None;
+            };
+            let ty = f
+                .dfg
+                .value_type(f.dfg.inst_result(i).expect("a load has a result"));
+            if !access.is_plain() || ty.is_vector() || ty.is_bool() || ty0.is_some_and(|t| t != ty)
+            {
+                return None;
+            }
+            ty0 = Some(ty);
+            addrs.push(Address::of(f, ptr));
+        }
+        let size = i64::from(ty0?.bytes());
+        let first = (0..insts.len()).min_by_key(|&k| addrs[k].offset)?;
+        let mut perm = Vec::with_capacity(insts.len());
+        let mut seen = vec![false; insts.len()];
+        for a in &addrs {
+            let delta = a.offset - addrs[first].offset;
+            let e = delta / size;
+            if !a.same_symbolic(&addrs[first])
+                || delta % size != 0
+                || e >= insts.len() as i64
+                || seen[e as usize]
+            {
+                return None;
+            }
+            seen[e as usize] = true;
+            perm.push(e as u32);
+        }
+        Some((first, perm))
+    }
+}
+
+/// Can a pack of this operation become one vector instruction of the same kind?
+fn vectorizable(d: &InstData) -> bool {
+    use lanes_ir::IntrinsicClass;
+    match d {
+        InstData::Binary { .. }
+        | InstData::Unary { .. }
+        | InstData::Icmp { .. }
+        | InstData::Fcmp { .. }
+        | InstData::Select { .. } => true,
+        InstData::Cast { op, .. } => !matches!(
+            op,
+            lanes_ir::CastOp::PtrToInt
+                | lanes_ir::CastOp::IntToPtr
+                | lanes_ir::CastOp::AddrSpaceCast
+        ),
+        InstData::Intrinsic { id, .. } => matches!(
+            id.class(),
+            IntrinsicClass::FloatMath(_) | IntrinsicClass::IntMath(_)
+        ),
+        _ => false,
+    }
+}
+
+fn d0_can_trap(d: &InstData) -> bool {
+    matches!(d, InstData::Binary { op, .. } if op.can_trap())
+}
+
+/// May the two operands of this operation be swapped?
+fn commutative(d: &InstData) -> bool {
+    match d {
+        InstData::Binary { op, .. } => matches!(
+            op,
+            BinaryOp::Add
+                | BinaryOp::Mul
+                | BinaryOp::And
+                | BinaryOp::Or
+                | BinaryOp::Xor
+                | BinaryOp::SMin
+                | BinaryOp::SMax
+                | BinaryOp::UMin
+                | BinaryOp::UMax
+                | BinaryOp::FAdd
+                | BinaryOp::FMul
+        ),
+        InstData::Icmp { cond, .. } => matches!(cond, IntCC::Eq | IntCC::Ne),
+        _ => false,
+    }
+}
+
+/// A topological order of the list with every pack of `trees` as one node, preferring
+/// the original order; `None` if the packs make a cycle. Each entry is either an item's
+/// position or a pack (tree index, node index), listed at the place it runs.
+pub fn schedule(deps: &ListDeps, trees: &[&[Node]]) -> Option<Vec<Scheduled>> {
+    let n = deps.items.len();
+    // Node of the contracted graph for every position.
+    let mut group: Vec<usize> = (0..n).collect();
+    let mut packs: Vec<(usize, usize)> = Vec::new();
+    let pos_of: HashMap<Item, usize> = deps
+        .items
+        .iter()
+        .enumerate()
+        .map(|(p, &i)| (i, p))
+        .collect();
+    for (t, nodes) in trees.iter().enumerate() {
+        for (k, node) in nodes.iter().enumerate() {
+            if node.insts().is_empty() {
+                continue;
+            }
+            let id = n + packs.len();
+            packs.push((t, k));
+            for i in node.insts() {
+                group[pos_of[&Item::Inst(*i)]] = id;
+            }
+        }
+    }
+    let total = n + packs.len();
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); total];
+    let mut indegree = vec![0usize; total];
+    let mut first_pos = vec![usize::MAX; total];
+    for p in 0..n {
+        let g = group[p];
+        first_pos[g] = first_pos[g].min(p);
+        for &a in &deps.preds[p] {
+            let ga = group[a];
+            if ga != g && !succs[ga].contains(&g) {
+                succs[ga].push(g);
+                indegree[g] += 1;
+            }
+        }
+    }
+    let live: Vec<usize> = (0..total).filter(|&g| first_pos[g] != usize::MAX).collect();
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>> = live
+        .iter()
+        .filter(|&&g| indegree[g] == 0)
+        .map(|&g| std::cmp::Reverse((first_pos[g], g)))
+        .collect();
+    let mut order = Vec::with_capacity(live.len());
+    while let Some(std::cmp::Reverse((_, g))) = ready.pop() {
+        order.push(if g < n {
+            Scheduled::Item(g)
+        } else {
+            let (t, k) = packs[g - n];
+            Scheduled::Pack { tree: t, node: k }
+        });
+        for &s in &succs[g] {
+            indegree[s] -= 1;
+            if indegree[s] == 0 {
+                ready.push(std::cmp::Reverse((first_pos[s], s)));
+            }
+        }
+    }
+    (order.len() == live.len()).then_some(order)
+}
+
+/// An entry of a [`schedule`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Scheduled {
+    Item(usize),
+    Pack { tree: usize, node: usize },
+}

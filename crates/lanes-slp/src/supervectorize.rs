@@ -1,0 +1,109 @@
+//! The SuperVectorization pass (PLDI'22 Fig. 3): a function into Predicated SSA, packs
+//! found and turned into vector items list by list, and the result lowered back to a
+//! CFG.
+
+use lanes_ir::{Function, Inst};
+
+use crate::codegen::emit_packs;
+use crate::cost::{CostModel, RegisterCost};
+use crate::packing::{pack_list, Node, Rejection};
+use crate::pssa::LoopId;
+use crate::{lower, to_pssa, verify_pssa, SlpError};
+
+/// How to vectorize.
+#[derive(Copy, Clone, Debug)]
+pub struct SlpOptions {
+    /// Bits of the target's vector registers (256 for AVX2, 512 for AVX-512).
+    pub register_bits: u32,
+}
+
+impl Default for SlpOptions {
+    fn default() -> Self {
+        SlpOptions { register_bits: 256 }
+    }
+}
+
+/// What the pass did to one function.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SlpReport {
+    /// Trees of packs kept (one per seed).
+    pub trees: usize,
+    /// Packs (vector instructions from scalar ones) and the scalar instructions they hold.
+    pub packs: usize,
+    pub packed_insts: usize,
+    /// Packs whose lanes ran under different predicates (masked, speculated or blended).
+    pub cross_predicate_packs: usize,
+    /// Seeds not kept: the first store's source line (0 unknown) and why.
+    pub rejected: Vec<(u32, Rejection)>,
+}
+
+impl std::ops::AddAssign<&SlpReport> for SlpReport {
+    fn add_assign(&mut self, o: &SlpReport) {
+        self.trees += o.trees;
+        self.packs += o.packs;
+        self.packed_insts += o.packed_insts;
+        self.cross_predicate_packs += o.cross_predicate_packs;
+        self.rejected.extend(o.rejected.iter().cloned());
+    }
+}
+
+/// `func` SLP-vectorized across its blocks (within each loop level).
+pub fn supervectorize(
+    func: &Function,
+    opts: &SlpOptions,
+) -> Result<(Function, SlpReport), SlpError> {
+    let cost = RegisterCost {
+        register_bits: opts.register_bits,
+    };
+    supervectorize_with(func, &cost)
+}
+
+/// [`supervectorize`] with cost model `cost`.
+pub fn supervectorize_with(
+    func: &Function,
+    cost: &dyn CostModel,
+) -> Result<(Function, SlpReport), SlpError> {
+    let mut pssa = to_pssa(func)?;
+    let mut report = SlpReport::default();
+    let lists: Vec<Option<LoopId>> = std::iter::once(None)
+        .chain(pssa.loops.keys().map(Some))
+        .collect();
+    for l in lists {
+        let packing = pack_list(&pssa, l, cost);
+        for t in &packing.trees {
+            report.trees += 1;
+            for n in &t.nodes {
+                let insts = n.insts();
+                if insts.is_empty() {
+                    continue;
+                }
+                report.packs += 1;
+                report.packed_insts += insts.len();
+                if differ(&pssa, insts, n) {
+                    report.cross_predicate_packs += 1;
+                }
+            }
+        }
+        for (inst, why) in &packing.rejected {
+            report
+                .rejected
+                .push((pssa.func.source_lines[*inst], why.clone()));
+        }
+        emit_packs(&mut pssa, l, &packing.trees);
+    }
+    verify_pssa(&pssa)?;
+    Ok((lower(&pssa), report))
+}
+
+/// Do the lanes of node `n` run under different predicates (or gates)?
+fn differ(pssa: &crate::Pssa, insts: &[Inst], n: &Node) -> bool {
+    let p0 = pssa.inst_pred[insts[0]];
+    insts.iter().any(|&i| pssa.inst_pred[i] != p0)
+        || matches!(n, Node::Phi { .. })
+            && insts.iter().any(|i| {
+                pssa.gates[i]
+                    .iter()
+                    .map(|g| g.0)
+                    .ne(pssa.gates[&insts[0]].iter().map(|g| g.0))
+            })
+}

@@ -1,0 +1,92 @@
+/* Straight-line and hand-unrolled kernels for SLP packing across blocks: each function
+ * says in its comment what the packer must do with it. */
+
+/* Four adjacent float stores of sums of adjacent loads: one tree of four packs. */
+void add4(float *restrict a, const float *restrict b, const float *restrict c) {
+    a[0] = b[0] + c[0];
+    a[1] = b[1] + c[1];
+    a[2] = b[2] + c[2];
+    a[3] = b[3] + c[3];
+}
+
+/* The same without `restrict`: a store to a[0] may change b[1], so the loads cannot
+ * all move before the stores; the tree is rejected for its dependences. */
+void add4_alias(float *a, const float *b, const float *c) {
+    a[0] = b[0] + c[0];
+    a[1] = b[1] + c[1];
+    a[2] = b[2] + c[2];
+    a[3] = b[3] + c[3];
+}
+
+/* Each store under its own condition: lanes under different predicates, so the
+ * multiplication is speculated and the store masked. */
+void cond_scale8(int *restrict a, const int *restrict b, int t) {
+    if (b[0] > t) a[0] = b[0] * 3;
+    if (b[1] > t) a[1] = b[1] * 3;
+    if (b[2] > t) a[2] = b[2] * 3;
+    if (b[3] > t) a[3] = b[3] * 3;
+    if (b[4] > t) a[4] = b[4] * 3;
+    if (b[5] > t) a[5] = b[5] * 3;
+    if (b[6] > t) a[6] = b[6] * 3;
+    if (b[7] > t) a[7] = b[7] * 3;
+}
+
+/* If-then-else per lane joining in a φ: packed as gated φs whose gates differ per
+ * lane (a blend). The else sides load from `d`, which clang may not speculate, so the
+ * branches stay; those loads become one masked load. */
+void branchy4(int *restrict a, const int *restrict b, const int *restrict c, const int *restrict d) {
+    int x0, x1, x2, x3;
+    if (b[0] > 0) x0 = b[0] - c[0]; else x0 = d[0] * 2 - b[0];
+    if (b[1] > 0) x1 = b[1] - c[1]; else x1 = d[1] * 2 - b[1];
+    if (b[2] > 0) x2 = b[2] - c[2]; else x2 = d[2] * 2 - b[2];
+    if (b[3] > 0) x3 = b[3] - c[3]; else x3 = d[3] * 2 - b[3];
+    a[0] = x0 * 5;
+    a[1] = x1 * 5;
+    a[2] = x2 * 5;
+    a[3] = x3 * 5;
+}
+
+/* Operands swapped in some lanes (commutative) and a permuted load: the swap is
+ * undone, and the permuted loads become one vector load and a shuffle. */
+void swapped4(double *restrict a, const double *restrict b, const double *restrict c) {
+    a[0] = b[0] * c[0];
+    a[1] = c[1] * b[1];
+    a[2] = b[3] * c[2];
+    a[3] = c[3] * b[2];
+}
+
+/* A loop unrolled by hand: packs inside the loop body, with addresses that share the
+ * loop counter. */
+void saxpy_by4(float *restrict y, const float *restrict x, float k, int n) {
+    for (int i = 0; i + 3 < n; i += 4) {
+        y[i] = k * x[i] + y[i];
+        y[i + 1] = k * x[i + 1] + y[i + 1];
+        y[i + 2] = k * x[i + 2] + y[i + 2];
+        y[i + 3] = k * x[i + 3] + y[i + 3];
+    }
+}
+
+/* A three-point stencil, unrolled by hand, under a data-dependent condition per row. */
+void stencil_rows(float *restrict out, const float *restrict in, const int *restrict on, int rows) {
+    for (int r = 0; r < rows; r++) {
+        if (on[r]) {
+            const float *p = in + r * 10 + 1;
+            float *q = out + r * 8;
+            q[0] = p[-1] + p[0] + p[1];
+            q[1] = p[0] + p[1] + p[2];
+            q[2] = p[1] + p[2] + p[3];
+            q[3] = p[2] + p[3] + p[4];
+            q[4] = p[3] + p[4] + p[5];
+            q[5] = p[4] + p[5] + p[6];
+            q[6] = p[5] + p[6] + p[7];
+            q[7] = p[6] + p[7] + p[8];
+        }
+    }
+}
+
+/* Stores two elements apart: no seed. */
+void no_adjacent(int *restrict a, const int *restrict b) {
+    a[0] = b[0] + 1;
+    a[2] = b[1] + 1;
+    a[4] = b[2] + 1;
+}

@@ -1,0 +1,125 @@
+//! SLP packing across blocks on hand-written C (`tests/data/slp_kernels.c`, imported
+//! with clang-19 -O2, whose own vectorizers are off for import): each kernel gets the
+//! packs its comment promises, and the vectorized function computes what the scalar one
+//! computes (result, memory and the sequence of memory accesses that are not masked).
+
+use lanes_interp::differential::{run_traced, small_arguments};
+use lanes_interp::{Memory, WorkItemContext};
+use lanes_ir::verifier::verify_function;
+use lanes_ir::write::function_to_string;
+use lanes_ir::Module;
+use lanes_slp::packing::Rejection;
+use lanes_slp::{supervectorize, SlpOptions, SlpReport};
+
+fn module() -> Module {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/slp_kernels.c");
+    lanes_llvm::driver::import_file(&path, &Default::default()).expect("imports")
+}
+
+/// Vectorizes `name`, checks it against the scalar function on many inputs, and returns
+/// the report and the vector function's text.
+fn check(name: &str) -> (SlpReport, String) {
+    let m = module();
+    let id = m.func_by_name(name).expect("defined");
+    let f = m.function(id).expect("body");
+    let (v, report) = supervectorize(f, &SlpOptions::default()).expect("vectorizes");
+    let text = function_to_string(&m, &v);
+    if let Err(e) = verify_function(&m, &v) {
+        panic!("{name}: {e}\n{text}");
+    }
+    let mut t = m.clone();
+    *t.function_mut(id).expect("defined") = v;
+    for seed in 0..40 {
+        let alloc = |mem: &mut Memory| small_arguments(f, 256, seed, mem);
+        let item = WorkItemContext::one_dim(0, 0, 1, 1);
+        let (ra, ma, _) = run_traced(&m, id, &alloc, &item, 1_000_000);
+        let (rb, mb, _) = run_traced(&t, id, &alloc, &item, 1_000_000);
+        assert_eq!(
+            ra.map(|r| r.map(|x| format!("{x:?}"))),
+            rb.map(|r| r.map(|x| format!("{x:?}"))),
+            "{name} seed {seed}\n{text}"
+        );
+        assert!(ma == mb, "{name} seed {seed}: memory differs\n{text}");
+    }
+    (report, text)
+}
+
+fn count(text: &str, what: &str) -> usize {
+    text.lines().filter(|l| l.contains(what)).count()
+}
+
+#[test]
+fn adjacent_sums_become_one_tree() {
+    let (r, text) = check("add4");
+    assert_eq!(
+        (r.trees, r.packs, r.packed_insts),
+        (1, 4, 16),
+        "{r:?}\n{text}"
+    );
+    assert!(text.contains("<4 x f32> = fadd"), "{text}");
+    assert_eq!(count(&text, "store "), 1, "{text}");
+}
+
+#[test]
+fn a_store_that_may_change_a_later_load_keeps_the_code_scalar() {
+    let (r, text) = check("add4_alias");
+    assert_eq!(r.trees, 0, "{r:?}\n{text}");
+    assert!(
+        r.rejected
+            .iter()
+            .any(|(_, why)| *why == Rejection::Dependence),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn stores_under_different_conditions_are_masked() {
+    let (r, text) = check("cond_scale8");
+    assert_eq!(r.trees, 1, "{r:?}\n{text}");
+    assert!(r.cross_predicate_packs >= 2, "{r:?}\n{text}");
+    assert!(text.contains("masked_store"), "{text}");
+    assert!(text.contains("<8 x i32> = mul"), "{text}");
+}
+
+#[test]
+fn phis_of_different_branches_are_blended() {
+    let (r, text) = check("branchy4");
+    assert_eq!(r.trees, 1, "{r:?}\n{text}");
+    assert!(text.contains("<4 x i32> = select"), "{text}");
+    assert!(text.contains("masked_load"), "{text}");
+}
+
+#[test]
+fn swapped_operands_are_matched_and_permutations_built() {
+    let (r, text) = check("swapped4");
+    assert_eq!(r.trees, 1, "{r:?}\n{text}");
+    assert!(text.contains("<4 x f64> = fmul"), "{text}");
+    assert!(
+        text.contains("shuffle"),
+        "a permuted load is loaded and shuffled\n{text}"
+    );
+    assert!(
+        !text.contains("insert"),
+        "nothing is built from scalars\n{text}"
+    );
+}
+
+#[test]
+fn a_hand_unrolled_loop_body_is_packed() {
+    let (r, text) = check("saxpy_by4");
+    assert_eq!(r.trees, 1, "{r:?}\n{text}");
+    assert!(text.contains("<4 x f32> = load"), "{text}");
+}
+
+#[test]
+fn a_conditional_stencil_row_is_packed() {
+    let (r, text) = check("stencil_rows");
+    assert_eq!(r.trees, 1, "{r:?}\n{text}");
+    assert!(text.contains("<8 x f32> = fadd"), "{text}");
+}
+
+#[test]
+fn code_without_adjacent_stores_is_left_as_it_is() {
+    let (r, _) = check("no_adjacent");
+    assert_eq!(r, SlpReport::default());
+}
