@@ -21,23 +21,34 @@ use std::time::{Duration, Instant};
 pub struct Config {
     pub name: &'static str,
     pub flags: &'static [&'static str],
+    /// Flags for `lanes compile` only (clang's reference build does not take them).
+    pub lanes_flags: &'static [&'static str],
 }
 
 /// The configurations of the differential test: unoptimized, optimized, and optimized for
 /// this machine's vector ISA (where lanes' outer-loop and declare-simd paths and LLVM's
-/// vectorizers are active).
-pub const CONFIGS: [Config; 3] = [
+/// vectorizers are active), and that again with lanes' SuperVectorization in place of
+/// LLVM's vectorizers (`--slp`).
+pub const CONFIGS: [Config; 4] = [
     Config {
         name: "O0",
         flags: &["-O0"],
+        lanes_flags: &[],
     },
     Config {
         name: "O2",
         flags: &["-O2"],
+        lanes_flags: &[],
     },
     Config {
         name: "O3-native",
         flags: &["-O3", "-march=native"],
+        lanes_flags: &[],
+    },
+    Config {
+        name: "O3-native-slp",
+        flags: &["-O3", "-march=native"],
+        lanes_flags: &["--slp"],
     },
 ];
 
@@ -167,6 +178,7 @@ pub fn check(lanes: &Path, src: &Path, config: &Config, run_limit: Duration) -> 
     let mut lc = Command::new(lanes);
     lc.arg("compile");
     common(&mut lc);
+    lc.args(config.lanes_flags);
     lc.arg("-c").arg(src).arg("-o").arg(&object);
     let out = match run_with_limit(&mut lc, Duration::from_secs(300)) {
         Ok(Some(o)) => o,

@@ -8,6 +8,10 @@
 //! its functions back into clang's module, where the functions it could not express stayed,
 //! and LLVM's `default<On>` pipeline and code generator finish. A marked loop lanes cannot
 //! take is left to LLVM's loop vectorizer with a warning remark.
+//!
+//! With `slp`, lanes' SuperVectorization (PLDI'22, [`lanes_slp`]) packs every lanes
+//! function across its blocks and LLVM's loop and SLP vectorizers stay off, as in the
+//! paper's evaluation; a function it packs nothing in is left as it was.
 
 use std::path::PathBuf;
 
@@ -46,6 +50,9 @@ pub struct CompileRequest {
     /// How parallel loop bodies and `declare simd` functions are linearized (partial
     /// linearization with BOSCC gadgets where they pay, by default).
     pub mode: Mode,
+    /// Vectorize with lanes' SuperVectorization (PLDI'22) instead of LLVM's loop and SLP
+    /// vectorizers, as the paper's evaluation does (from -O2 on).
+    pub slp: bool,
 }
 
 impl CompileRequest {
@@ -64,6 +71,7 @@ impl CompileRequest {
             simd_width: None,
             mode: Mode::boscc(lanes_wfv::BosccPolicy::Auto)
                 .with_fusion(lanes_wfv::FusionPolicy::Auto),
+            slp: false,
         }
     }
 }
@@ -79,6 +87,8 @@ pub struct Compiled {
     pub notes: Vec<String>,
     /// The target the code was made for.
     pub target: Target,
+    /// Per function SuperVectorization took (with `slp`), what it did.
+    pub slp: Vec<(String, lanes_slp::SlpReport)>,
 }
 
 /// Compiles `req` (module docs).
@@ -98,8 +108,8 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
         clang,
         pipeline: PipelineOptions {
             opt_level: opt,
-            loop_vectorize: opt >= 2 && req.loop_vectorize,
-            slp_vectorize: opt >= 2 && req.slp_vectorize,
+            loop_vectorize: opt >= 2 && req.loop_vectorize && !req.slp,
+            slp_vectorize: opt >= 2 && req.slp_vectorize && !req.slp,
             verify_each: false,
         },
         target: target.options(opt),
@@ -107,6 +117,7 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
         export: ExportOptions { veclib },
     };
     let mut remarks = Vec::new();
+    let mut slp = Vec::new();
     let compiled = compile_file_with(&req.input, &opts, |module, variants| {
         // The functions as written: `declare simd` variants are made from them, and their
         // parallel loops are vectorized (a variant's loops run per vector instance).
@@ -151,6 +162,14 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
                     .filter(|n| !before.contains(n)),
             );
         }
+        if req.slp && opt >= 2 {
+            let opts = lanes_slp::SlpOptions {
+                register_bits: target.vector_bits(),
+            };
+            for &id in &scalar {
+                supervectorize_in(module, id, &opts, &req.input, &mut remarks, &mut slp);
+            }
+        }
         Ok::<_, DriverError>(internal)
     })?;
     for kept in &compiled.kept {
@@ -161,5 +180,36 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
         remarks,
         notes,
         target,
+        slp,
     })
+}
+
+/// SuperVectorizes function `id` of `module` in place (if it has a body), with remarks.
+fn supervectorize_in(
+    module: &mut lanes_ir::Module,
+    id: lanes_ir::FuncId,
+    opts: &lanes_slp::SlpOptions,
+    input: &std::path::Path,
+    remarks: &mut Vec<Remark>,
+    reports: &mut Vec<(String, lanes_slp::SlpReport)>,
+) {
+    let Some(f) = module.function(id).filter(|f| f.entry_block().is_some()) else {
+        return;
+    };
+    let name = f.name.clone();
+    match lanes_slp::supervectorize(f, opts) {
+        Ok((vectorized, report)) => {
+            for (line, why) in &report.rejected {
+                remarks.push(Remark::slp_not_packed(input, &name, *line, why));
+            }
+            if report.packs > 0 {
+                remarks.push(Remark::slp_packed(input, &name, &report));
+                if let Some(slot) = module.function_mut(id) {
+                    *slot = vectorized;
+                }
+            }
+            reports.push((name, report));
+        }
+        Err(e) => remarks.push(Remark::slp_declined(input, &name, &e)),
+    }
 }

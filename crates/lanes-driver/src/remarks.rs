@@ -121,6 +121,64 @@ impl Remark {
     }
 }
 
+impl Remark {
+    /// The remark for what SuperVectorization did to one function.
+    pub fn slp_packed(file: &Path, function: &str, r: &lanes_slp::SlpReport) -> Remark {
+        Remark {
+            kind: RemarkKind::Passed,
+            pass: "slp",
+            name: "Packed",
+            function: function.to_string(),
+            file: file.display().to_string(),
+            line: 0,
+            message: format!(
+                "{} vector packs of {} instructions ({} trees; {} packs span different predicates)",
+                r.packs, r.packed_insts, r.trees, r.cross_predicate_packs
+            ),
+        }
+    }
+
+    /// The remark for adjacent stores SuperVectorization did not pack, and why.
+    pub fn slp_not_packed(
+        file: &Path,
+        function: &str,
+        line: u32,
+        why: &lanes_slp::packing::Rejection,
+    ) -> Remark {
+        let message = match why {
+            lanes_slp::packing::Rejection::Dependence => "adjacent stores not packed: a \
+                 dependence (through memory that may overlap, or values) orders their lanes \
+                 (`restrict` on the pointers can tell lanes they do not overlap)"
+                .to_string(),
+            lanes_slp::packing::Rejection::NotProfitable { saving } => {
+                format!("adjacent stores not packed: the cost model expects no saving ({saving})")
+            }
+        };
+        Remark {
+            kind: RemarkKind::Missed,
+            pass: "slp",
+            name: "NotPacked",
+            function: function.to_string(),
+            file: file.display().to_string(),
+            line,
+            message,
+        }
+    }
+
+    /// The remark for a function SuperVectorization could not take.
+    pub fn slp_declined(file: &Path, function: &str, why: &lanes_slp::SlpError) -> Remark {
+        Remark {
+            kind: RemarkKind::Missed,
+            pass: "slp",
+            name: "NotConverted",
+            function: function.to_string(),
+            file: file.display().to_string(),
+            line: 0,
+            message: format!("not SLP-vectorized: {why}"),
+        }
+    }
+}
+
 impl fmt::Display for Remark {
     /// `FILE:LINE: remark: @f: message`, as clang prints remarks.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

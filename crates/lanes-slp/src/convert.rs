@@ -93,14 +93,62 @@ pub fn to_pssa(func: &Function) -> Result<Pssa, SlpError> {
     for b in blocks {
         out.layout.remove_block(b);
     }
-    Ok(Pssa {
+    let mut pssa = Pssa {
         func: out,
         preds,
         items,
         loops: pssa_loops,
         inst_pred,
         gates,
-    })
+    };
+    forward_single_phis(&mut pssa);
+    Ok(pssa)
+}
+
+/// Replaces every gated φ with one incoming value by that value: when the φ runs, its
+/// only gate holds. These are the exit φs of loop-closed SSA and φs of blocks with one
+/// predecessor; without them, a value of a loop's last iteration is read after the loop
+/// directly, as Predicated SSA allows, and code after a loop does not read the loop's
+/// exit condition.
+fn forward_single_phis(pssa: &mut Pssa) {
+    let single: Vec<(Inst, Value)> = pssa
+        .gates
+        .iter()
+        .filter(|(_, g)| g.len() == 1)
+        .map(|(&i, g)| (i, g[0].1))
+        .collect();
+    if single.is_empty() {
+        return;
+    }
+    let mut subst: HashMap<Value, Value> = HashMap::new();
+    for &(inst, v) in &single {
+        let x = pssa.func.dfg.inst_result(inst).expect("a φ has a result");
+        subst.insert(x, v);
+    }
+    // Chains of such φs resolve to the first value that is not one.
+    let keys: Vec<Value> = subst.keys().copied().collect();
+    for k in keys {
+        let mut v = subst[&k];
+        let mut steps = 0;
+        while let Some(&n) = subst.get(&v) {
+            v = n;
+            steps += 1;
+            if steps > subst.len() {
+                break;
+            }
+        }
+        subst.insert(k, v);
+    }
+    let dropped: std::collections::HashSet<Item> =
+        single.iter().map(|&(i, _)| Item::Inst(i)).collect();
+    pssa.items.retain(|i| !dropped.contains(i));
+    for l in pssa.loops.values_mut() {
+        l.items.retain(|i| !dropped.contains(i));
+    }
+    for &(inst, _) in &single {
+        pssa.gates.remove(&inst);
+    }
+    crate::substitute::substitute(pssa, &subst);
 }
 
 /// Predicates of CFG edges `(from, to)`.

@@ -4,7 +4,7 @@
 //! scalar that other code still reads becomes an extraction from its vector
 //! (SuperVectorization, PLDI'22 §3.4).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use lanes_ir::{Inst, Value};
 
@@ -29,17 +29,7 @@ pub(crate) fn substitute(pssa: &mut Pssa, subst: &HashMap<Value, Value>) {
             Item::Loop(_) => None,
         })
         .collect();
-    let extracts: HashSet<Value> = subst.values().copied().collect();
     for &i in &insts {
-        // An extraction reads the vector, not the scalar it replaces.
-        if pssa
-            .func
-            .dfg
-            .inst_result(i)
-            .is_some_and(|v| extracts.contains(&v))
-        {
-            continue;
-        }
         pssa.func.dfg.inst_mut(i).for_each_arg_mut(get);
         if let Some(g) = pssa.gates.get_mut(&i) {
             g.iter_mut().for_each(|(_, v)| get(v));

@@ -17,8 +17,9 @@
 //!
 //! `-fveclib=libmvec` (`--veclib`) makes the vector math of lanes' vector code call glibc's
 //! libmvec (`_ZGVeN16v_sinf`, …; [`lanes_llvm::export::VecLib`]) for the target's ISA, and
-//! is handed on to clang as well. The pipeline is [`lanes_driver::compile()`]; this file
-//! only parses the command line and prints. Calls to libm (`sinf`, `pow`, …) are
+//! is handed on to clang as well. `--slp` vectorizes with lanes' SuperVectorization
+//! (PLDI'22) instead of LLVM's loop and SLP vectorizers; `--stats` prints what it did.
+//! The pipeline is [`lanes_driver::compile()`]; this file only parses the command line and prints. Calls to libm (`sinf`, `pow`, …) are
 //! imported as lanes math intrinsics with or without `-fno-math-errno`: lanes IR has no
 //! `errno`, and neither libmvec nor lanes' vector code sets it.
 
@@ -101,6 +102,14 @@ pub struct CompileArgs {
     /// Write the remarks as JSON to FILE (`-` for standard output)
     #[arg(long, value_name = "FILE")]
     pub remarks_json: Option<PathBuf>,
+    /// Vectorize with lanes' SuperVectorization (PLDI'22: SLP packing across blocks over
+    /// Predicated SSA) instead of LLVM's loop and SLP vectorizers (from -O2 on)
+    #[arg(long)]
+    pub slp: bool,
+    /// With --slp, print what it did per function (packs, instructions packed, packs
+    /// across predicates, seeds not packed) on standard error
+    #[arg(long)]
+    pub stats: bool,
     /// Vector math library for vectorized math (`libmvec` or `none`; clang's -fveclib=);
     /// link with `-lmvec -lm`
     #[arg(long, value_name = "LIB")]
@@ -149,6 +158,7 @@ pub fn run(args: &CompileArgs) -> Result<()> {
             .partial()
             .with_fusion(args.branch_fusion.policy())
             .with_private_layout(args.private_layout.layout()),
+        slp: args.slp,
     };
     let compiled =
         compile(&req).with_context(|| format!("{}: compilation failed", args.file.display()))?;
@@ -158,6 +168,21 @@ pub fn run(args: &CompileArgs) -> Result<()> {
     for r in &compiled.remarks {
         if args.remarks || r.kind == RemarkKind::Warning {
             eprintln!("{r}");
+        }
+    }
+    if args.stats {
+        if !args.slp {
+            eprintln!("lanes: --stats reports SuperVectorization; add --slp");
+        }
+        for (name, r) in &compiled.slp {
+            eprintln!(
+                "slp: @{name}: {} trees, {} packs of {} instructions, {} packs across predicates, {} seeds not packed",
+                r.trees,
+                r.packs,
+                r.packed_insts,
+                r.cross_predicate_packs,
+                r.rejected.len()
+            );
         }
     }
     if let Some(path) = &args.remarks_json {

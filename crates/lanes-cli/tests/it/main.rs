@@ -19,6 +19,7 @@ mod kernel_corpus;
 mod llvm_commands;
 mod omp_simd;
 mod opencl;
+mod slp;
 mod table1;
 mod target;
 mod veclib;
