@@ -16,6 +16,7 @@
 //! - [`address`] and [`dependence`]: adjacency and loop-independent dependence (§4.2);
 //! - [`packing`] with [`cost`]: bottom-up SLP packs across predicates (§3.2, §4.3);
 //! - [`codegen`]: scheduling and vector items, masked where predicates differ (§3.4);
+//! - [`unroll`]: counted loops unrolled into a main loop and a remainder (§4.1);
 //! - [`supervectorize`]: the pass, function in, function out.
 //!
 //! [`round_trip`] converts and lowers without changing anything: the differential tests
@@ -35,6 +36,7 @@ pub mod predicate;
 pub mod pssa;
 mod substitute;
 pub mod supervectorize;
+pub mod unroll;
 pub mod verify;
 pub mod write;
 

@@ -4,7 +4,7 @@
 //! scalar that other code still reads becomes an extraction from its vector
 //! (SuperVectorization, PLDI'22 §3.4).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use lanes_ir::{Inst, Value};
 
@@ -13,30 +13,54 @@ use crate::pssa::{Item, LoopId, Pssa};
 
 /// Rewrites every read of a key of `subst` — operands, gates, μ-nodes, predicates.
 pub(crate) fn substitute(pssa: &mut Pssa, subst: &HashMap<Value, Value>) {
+    substitute_outside(pssa, subst, &HashSet::new());
+}
+
+/// [`substitute`], except inside the loops of `excluded` (their items, μ-nodes and
+/// continue predicates; a loop's own predicate belongs to the list holding it).
+pub(crate) fn substitute_outside(
+    pssa: &mut Pssa,
+    subst: &HashMap<Value, Value>,
+    excluded: &HashSet<LoopId>,
+) {
     if subst.is_empty() {
         return;
     }
+    let inside = |pssa: &Pssa, mut l: Option<LoopId>| {
+        while let Some(x) = l {
+            if excluded.contains(&x) {
+                return true;
+            }
+            l = pssa.loops[x].parent;
+        }
+        false
+    };
     let get = |v: &mut Value| {
         if let Some(&n) = subst.get(v) {
             *v = n;
         }
     };
-    let insts: Vec<Inst> = pssa
-        .walk()
-        .into_iter()
-        .filter_map(|(_, it)| match it {
+    let walk = pssa.walk();
+    let insts: Vec<Inst> = walk
+        .iter()
+        .filter(|(parent, _)| !inside(pssa, *parent))
+        .filter_map(|&(_, it)| match it {
             Item::Inst(i) => Some(i),
             Item::Loop(_) => None,
         })
         .collect();
+    let loops: Vec<LoopId> = pssa.loops.keys().collect();
     for &i in &insts {
         pssa.func.dfg.inst_mut(i).for_each_arg_mut(get);
         if let Some(g) = pssa.gates.get_mut(&i) {
             g.iter_mut().for_each(|(_, v)| get(v));
         }
     }
-    for l in pssa.loops.values_mut() {
-        for m in &mut l.mus {
+    for &l in &loops {
+        if inside(pssa, Some(l)) {
+            continue;
+        }
+        for m in &mut pssa.loops[l].mus {
             get(&mut m.init);
             get(&mut m.rec);
         }
@@ -54,15 +78,19 @@ pub(crate) fn substitute(pssa: &mut Pssa, subst: &HashMap<Value, Value>) {
             pssa.gates.insert(i, g);
         }
     }
-    let loops: Vec<LoopId> = pssa.loops.keys().collect();
     for l in loops {
-        let (p, c) = (pssa.loops[l].pred, pssa.loops[l].cont);
-        pssa.loops[l].pred = rewrite_pred(pssa, p, subst, &mut memo);
-        pssa.loops[l].cont = rewrite_pred(pssa, c, subst, &mut memo);
+        if !inside(pssa, pssa.loops[l].parent) {
+            let p = pssa.loops[l].pred;
+            pssa.loops[l].pred = rewrite_pred(pssa, p, subst, &mut memo);
+        }
+        if !inside(pssa, Some(l)) {
+            let c = pssa.loops[l].cont;
+            pssa.loops[l].cont = rewrite_pred(pssa, c, subst, &mut memo);
+        }
     }
 }
 
-fn rewrite_pred(
+pub(crate) fn rewrite_pred(
     pssa: &mut Pssa,
     p: Pred,
     subst: &HashMap<Value, Value>,

@@ -8,6 +8,7 @@ use crate::codegen::emit_packs;
 use crate::cost::{CostModel, RegisterCost};
 use crate::packing::{pack_list, Node, Rejection};
 use crate::pssa::LoopId;
+use crate::unroll::{is_counted, unroll};
 use crate::{lower, to_pssa, verify_pssa, SlpError};
 
 /// How to vectorize.
@@ -35,6 +36,8 @@ pub struct SlpReport {
     pub cross_predicate_packs: usize,
     /// Seeds not kept: the first store's source line (0 unknown) and why.
     pub rejected: Vec<(u32, Rejection)>,
+    /// Loops unrolled because packing their copies pays: unroll factor of each.
+    pub unrolled: Vec<u32>,
 }
 
 impl std::ops::AddAssign<&SlpReport> for SlpReport {
@@ -44,6 +47,7 @@ impl std::ops::AddAssign<&SlpReport> for SlpReport {
         self.packed_insts += o.packed_insts;
         self.cross_predicate_packs += o.cross_predicate_packs;
         self.rejected.extend(o.rejected.iter().cloned());
+        self.unrolled.extend(o.unrolled.iter().copied());
     }
 }
 
@@ -65,6 +69,26 @@ pub fn supervectorize_with(
 ) -> Result<(Function, SlpReport), SlpError> {
     let mut pssa = to_pssa(func)?;
     let mut report = SlpReport::default();
+    // Vectorization-aware unrolling: kept where the main loop's packs pay.
+    let candidates: Vec<LoopId> = pssa.loops.keys().collect();
+    for l in candidates {
+        let Some(u) = unroll_factor(&pssa, l, cost) else {
+            continue;
+        };
+        let mut trial = pssa.clone();
+        let Some(main) = unroll(&mut trial, l, u) else {
+            continue;
+        };
+        let saving: i64 = pack_list(&trial, Some(main), cost)
+            .trees
+            .iter()
+            .map(|t| t.saving)
+            .sum();
+        if saving > 0 {
+            pssa = trial;
+            report.unrolled.push(u);
+        }
+    }
     let lists: Vec<Option<LoopId>> = std::iter::once(None)
         .chain(pssa.loops.keys().map(Some))
         .collect();
@@ -93,6 +117,28 @@ pub fn supervectorize_with(
     }
     verify_pssa(&pssa)?;
     Ok((lower(&pssa), report))
+}
+
+/// How far to unroll counted loop `l`: as many lanes as a register holds of the widest
+/// element it stores (`None`: not a counted loop, or it stores nothing to pack).
+fn unroll_factor(pssa: &crate::Pssa, l: LoopId, cost: &dyn CostModel) -> Option<u32> {
+    if !is_counted(pssa, l) {
+        return None;
+    }
+    let f = &pssa.func;
+    pssa.loops[l]
+        .items
+        .iter()
+        .filter_map(|&it| match it {
+            crate::Item::Inst(i) => match *f.dfg.inst(i) {
+                lanes_ir::InstData::Store { value, .. } if !f.dfg.value_type(value).is_vector() => {
+                    Some(cost.max_lanes(f.dfg.value_type(value)) as u32)
+                }
+                _ => None,
+            },
+            crate::Item::Loop(_) => None,
+        })
+        .min()
 }
 
 /// Do the lanes of node `n` run under different predicates (or gates)?

@@ -175,13 +175,20 @@ pub fn run(args: &CompileArgs) -> Result<()> {
             eprintln!("lanes: --stats reports SuperVectorization; add --slp");
         }
         for (name, r) in &compiled.slp {
+            let factors: Vec<String> = r.unrolled.iter().map(|u| u.to_string()).collect();
             eprintln!(
-                "slp: @{name}: {} trees, {} packs of {} instructions, {} packs across predicates, {} seeds not packed",
+                "slp: @{name}: {} trees, {} packs of {} instructions, {} packs across predicates, {} seeds not packed, {} loops unrolled{}",
                 r.trees,
                 r.packs,
                 r.packed_insts,
                 r.cross_predicate_packs,
-                r.rejected.len()
+                r.rejected.len(),
+                r.unrolled.len(),
+                if factors.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (by {})", factors.join(", "))
+                }
             );
         }
     }

@@ -15,6 +15,13 @@ DECL(swapped4, double *restrict, const double *restrict, const double *restrict)
 DECL(saxpy_by4, float *restrict, const float *restrict, float, int)
 DECL(stencil_rows, float *restrict, const float *restrict, const int *restrict, int)
 DECL(no_adjacent, int *restrict, const int *restrict)
+DECL(saxpy, float *restrict, const float *restrict, float, int)
+DECL(clamp_positive, int *restrict, const int *restrict, int)
+unsigned last_sum(unsigned *restrict, const unsigned *restrict, unsigned);
+unsigned ref_last_sum(unsigned *restrict, const unsigned *restrict, unsigned);
+DECL(scale_tail, double *restrict, const double *restrict, const int *restrict)
+static unsigned got, want;
+static int bounds[2];
 
 enum { N = 512 };
 static unsigned char A[N * 8], B[N * 8], C[N * 8], D[N * 8], RA[N * 8];
@@ -74,5 +81,15 @@ int main(void) {
     CHECK("saxpy_by4", saxpy_by4((float *)A, (float *)B, 1.5f, 101), ref_saxpy_by4((float *)A, (float *)B, 1.5f, 101));
     CHECK("stencil_rows", stencil_rows((float *)A, (float *)B, (int *)C, 40), ref_stencil_rows((float *)A, (float *)B, (int *)C, 40));
     CHECK("no_adjacent", no_adjacent((int *)A, (int *)B), ref_no_adjacent((int *)A, (int *)B));
+    /* Loops at every trip count around the unroll factors, including none. */
+    for (int n = 0; n <= 70; n++) {
+        CHECK("saxpy", saxpy((float *)A, (float *)B, 0.75f, n), ref_saxpy((float *)A, (float *)B, 0.75f, n));
+        CHECK("clamp_positive", clamp_positive((int *)A, (int *)D, n), ref_clamp_positive((int *)A, (int *)D, n));
+        CHECK("last_sum", got = last_sum((unsigned *)A, (unsigned *)D, n), want = ref_last_sum((unsigned *)A, (unsigned *)D, n));
+        if (got != want) printf("last_sum DIFFERENT result\n");
+        bounds[0] = n % 7;
+        bounds[1] = n;
+        CHECK_WITH(fill_doubles, "scale_tail", scale_tail((double *)A, (double *)B, bounds), ref_scale_tail((double *)A, (double *)B, bounds));
+    }
     return 0;
 }

@@ -12,7 +12,7 @@ fn kernels() -> std::path::PathBuf {
     lanes_test_support::workspace_root().join("crates/lanes-slp/tests/data/slp_kernels.c")
 }
 
-const KERNELS: [&str; 8] = [
+const KERNELS: [&str; 12] = [
     "add4",
     "add4_alias",
     "cond_scale8",
@@ -21,6 +21,10 @@ const KERNELS: [&str; 8] = [
     "saxpy_by4",
     "stencil_rows",
     "no_adjacent",
+    "saxpy",
+    "clamp_positive",
+    "last_sum",
+    "scale_tail",
 ];
 
 #[test]

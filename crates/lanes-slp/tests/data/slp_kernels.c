@@ -90,3 +90,33 @@ void no_adjacent(int *restrict a, const int *restrict b) {
     a[2] = b[1] + 1;
     a[4] = b[2] + 1;
 }
+
+/* Plain loops, not unrolled by hand: unrolled by the packer into a main loop of one
+ * vector per trip and the original loop for what is left. */
+void saxpy(float *restrict y, const float *restrict x, float k, int n) {
+    for (int i = 0; i < n; i++)
+        y[i] = k * x[i] + y[i];
+}
+
+/* A condition per iteration: the unrolled copies' stores become one masked store. */
+void clamp_positive(int *restrict a, const int *restrict b, int n) {
+    for (int i = 0; i < n; i++)
+        if (b[i] > 0)
+            a[i] = b[i] * 2 - 1;
+}
+
+/* An unsigned counter and a value read after the loop. */
+unsigned last_sum(unsigned *restrict a, const unsigned *restrict b, unsigned n) {
+    unsigned last = 0;
+    for (unsigned i = 0; i < n; i++) {
+        a[i] = b[i] + 7;
+        last = a[i];
+    }
+    return last;
+}
+
+/* Doubles with a start that is not zero and a bound from memory. */
+void scale_tail(double *restrict a, const double *restrict b, const int *restrict bounds) {
+    for (long i = bounds[0]; i < bounds[1]; i++)
+        a[i] = b[i] * 0.5 + a[i];
+}

@@ -1,0 +1,487 @@
+//! Vectorization-aware unrolling (SuperVectorization, PLDI'22 §4.1): SLP finds
+//! loop-level parallelism once a loop is unrolled, because the unrolled copies of an
+//! instruction are isomorphic and, for adjacent iterations, touch adjacent memory.
+//!
+//! A *counted* innermost loop — its only exit test compares its induction variable's next
+//! value with a bound fixed before the loop, `i + s < n` (signed or unsigned, the
+//! increment flagged not to wrap) or `i + 1 != n` — is split into a main loop running `U`
+//! iterations per trip, whose copies need no predicate of their own, and the original
+//! loop as a remainder for the iterations left:
+//!
+//! ```text
+//! g0 = block(init)                       : P
+//! loop main : P ∧ g0   with i = mu(init, i_U), x = mu(x0, x_U)
+//!     copy 0 … copy U-1 of the body     (each copy's μ values are the previous copy's)
+//!     g = block(i_U)
+//! while g
+//! i' = phi(i_U : P ∧ g0, init : P ∧ ¬g0) …   : P
+//! loop rest : P ∧ (¬g0 ∨ runs(i'))   with i = mu(i', …)   (the original loop)
+//! v' = phi(v : rest ran, v of copy U-1 : otherwise)         for values read after it
+//! ```
+//!
+//! `block(i)` says that all `U` iterations from `i` run: `n - i ≥ U` (unsigned) for `!=`,
+//! `i < n ∧ n - i > (U-1)·s` for `<` — written so that nothing can wrap. Whether to keep
+//! an unrolled loop is decided by packing its main loop (§4.1's virtual unrolling): the
+//! caller keeps it only where packs are found that pay.
+
+use std::collections::{HashMap, HashSet};
+
+use lanes_ir::{BinaryOp, Inst, InstData, IntCC, IntFlags, Type, Value};
+
+use crate::predicate::Pred;
+use crate::pssa::{Item, LoopData, LoopId, Mu, Pssa};
+use crate::substitute::{rewrite_pred, substitute_outside};
+
+/// How a counted loop's exit test compares.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Compare {
+    /// Continue while `i + 1 != n`.
+    NotEqual,
+    /// Continue while `i + s < n` (signed).
+    SignedLess,
+    /// Continue while `i + s < n` (unsigned).
+    UnsignedLess,
+}
+
+/// A recognized counted loop.
+#[derive(Copy, Clone, Debug)]
+struct Counted {
+    /// The induction variable's μ (index into the loop's μ-nodes).
+    iv: usize,
+    step: i64,
+    bound: Value,
+    compare: Compare,
+}
+
+/// The negation of a condition (`a < b` → `a >= b`).
+fn negate(cc: IntCC) -> IntCC {
+    use IntCC::*;
+    match cc {
+        Eq => Ne,
+        Ne => Eq,
+        Slt => Sge,
+        Sge => Slt,
+        Sgt => Sle,
+        Sle => Sgt,
+        Ult => Uge,
+        Uge => Ult,
+        Ugt => Ule,
+        Ule => Ugt,
+    }
+}
+
+/// The condition with its operands swapped (`a < b` ⇔ `b > a`).
+fn swap(cc: IntCC) -> IntCC {
+    use IntCC::*;
+    match cc {
+        Eq | Ne => cc,
+        Slt => Sgt,
+        Sgt => Slt,
+        Sle => Sge,
+        Sge => Sle,
+        Ult => Ugt,
+        Ugt => Ult,
+        Ule => Uge,
+        Uge => Ule,
+    }
+}
+
+/// The loop `l` as a counted loop, if it is one.
+fn counted(pssa: &Pssa, l: LoopId) -> Option<Counted> {
+    let f = &pssa.func;
+    let data = &pssa.loops[l];
+    if data.items.iter().any(|i| matches!(i, Item::Loop(_))) {
+        return None;
+    }
+    let crate::PredData::Lit { cond, negated } = *pssa.preds.data(data.cont) else {
+        return None;
+    };
+    let in_loop = |v: Value| {
+        data.mus.iter().any(|m| m.value == v)
+            || data
+                .items
+                .iter()
+                .any(|&it| matches!(it, Item::Inst(i) if f.dfg.inst_result(i) == Some(v)))
+    };
+    let always = pssa.preds.always();
+    let unconditional = |v: Value| {
+        f.dfg
+            .def_inst(v)
+            .is_some_and(|i| data.items.contains(&Item::Inst(i)) && pssa.inst_pred[i] == always)
+    };
+    if !unconditional(cond) {
+        return None;
+    }
+    let InstData::Icmp { cond: cc, args } = *f.dfg.inst(f.dfg.def_inst(cond)?) else {
+        return None;
+    };
+    let cc = if negated { negate(cc) } else { cc };
+    // `next cc bound`, the induction's next value on the left.
+    let (next, bound, cc) = if data.mus.iter().any(|m| m.rec == args[0]) {
+        (args[0], args[1], cc)
+    } else {
+        (args[1], args[0], swap(cc))
+    };
+    if in_loop(bound) || !unconditional(next) {
+        return None;
+    }
+    let iv = data.mus.iter().position(|m| m.rec == next)?;
+    let InstData::Binary {
+        op: BinaryOp::Add,
+        args: add,
+        flags,
+    } = *f.dfg.inst(f.dfg.def_inst(next)?)
+    else {
+        return None;
+    };
+    let step_of = |v: Value| match f.dfg.def_inst(v).map(|i| f.dfg.inst(i)) {
+        Some(InstData::Iconst { imm }) => Some(*imm),
+        _ => None,
+    };
+    let mu = data.mus[iv].value;
+    let step = match (add[0] == mu, add[1] == mu) {
+        (true, _) => step_of(add[1])?,
+        (_, true) => step_of(add[0])?,
+        _ => return None,
+    };
+    if f.dfg.value_type(mu).is_vector() || !f.dfg.value_type(mu).is_int() || step <= 0 {
+        return None;
+    }
+    let compare = match cc {
+        IntCC::Ne if step == 1 => Compare::NotEqual,
+        IntCC::Slt if flags.nsw() => Compare::SignedLess,
+        IntCC::Ult if flags.nuw() => Compare::UnsignedLess,
+        _ => return None,
+    };
+    Some(Counted {
+        iv,
+        step,
+        bound,
+        compare,
+    })
+}
+
+/// Is loop `l` a counted loop that [`unroll`] can take?
+pub fn is_counted(pssa: &Pssa, l: LoopId) -> bool {
+    counted(pssa, l).is_some()
+}
+
+/// Items being built for one list.
+struct Emit<'a> {
+    pssa: &'a mut Pssa,
+    items: Vec<Item>,
+}
+
+impl Emit<'_> {
+    fn value(&mut self, data: InstData, ty: Type, pred: Pred) -> Value {
+        let inst = self.pssa.func.dfg.make_inst(data, Some(ty));
+        self.pssa.inst_pred[inst] = pred;
+        self.items.push(Item::Inst(inst));
+        self.pssa
+            .func
+            .dfg
+            .inst_result(inst)
+            .expect("made with a result")
+    }
+
+    fn konst(&mut self, ty: Type, imm: i64, pred: Pred) -> Value {
+        self.value(InstData::Iconst { imm }, ty, pred)
+    }
+
+    fn binary(&mut self, op: BinaryOp, a: Value, b: Value, pred: Pred) -> Value {
+        let ty = self.pssa.func.dfg.value_type(a);
+        self.value(
+            InstData::Binary {
+                op,
+                args: [a, b],
+                flags: IntFlags::NONE,
+            },
+            ty,
+            pred,
+        )
+    }
+
+    fn icmp(&mut self, cond: IntCC, a: Value, b: Value, pred: Pred) -> Value {
+        self.value(InstData::Icmp { cond, args: [a, b] }, Type::I1, pred)
+    }
+
+    /// A gated φ of `incoming`.
+    fn phi(&mut self, ty: Type, incoming: Vec<(Pred, Value)>, pred: Pred) -> Value {
+        let v = self.value(
+            InstData::Phi {
+                incoming: Vec::new(),
+            },
+            ty,
+            pred,
+        );
+        let inst = self.pssa.func.dfg.def_inst(v).expect("just made");
+        self.pssa.gates.insert(inst, incoming);
+        v
+    }
+
+    /// Do all `u` iterations from `i` run?
+    fn block_runs(&mut self, c: &Counted, i: Value, u: u32, pred: Pred) -> Value {
+        let ty = self.pssa.func.dfg.value_type(i);
+        let left = self.binary(BinaryOp::Sub, c.bound, i, pred);
+        match c.compare {
+            Compare::NotEqual => {
+                let k = self.konst(ty, i64::from(u), pred);
+                self.icmp(IntCC::Uge, left, k, pred)
+            }
+            Compare::SignedLess | Compare::UnsignedLess => {
+                let less = if c.compare == Compare::SignedLess {
+                    IntCC::Slt
+                } else {
+                    IntCC::Ult
+                };
+                let started = self.icmp(less, i, c.bound, pred);
+                let span = self.konst(ty, (i64::from(u) - 1) * c.step, pred);
+                let room = self.icmp(IntCC::Ugt, left, span, pred);
+                self.binary(BinaryOp::And, started, room, pred)
+            }
+        }
+    }
+
+    /// Does the iteration at `i` run (the loop's own exit test)?
+    fn runs(&mut self, c: &Counted, i: Value, pred: Pred) -> Value {
+        let cc = match c.compare {
+            Compare::NotEqual => IntCC::Ne,
+            Compare::SignedLess => IntCC::Slt,
+            Compare::UnsignedLess => IntCC::Ult,
+        };
+        self.icmp(cc, i, c.bound, pred)
+    }
+}
+
+/// Unrolls counted loop `l` by `u` (at least 2) into a main loop and `l` as its
+/// remainder; returns the main loop, or `None` if `l` is not a counted loop.
+pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
+    let c = counted(pssa, l)?;
+    if u < 2 {
+        return None;
+    }
+    let data: LoopData = pssa.loops[l].clone();
+    let parent = data.parent;
+    let p = data.pred;
+    let iv = data.mus[c.iv];
+    let main = pssa.loops.push(LoopData {
+        parent,
+        pred: p,
+        mus: Vec::new(),
+        items: Vec::new(),
+        cont: p,
+    });
+    // The main loop's μ-nodes and U copies of the body.
+    let mut map: HashMap<Value, Value> = HashMap::new();
+    let mut mus = Vec::with_capacity(data.mus.len());
+    for m in &data.mus {
+        let ty = pssa.func.dfg.value_type(m.value);
+        let inst = pssa.func.dfg.make_inst(
+            InstData::Phi {
+                incoming: Vec::new(),
+            },
+            Some(ty),
+        );
+        let value = pssa.func.dfg.inst_result(inst).expect("a φ has a result");
+        mus.push(Mu {
+            inst,
+            value,
+            init: m.init,
+            rec: m.rec,
+        });
+        map.insert(m.value, value);
+    }
+    let mut body: Vec<Item> = Vec::new();
+    let mut last_map = map.clone();
+    for copy in 0..u {
+        if copy > 0 {
+            // This copy's μ values are the previous copy's recurrences.
+            let next: Vec<(Value, Value)> = data
+                .mus
+                .iter()
+                .map(|m| (m.value, last_map[&m.rec]))
+                .collect();
+            map = last_map.clone();
+            for (k, v) in next {
+                map.insert(k, v);
+            }
+        }
+        for &item in &data.items {
+            let Item::Inst(inst) = item else {
+                unreachable!("an innermost loop")
+            };
+            let new = clone_inst(pssa, inst, &map);
+            if let (Some(old), Some(nv)) = (
+                pssa.func.dfg.inst_result(inst),
+                pssa.func.dfg.inst_result(new),
+            ) {
+                map.insert(old, nv);
+            }
+            body.push(Item::Inst(new));
+        }
+        last_map = map.clone();
+    }
+    for (m, orig) in mus.iter_mut().zip(&data.mus) {
+        m.rec = last_map[&orig.rec];
+    }
+    let iv_u = last_map[&iv.rec];
+    let always = pssa.preds.always();
+    let mut inner = Emit { pssa, items: body };
+    let g = inner.block_runs(&c, iv_u, u, always);
+    let body = inner.items;
+    let pssa = inner.pssa;
+    let cont = pssa.preds.lit(g, false);
+    // Before the main loop: does a whole first block run?
+    let mut outer = Emit {
+        pssa,
+        items: Vec::new(),
+    };
+    let g0 = outer.block_runs(&c, iv.init, u, p);
+    let pssa = outer.pssa;
+    let ran = pssa.preds.lit(g0, false);
+    let not_ran = pssa.preds.lit(g0, true);
+    let p_ran = pssa.preds.and2(p, ran);
+    let p_not_ran = pssa.preds.and2(p, not_ran);
+    pssa.loops[main] = LoopData {
+        parent,
+        pred: p_ran,
+        mus: mus.clone(),
+        items: body,
+        cont,
+    };
+    // Values of `l` read after it, for the φs that pick the remainder's or the main
+    // loop's last copy's.
+    let mut defined: HashSet<Value> = data.mus.iter().map(|m| m.value).collect();
+    for &it in &data.items {
+        if let Item::Inst(i) = it {
+            defined.extend(pssa.func.dfg.inst_result(i));
+        }
+    }
+    let live_out = read_outside(pssa, l, &defined);
+    let guard_items = outer.items;
+    let mut mid = Emit {
+        pssa,
+        items: Vec::new(),
+    };
+    let mut inits = Vec::with_capacity(data.mus.len());
+    for (m, nm) in data.mus.iter().zip(&mus) {
+        let ty = mid.pssa.func.dfg.value_type(m.value);
+        let v = mid.phi(ty, vec![(p_ran, nm.rec), (p_not_ran, m.init)], p);
+        inits.push(v);
+    }
+    let iv_after = inits[c.iv];
+    let more = mid.runs(&c, iv_after, p);
+    let pssa = mid.pssa;
+    let mid_items = mid.items;
+    let more_lit = pssa.preds.lit(more, false);
+    let no_more = pssa.preds.lit(more, true);
+    let either = pssa.preds.or(&[not_ran, more_lit]);
+    let rest_runs = pssa.preds.and2(p, either);
+    let main_only = pssa.preds.and(&[p, ran, no_more]);
+    // The φs after the remainder (made before the substitution, placed after it).
+    let mut post = Emit {
+        pssa,
+        items: Vec::new(),
+    };
+    let mut subst: HashMap<Value, Value> = HashMap::new();
+    for v in live_out {
+        let ty = post.pssa.func.dfg.value_type(v);
+        let from_main = last_map.get(&v).copied().unwrap_or(v);
+        let out = post.phi(ty, vec![(rest_runs, v), (main_only, from_main)], p);
+        subst.insert(v, out);
+    }
+    let pssa = post.pssa;
+    let post_items = post.items;
+    let excluded: HashSet<LoopId> = [l, main].into_iter().collect();
+    substitute_outside(pssa, &subst, &excluded);
+    // The remainder starts where the main loop stopped.
+    for (m, &init) in pssa.loops[l].mus.iter_mut().zip(&inits) {
+        m.init = init;
+    }
+    pssa.loops[l].pred = rest_runs;
+    // Splice: guard, main loop, where it stopped, remainder, values after it.
+    let list = match parent {
+        Some(q) => &mut pssa.loops[q].items,
+        None => &mut pssa.items,
+    };
+    let pos = list
+        .iter()
+        .position(|&i| i == Item::Loop(l))
+        .expect("the loop is in its parent's list");
+    let mut spliced = guard_items;
+    spliced.push(Item::Loop(main));
+    spliced.extend(mid_items);
+    spliced.push(Item::Loop(l));
+    spliced.extend(post_items);
+    list.splice(pos..=pos, spliced);
+    Some(main)
+}
+
+/// A copy of instruction `inst` reading `map`'s values, with its predicate (and gates)
+/// over them.
+fn clone_inst(pssa: &mut Pssa, inst: Inst, map: &HashMap<Value, Value>) -> Inst {
+    let mut data = pssa.func.dfg.inst(inst).clone();
+    data.for_each_arg_mut(|v| {
+        if let Some(&n) = map.get(v) {
+            *v = n;
+        }
+    });
+    let ty = pssa
+        .func
+        .dfg
+        .inst_result(inst)
+        .map(|v| pssa.func.dfg.value_type(v));
+    let new = pssa.func.dfg.make_inst(data, ty);
+    let fm = pssa.func.dfg.fast_math(inst);
+    pssa.func.dfg.set_fast_math(new, fm);
+    pssa.func.source_lines[new] = pssa.func.source_lines[inst];
+    let mut memo = HashMap::new();
+    let p = pssa.inst_pred[inst];
+    pssa.inst_pred[new] = rewrite_pred(pssa, p, map, &mut memo);
+    if let Some(g) = pssa.gates.get(&inst).cloned() {
+        let g = g
+            .into_iter()
+            .map(|(p, v)| {
+                (
+                    rewrite_pred(pssa, p, map, &mut memo),
+                    map.get(&v).copied().unwrap_or(v),
+                )
+            })
+            .collect();
+        pssa.gates.insert(new, g);
+    }
+    new
+}
+
+/// The values of `defined` (made by loop `l`) that anything outside `l` reads.
+fn read_outside(pssa: &Pssa, l: LoopId, defined: &HashSet<Value>) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    let mut note = |v: Value| {
+        if defined.contains(&v) && !out.contains(&v) {
+            out.push(v);
+        }
+    };
+    for (parent, item) in pssa.walk() {
+        if parent == Some(l) {
+            continue;
+        }
+        match item {
+            Item::Inst(i) => {
+                pssa.for_each_operand(i, &mut note);
+                pssa.for_each_cond(i, &mut note);
+            }
+            Item::Loop(x) => {
+                let d = &pssa.loops[x];
+                pssa.preds.for_each_cond(d.pred, &mut note);
+                if x != l {
+                    for m in &d.mus {
+                        note(m.init);
+                        note(m.rec);
+                    }
+                    pssa.preds.for_each_cond(d.cont, &mut note);
+                }
+            }
+        }
+    }
+    out
+}
