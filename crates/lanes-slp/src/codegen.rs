@@ -26,7 +26,7 @@ use lanes_ir::{BinaryOp, CastOp, Inst, InstData, IntFlags, Intrinsic, Type, Unar
 use crate::address::{Address, Term};
 
 use crate::dependence::ListDeps;
-use crate::packing::{schedule, Node, PackTree, Scheduled};
+use crate::packing::{schedule, Mask, Node, PackTree, Scheduled};
 use crate::predicate::{Pred, PredData};
 use crate::pssa::{Item, LoopId, Pssa};
 use crate::substitute::substitute;
@@ -191,6 +191,34 @@ impl Emitter<'_> {
         }
     }
 
+    /// The mask whose lane `i` is `preds[i]`: the packed conditions of `packed` where
+    /// the packer found them, else the predicates computed lane by lane.
+    fn lane_mask(
+        &mut self,
+        nodes: &[Node],
+        tree: usize,
+        packed: Option<Mask>,
+        preds: &[Pred],
+        pred: Pred,
+    ) -> Value {
+        let Some(m) = packed else {
+            return self.mask(preds, pred);
+        };
+        let v = self.operand(nodes, tree, m.node, pred);
+        if !m.negated {
+            return v;
+        }
+        let ty = self.pssa.func.dfg.value_type(v);
+        self.value(
+            InstData::Unary {
+                op: UnaryOp::Not,
+                arg: v,
+            },
+            ty,
+            pred,
+        )
+    }
+
     /// The mask whose lane `i` is `preds[i]`.
     fn mask(&mut self, preds: &[Pred], pred: Pred) -> Value {
         let bits: Vec<Value> = preds.iter().map(|&p| self.materialize(p)).collect();
@@ -317,7 +345,9 @@ impl Emitter<'_> {
                 self.pssa.func.dfg.set_fast_math(inst, fm);
                 Some(v)
             }
-            Node::Load { first, perm, .. } => {
+            Node::Load {
+                first, perm, mask, ..
+            } => {
                 let InstData::Load { ptr, align, access } = *self.pssa.func.dfg.inst(insts[*first])
                 else {
                     unreachable!("a load node holds loads")
@@ -332,7 +362,7 @@ impl Emitter<'_> {
                     for (lane, &e) in perm.iter().enumerate() {
                         in_memory[e as usize] = preds[lane];
                     }
-                    let mask = self.mask(&in_memory, pred);
+                    let mask = self.lane_mask(nodes, tree, *mask, &in_memory, pred);
                     let passthru = self.zero_vector(ty);
                     let ptr = self.address(&Address::of(&self.pssa.func, ptr), pred);
                     self.value(
@@ -359,7 +389,7 @@ impl Emitter<'_> {
                     )
                 })
             }
-            Node::Store { value, .. } => {
+            Node::Store { value, mask, .. } => {
                 let InstData::Store {
                     ptr, align, access, ..
                 } = *self.pssa.func.dfg.inst(insts[0])
@@ -381,7 +411,7 @@ impl Emitter<'_> {
                         pred,
                     );
                 } else {
-                    let mask = self.mask(&preds, pred);
+                    let mask = self.lane_mask(nodes, tree, *mask, &preds, pred);
                     let ptr = self.address(&Address::of(&self.pssa.func, ptr), pred);
                     self.emit(
                         InstData::MaskedStore {
@@ -396,7 +426,9 @@ impl Emitter<'_> {
                 }
                 None
             }
-            Node::Phi { incoming, .. } => {
+            Node::Phi {
+                incoming, masks, ..
+            } => {
                 let ty = result_ty.expect("a φ has a result");
                 let ins: Vec<Value> = incoming
                     .iter()
@@ -422,7 +454,7 @@ impl Emitter<'_> {
                     let mut acc = ins[0];
                     for (j, &x) in ins.iter().enumerate().skip(1) {
                         let lane_gates: Vec<Pred> = gates.iter().map(|g| g[j]).collect();
-                        let mask = self.mask(&lane_gates, pred);
+                        let mask = self.lane_mask(nodes, tree, masks[j], &lane_gates, pred);
                         acc = self.value(
                             InstData::Select {
                                 args: [mask, x, acc],
@@ -468,8 +500,11 @@ fn lanes_of(nodes: &[Node], k: usize) -> usize {
         .iter()
         .find(|n| match n {
             Node::Pack { operands, .. } => operands.contains(&k),
-            Node::Phi { incoming, .. } => incoming.contains(&k),
-            Node::Store { value, .. } => *value == k,
+            Node::Phi {
+                incoming, masks, ..
+            } => incoming.contains(&k) || masks.iter().flatten().any(|m| m.node == k),
+            Node::Store { value, mask, .. } => *value == k || mask.is_some_and(|m| m.node == k),
+            Node::Load { mask, .. } => mask.is_some_and(|m| m.node == k),
             _ => false,
         })
         .map_or(1, |n| n.insts().len())

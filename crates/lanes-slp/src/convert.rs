@@ -102,7 +102,47 @@ pub fn to_pssa(func: &Function) -> Result<Pssa, SlpError> {
         gates,
     };
     forward_single_phis(&mut pssa);
+    hoist_constants(&mut pssa);
     Ok(pssa)
+}
+
+/// Moves every constant (and global or function address) to the top of the function
+/// under `true`. They read nothing and cost nothing, so the predicate and loop clang
+/// happened to put them under mean nothing; hoisted, a vector of them is a splat at any
+/// place (PLDI'22 §3.4 builds operand vectors where the pack runs) instead of values that
+/// exist only under some lane's predicate.
+fn hoist_constants(pssa: &mut Pssa) {
+    let f = &pssa.func;
+    let is_constant = |item: &Item| match *item {
+        Item::Inst(i) => matches!(
+            f.dfg.inst(i),
+            InstData::Iconst { .. }
+                | InstData::Fconst { .. }
+                | InstData::GlobalAddr { .. }
+                | InstData::FuncAddr { .. }
+        ),
+        Item::Loop(_) => false,
+    };
+    let mut hoisted: Vec<Item> = Vec::new();
+    hoisted.extend(pssa.items.iter().filter(|i| is_constant(i)).copied());
+    for l in pssa.loops.values() {
+        hoisted.extend(l.items.iter().filter(|i| is_constant(i)).copied());
+    }
+    if hoisted.is_empty() {
+        return;
+    }
+    pssa.items.retain(|i| !is_constant(i));
+    for l in pssa.loops.values_mut() {
+        l.items.retain(|i| !is_constant(i));
+    }
+    let always = pssa.preds.always();
+    for &item in &hoisted {
+        if let Item::Inst(i) = item {
+            pssa.inst_pred[i] = always;
+        }
+    }
+    hoisted.append(&mut pssa.items);
+    pssa.items = hoisted;
 }
 
 /// Replaces every gated φ with one incoming value by that value: when the φ runs, its

@@ -23,6 +23,7 @@ use lanes_ir::{BinaryOp, Inst, InstData, IntCC, Type, Value};
 use crate::address::Address;
 use crate::cost::CostModel;
 use crate::dependence::{ListDeps, MemEffect};
+use crate::predicate::{Pred, PredData};
 use crate::pssa::{Item, LoopId, Pssa};
 
 /// A node of a pack tree.
@@ -40,13 +41,20 @@ pub enum Node {
         insts: Vec<Inst>,
         first: usize,
         perm: Vec<u32>,
+        mask: Option<Mask>,
     },
     /// Stores to adjacent addresses of the values of node `value`.
-    Store { insts: Vec<Inst>, value: usize },
-    /// Gated φs with as many incoming values each, position by position.
+    Store {
+        insts: Vec<Inst>,
+        value: usize,
+        mask: Option<Mask>,
+    },
+    /// Gated φs with as many incoming values each, position by position; where gates
+    /// differ between lanes, `masks[j]` packs the lanes' gates of incoming `j`.
     Phi {
         insts: Vec<Inst>,
         incoming: Vec<usize>,
+        masks: Vec<Option<Mask>>,
     },
     /// One value in every lane.
     Splat(Value),
@@ -65,6 +73,16 @@ impl Node {
             Node::Splat(_) | Node::Build(_) => &[],
         }
     }
+}
+
+/// The lanes' own predicates as a packed vector of conditions: when each lane's
+/// predicate is the predicates' common part and one more condition (`c_i`, or `¬c_i` for
+/// every lane), node `node` holds the `c_i` — usually isomorphic compares, packed like
+/// any operand — and the mask is that vector, complemented if `negated`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Mask {
+    pub node: usize,
+    pub negated: bool,
 }
 
 /// Packs grown from one seed; node 0 is the root (the seed).
@@ -231,10 +249,17 @@ impl Grower<'_> {
         let root = self.push(Node::Store {
             insts: stores.to_vec(),
             value: usize::MAX,
+            mask: None,
         });
         let value = self.grow(&values, 0);
-        if let Node::Store { value: v, .. } = &mut self.nodes[root] {
+        let preds: Vec<Pred> = stores.iter().map(|&i| self.pssa.inst_pred[i]).collect();
+        let mask = self.mask(&preds, 1);
+        if let Node::Store {
+            value: v, mask: m, ..
+        } = &mut self.nodes[root]
+        {
             *v = value;
+            *m = mask;
         }
         Some(root)
     }
@@ -308,21 +333,60 @@ impl Grower<'_> {
             let me = self.push(Node::Phi {
                 insts: insts.clone(),
                 incoming: Vec::new(),
+                masks: Vec::new(),
             });
             let mut incoming = Vec::with_capacity(n);
+            let mut masks = Vec::with_capacity(n);
+            // A gate's common part must hold wherever the φs run for its residual
+            // condition to stand for it.
+            let run: Vec<Pred> = insts.iter().map(|&i| self.pssa.inst_pred[i]).collect();
             for j in 0..n {
                 let lane_values: Vec<Value> =
                     insts.iter().map(|i| self.pssa.gates[i][j].1).collect();
                 incoming.push(self.grow(&lane_values, depth + 1));
+                let gates: Vec<Pred> = insts.iter().map(|i| self.pssa.gates[i][j].0).collect();
+                let implied = self.common(&gates).iter().all(|t| {
+                    run.iter()
+                        .all(|&p| self.pssa.preds.conjuncts(p).contains(t))
+                });
+                masks.push(if implied {
+                    self.mask(&gates, depth + 1)
+                } else {
+                    None
+                });
             }
-            if let Node::Phi { incoming: inc, .. } = &mut self.nodes[me] {
+            if let Node::Phi {
+                incoming: inc,
+                masks: m,
+                ..
+            } = &mut self.nodes[me]
+            {
                 *inc = incoming;
+                *m = masks;
             }
             return me;
         }
         if let InstData::Load { .. } = d0 {
             return match self.adjacent_loads(&insts) {
-                Some((first, perm)) => self.push(Node::Load { insts, first, perm }),
+                Some((first, perm)) => {
+                    let preds: Vec<Pred> = insts.iter().map(|&i| self.pssa.inst_pred[i]).collect();
+                    let me = self.push(Node::Load {
+                        insts,
+                        first,
+                        perm: perm.clone(),
+                        mask: None,
+                    });
+                    // The mask is in memory order.
+                    let mut in_memory = preds.clone();
+                    for (lane, &e) in perm.iter().enumerate() {
+                        in_memory[e as usize] = preds[lane];
+                    }
+                    let mask = self.mask(&in_memory, depth + 1);
+                    if let Node::Load { mask: m, .. } = &mut self.nodes[me] {
+                        *m = mask;
+                    }
+                    me
+                }
                 None => build(self),
             };
         }
@@ -369,6 +433,50 @@ impl Grower<'_> {
             *ops = operands;
         }
         me
+    }
+
+    /// The conjuncts every one of `preds` has.
+    fn common(&self, preds: &[Pred]) -> Vec<Pred> {
+        let mut common = self.pssa.preds.conjuncts(preds[0]);
+        for &p in &preds[1..] {
+            let c = self.pssa.preds.conjuncts(p);
+            common.retain(|t| c.contains(t));
+        }
+        common
+    }
+
+    /// Lanes under predicates `preds` that differ only in one condition each (beyond
+    /// their common part), all taken the same way: that condition packed as a mask.
+    fn mask(&mut self, preds: &[Pred], depth: u32) -> Option<Mask> {
+        if preds.iter().all(|&p| p == preds[0]) {
+            return None;
+        }
+        let common = self.common(preds);
+        let mut conds = Vec::with_capacity(preds.len());
+        let mut polarity = None;
+        for &p in preds {
+            let rest: Vec<Pred> = self
+                .pssa
+                .preds
+                .conjuncts(p)
+                .into_iter()
+                .filter(|t| !common.contains(t))
+                .collect();
+            let [only] = rest[..] else { return None };
+            let PredData::Lit { cond, negated } = *self.pssa.preds.data(only) else {
+                return None;
+            };
+            if polarity.is_some_and(|n| n != negated) {
+                return None;
+            }
+            polarity = Some(negated);
+            conds.push(cond);
+        }
+        let node = self.grow(&conds, depth);
+        Some(Mask {
+            node,
+            negated: polarity.unwrap_or(false),
+        })
     }
 
     /// Do lanes `b` and `a` compute the same operation on (possibly) different operands?
