@@ -17,6 +17,7 @@
 //! back as strings in the result rather than being printed here.
 
 pub mod bench_reconverge;
+pub mod bench_slp;
 pub mod bench_wfv;
 pub mod compile;
 mod declare_simd;

@@ -33,6 +33,9 @@ pub enum Suite {
     /// OpenCL kernels on lanes (scalar, naive, uniform values, uniform control flow,
     /// BOSCC; CC'12's configurations) against pocl with the same sizes and threads
     Cl(super::bench_cl::ClBenchArgs),
+    /// SuperVectorization (lanes compile --slp) against clang-19 -O3 -march=native with
+    /// and without LLVM's vectorizers, on TSVC-, PolyBench- and ispc-style kernels
+    Slp(super::bench_slp::SlpArgs),
 }
 
 #[derive(Args, Debug)]
@@ -109,6 +112,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         Suite::Wfv(a) => run_wfv(a),
         Suite::Reconverge(a) => super::bench_reconverge::run(a),
         Suite::Cl(a) => super::bench_cl::run(a),
+        Suite::Slp(a) => super::bench_slp::run(a),
     }
 }
 

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod bench_cl;
 pub mod bench_plot;
 pub mod bench_reconverge;
+pub mod bench_slp;
 pub mod cfg;
 pub mod cl;
 pub mod compile;

@@ -8,6 +8,7 @@ mod common;
 
 mod analyze;
 mod bench_reconverge;
+mod bench_slp;
 mod bench_wfv;
 mod c_shapes;
 mod cli;

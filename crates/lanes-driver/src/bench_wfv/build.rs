@@ -223,7 +223,7 @@ fn write(p: &Path, bytes: &[u8]) -> Result<(), BenchError> {
 }
 
 /// Runs clang-19 with `args`; its error output on failure.
-fn clang(args: &[&str]) -> Result<(), BenchError> {
+pub(crate) fn clang(args: &[&str]) -> Result<(), BenchError> {
     let program = clang_program();
     let out = Command::new(&program)
         .args(args)

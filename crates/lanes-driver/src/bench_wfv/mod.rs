@@ -17,10 +17,10 @@
 //! A kernel some build cannot be made for is reported with the reason, and the others
 //! still run: one failure loses no other figure.
 
-mod build;
+pub(crate) mod build;
 mod error;
 mod kernels;
-mod measure;
+pub(crate) mod measure;
 mod utilization;
 
 pub use build::Build;
