@@ -197,26 +197,41 @@ impl Emitter<'_> {
         &mut self,
         nodes: &[Node],
         tree: usize,
-        packed: Option<Mask>,
+        packed: Option<&Mask>,
         preds: &[Pred],
         pred: Pred,
     ) -> Value {
         let Some(m) = packed else {
             return self.mask(preds, pred);
         };
-        let v = self.operand(nodes, tree, m.node, pred);
-        if !m.negated {
-            return v;
+        let mut acc: Option<Value> = None;
+        for &(node, negated) in &m.parts {
+            let mut v = self.operand(nodes, tree, node, pred);
+            let ty = self.pssa.func.dfg.value_type(v);
+            if negated {
+                v = self.value(
+                    InstData::Unary {
+                        op: UnaryOp::Not,
+                        arg: v,
+                    },
+                    ty,
+                    pred,
+                );
+            }
+            acc = Some(match acc {
+                None => v,
+                Some(a) => self.value(
+                    InstData::Binary {
+                        op: BinaryOp::And,
+                        args: [a, v],
+                        flags: IntFlags::NONE,
+                    },
+                    ty,
+                    pred,
+                ),
+            });
         }
-        let ty = self.pssa.func.dfg.value_type(v);
-        self.value(
-            InstData::Unary {
-                op: UnaryOp::Not,
-                arg: v,
-            },
-            ty,
-            pred,
-        )
+        acc.expect("a mask has parts")
     }
 
     /// The mask whose lane `i` is `preds[i]`.
@@ -315,6 +330,7 @@ impl Emitter<'_> {
                 )
             }
             Node::Build(values) => self.build(values, pred),
+            Node::Shared { tree: t, node } => self.vectors[&(*t, *node)],
             _ => self.vectors[&(tree, k)],
         }
     }
@@ -362,7 +378,7 @@ impl Emitter<'_> {
                     for (lane, &e) in perm.iter().enumerate() {
                         in_memory[e as usize] = preds[lane];
                     }
-                    let mask = self.lane_mask(nodes, tree, *mask, &in_memory, pred);
+                    let mask = self.lane_mask(nodes, tree, mask.as_ref(), &in_memory, pred);
                     let passthru = self.zero_vector(ty);
                     let ptr = self.address(&Address::of(&self.pssa.func, ptr), pred);
                     self.value(
@@ -411,7 +427,7 @@ impl Emitter<'_> {
                         pred,
                     );
                 } else {
-                    let mask = self.lane_mask(nodes, tree, *mask, &preds, pred);
+                    let mask = self.lane_mask(nodes, tree, mask.as_ref(), &preds, pred);
                     let ptr = self.address(&Address::of(&self.pssa.func, ptr), pred);
                     self.emit(
                         InstData::MaskedStore {
@@ -454,7 +470,8 @@ impl Emitter<'_> {
                     let mut acc = ins[0];
                     for (j, &x) in ins.iter().enumerate().skip(1) {
                         let lane_gates: Vec<Pred> = gates.iter().map(|g| g[j]).collect();
-                        let mask = self.lane_mask(nodes, tree, masks[j], &lane_gates, pred);
+                        let mask =
+                            self.lane_mask(nodes, tree, masks[j].as_ref(), &lane_gates, pred);
                         acc = self.value(
                             InstData::Select {
                                 args: [mask, x, acc],
@@ -466,7 +483,9 @@ impl Emitter<'_> {
                     Some(acc)
                 }
             }
-            Node::Splat(_) | Node::Build(_) => unreachable!("leaves are not scheduled"),
+            Node::Shared { .. } | Node::Splat(_) | Node::Build(_) => {
+                unreachable!("leaves are not scheduled")
+            }
         };
         let Some(vector) = vector else { return };
         self.vectors.insert((tree, k), vector);
@@ -502,9 +521,11 @@ fn lanes_of(nodes: &[Node], k: usize) -> usize {
             Node::Pack { operands, .. } => operands.contains(&k),
             Node::Phi {
                 incoming, masks, ..
-            } => incoming.contains(&k) || masks.iter().flatten().any(|m| m.node == k),
-            Node::Store { value, mask, .. } => *value == k || mask.is_some_and(|m| m.node == k),
-            Node::Load { mask, .. } => mask.is_some_and(|m| m.node == k),
+            } => incoming.contains(&k) || masks.iter().flatten().any(|m| m.reads(k)),
+            Node::Store { value, mask, .. } => {
+                *value == k || mask.as_ref().is_some_and(|m| m.reads(k))
+            }
+            Node::Load { mask, .. } => mask.as_ref().is_some_and(|m| m.reads(k)),
             _ => false,
         })
         .map_or(1, |n| n.insts().len())

@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use lanes_ir::{InstData, Type, Value};
+use lanes_ir::{Inst, InstData, Type, Value};
 
 use crate::packing::Node;
 use crate::pssa::{Item, Pssa};
@@ -19,8 +19,9 @@ use crate::pssa::{Item, Pssa};
 pub trait CostModel {
     /// The most lanes of element type `ty` worth packing.
     fn max_lanes(&self, ty: Type) -> usize;
-    /// Scalar cost minus vector cost of the tree `nodes` in `pssa`.
-    fn saving(&self, pssa: &Pssa, nodes: &[Node]) -> i64;
+    /// Scalar cost minus vector cost of the tree `nodes` in `pssa`; reads by the
+    /// instructions of `packed_elsewhere` (other trees kept with it) need no extraction.
+    fn saving(&self, pssa: &Pssa, nodes: &[Node], packed_elsewhere: &HashSet<Inst>) -> i64;
 }
 
 /// Every instruction costs one; a vector costs one per register it fills.
@@ -43,7 +44,7 @@ impl CostModel for RegisterCost {
         (self.register_bits / ty.elem().bits().max(8)).max(2) as usize
     }
 
-    fn saving(&self, pssa: &Pssa, nodes: &[Node]) -> i64 {
+    fn saving(&self, pssa: &Pssa, nodes: &[Node], packed_elsewhere: &HashSet<Inst>) -> i64 {
         let f = &pssa.func;
         let members: HashSet<_> = nodes
             .iter()
@@ -99,6 +100,7 @@ impl CostModel for RegisterCost {
                     saving += insts.len() as i64 - cost;
                 }
                 Node::Splat(_) => saving -= 1,
+                Node::Shared { .. } => {}
                 Node::Build(values) => {
                     let constants = values.iter().all(|&v| {
                         matches!(
@@ -120,7 +122,7 @@ impl CostModel for RegisterCost {
         let mut extracted: HashSet<Value> = HashSet::new();
         for (_, item) in pssa.walk() {
             let Item::Inst(i) = item else { continue };
-            if members.contains(&i) {
+            if members.contains(&i) || packed_elsewhere.contains(&i) {
                 continue;
             }
             pssa.for_each_operand(i, |v| {

@@ -56,6 +56,8 @@ pub enum Node {
         incoming: Vec<usize>,
         masks: Vec<Option<Mask>>,
     },
+    /// A pack of an earlier tree of the same list with exactly these lanes: its vector.
+    Shared { tree: usize, node: usize },
     /// One value in every lane.
     Splat(Value),
     /// Scalars put into a vector one by one.
@@ -70,19 +72,27 @@ impl Node {
             | Node::Load { insts, .. }
             | Node::Store { insts, .. }
             | Node::Phi { insts, .. } => insts,
-            Node::Splat(_) | Node::Build(_) => &[],
+            Node::Shared { .. } | Node::Splat(_) | Node::Build(_) => &[],
         }
     }
 }
 
-/// The lanes' own predicates as a packed vector of conditions: when each lane's
-/// predicate is the predicates' common part and one more condition (`c_i`, or `¬c_i` for
-/// every lane), node `node` holds the `c_i` — usually isomorphic compares, packed like
-/// any operand — and the mask is that vector, complemented if `negated`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// The lanes' own predicates as packed vectors of conditions: when each lane's
+/// predicate is the predicates' common part and as many more conditions as every other
+/// lane's, taken the same way position by position (in the order the conditions are
+/// defined), part `k` is node `parts[k].0` holding every lane's `k`-th condition —
+/// usually isomorphic compares, packed like any operand — complemented if `parts[k].1`;
+/// the mask is the conjunction of the parts.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mask {
-    pub node: usize,
-    pub negated: bool,
+    pub parts: Vec<(usize, bool)>,
+}
+
+impl Mask {
+    /// Does the mask read node `k`?
+    pub fn reads(&self, k: usize) -> bool {
+        self.parts.iter().any(|p| p.0 == k)
+    }
 }
 
 /// Packs grown from one seed; node 0 is the root (the seed).
@@ -111,12 +121,23 @@ pub struct ListPacking {
 }
 
 /// Finds the packs of the list of `l` (`None`: the function's).
+///
+/// Seeds are first grown together, later trees reusing earlier trees' packs, and kept
+/// together when their joint saving pays — a value two trees read (the two sides of an
+/// if-else both updating one element, say) then needs no extraction. Where that fails,
+/// each seed is tried alone, greedily.
 pub fn pack_list(pssa: &Pssa, l: Option<LoopId>, cost: &dyn CostModel) -> ListPacking {
     let deps = ListDeps::of(pssa, l);
     let reach = deps.reachability();
+    let seeds = store_seeds(pssa, &deps, cost);
+    if seeds.len() > 1 {
+        if let Some(joint) = pack_jointly(pssa, &deps, &reach, &seeds, cost) {
+            return joint;
+        }
+    }
     let mut out = ListPacking::default();
     let mut packed: HashSet<Inst> = HashSet::new();
-    for seed in store_seeds(pssa, &deps, cost) {
+    for seed in seeds {
         if seed.iter().any(|i| packed.contains(i)) {
             continue;
         }
@@ -125,6 +146,7 @@ pub fn pack_list(pssa: &Pssa, l: Option<LoopId>, cost: &dyn CostModel) -> ListPa
             deps: &deps,
             reach: &reach,
             taken: &packed,
+            prior: &[],
             nodes: Vec::new(),
             in_tree: HashSet::new(),
         };
@@ -134,7 +156,7 @@ pub fn pack_list(pssa: &Pssa, l: Option<LoopId>, cost: &dyn CostModel) -> ListPa
             continue;
         }
         let nodes = grower.nodes;
-        let saving = cost.saving(pssa, &nodes);
+        let saving = cost.saving(pssa, &nodes, &HashSet::new());
         if saving <= 0 {
             out.rejected
                 .push((seed[0], Rejection::NotProfitable { saving }));
@@ -150,6 +172,62 @@ pub fn pack_list(pssa: &Pssa, l: Option<LoopId>, cost: &dyn CostModel) -> ListPa
         out.trees.push(PackTree { nodes, saving });
     }
     out
+}
+
+/// Every seed grown, each tree reusing the packs of the trees before it; the set if it
+/// is schedulable and its joint saving is positive.
+fn pack_jointly(
+    pssa: &Pssa,
+    deps: &ListDeps,
+    reach: &[Vec<u64>],
+    seeds: &[Vec<Inst>],
+    cost: &dyn CostModel,
+) -> Option<ListPacking> {
+    let mut trees: Vec<Vec<Node>> = Vec::new();
+    let mut packed: HashSet<Inst> = HashSet::new();
+    for seed in seeds {
+        if seed.iter().any(|i| packed.contains(i)) {
+            continue;
+        }
+        let prior: Vec<&[Node]> = trees.iter().map(|t| t.as_slice()).collect();
+        let mut grower = Grower {
+            pssa,
+            deps,
+            reach,
+            taken: &packed,
+            prior: &prior,
+            nodes: Vec::new(),
+            in_tree: HashSet::new(),
+        };
+        grower.store_tree(seed)?;
+        let nodes = grower.nodes;
+        packed.extend(nodes.iter().flat_map(|n| n.insts().iter().copied()));
+        trees.push(nodes);
+    }
+    if trees.len() < 2 {
+        return None;
+    }
+    let savings: Vec<i64> = trees
+        .iter()
+        .map(|t| {
+            let mine: HashSet<Inst> = t.iter().flat_map(|n| n.insts().iter().copied()).collect();
+            let others: HashSet<Inst> = packed.difference(&mine).copied().collect();
+            cost.saving(pssa, t, &others)
+        })
+        .collect();
+    if savings.iter().sum::<i64>() <= 0 {
+        return None;
+    }
+    let refs: Vec<&[Node]> = trees.iter().map(|t| &t[..]).collect();
+    schedule(deps, &refs)?;
+    Some(ListPacking {
+        trees: trees
+            .into_iter()
+            .zip(savings)
+            .map(|(nodes, saving)| PackTree { nodes, saving })
+            .collect(),
+        rejected: Vec::new(),
+    })
 }
 
 /// Stores of one type to one symbolic address: (address, type, (offset, store)s).
@@ -185,31 +263,45 @@ fn store_seeds(pssa: &Pssa, deps: &ListDeps, cost: &dyn CostModel) -> Vec<Vec<In
         }
     }
     let mut seeds = Vec::new();
-    for (_, ty, mut stores) in groups {
+    for (_, ty, stores) in groups {
         let size = i64::from(ty.bytes());
-        stores.sort_by_key(|s| s.0);
-        stores.dedup_by_key(|s| s.0);
         let max = cost.max_lanes(ty);
-        let mut run: Vec<Inst> = Vec::new();
-        let mut last: Option<i64> = None;
-        let flush = |run: &mut Vec<Inst>, seeds: &mut Vec<Vec<Inst>>| {
-            let mut rest = &run[..];
-            while rest.len() >= 2 {
-                let lanes = (rest.len().min(max)).next_power_of_two();
-                let lanes = if lanes > rest.len() { lanes / 2 } else { lanes };
-                seeds.push(rest[..lanes].to_vec());
-                rest = &rest[lanes..];
-            }
-            run.clear();
-        };
+        // Several stores to one address (one per branch of an if-else chain, say) make
+        // layers: the k-th store to each address, in list order, belongs to layer k, so
+        // that unrolled copies of one branch's store line up.
+        let mut layers: Vec<Vec<(i64, Inst)>> = Vec::new();
+        let mut seen: HashMap<i64, usize> = HashMap::new();
         for (off, inst) in stores {
-            if last.is_some_and(|l| off != l + size) {
-                flush(&mut run, &mut seeds);
+            let layer = seen.entry(off).or_insert(0);
+            if layers.len() <= *layer {
+                layers.push(Vec::new());
             }
-            run.push(inst);
-            last = Some(off);
+            layers[*layer].push((off, inst));
+            *layer += 1;
         }
-        flush(&mut run, &mut seeds);
+        for mut layer in layers {
+            layer.sort_by_key(|s| s.0);
+            let mut run: Vec<Inst> = Vec::new();
+            let mut last: Option<i64> = None;
+            let flush = |run: &mut Vec<Inst>, seeds: &mut Vec<Vec<Inst>>| {
+                let mut rest = &run[..];
+                while rest.len() >= 2 {
+                    let lanes = (rest.len().min(max)).next_power_of_two();
+                    let lanes = if lanes > rest.len() { lanes / 2 } else { lanes };
+                    seeds.push(rest[..lanes].to_vec());
+                    rest = &rest[lanes..];
+                }
+                run.clear();
+            };
+            for (off, inst) in layer {
+                if last.is_some_and(|l| off != l + size) {
+                    flush(&mut run, &mut seeds);
+                }
+                run.push(inst);
+                last = Some(off);
+            }
+            flush(&mut run, &mut seeds);
+        }
     }
     seeds.sort_by_key(|s| std::cmp::Reverse(s.len()));
     seeds
@@ -221,6 +313,8 @@ struct Grower<'a> {
     reach: &'a [Vec<u64>],
     /// Instructions in kept trees.
     taken: &'a HashSet<Inst>,
+    /// The earlier trees whose packs this one may read.
+    prior: &'a [&'a [Node]],
     nodes: Vec<Node>,
     in_tree: HashSet<Inst>,
 }
@@ -299,6 +393,15 @@ impl Grower<'_> {
         let Some(insts) = insts else {
             return build(self);
         };
+        // The same lanes packed by an earlier tree: its vector.
+        for (t, nodes) in self.prior.iter().enumerate() {
+            if let Some(k) = nodes
+                .iter()
+                .position(|n| !n.insts().is_empty() && n.insts() == &insts[..])
+            {
+                return self.push(Node::Shared { tree: t, node: k });
+            }
+        }
         // The same lanes packed already in this tree: one vector serves both reads.
         if let Some(k) = self
             .nodes
@@ -445,38 +548,45 @@ impl Grower<'_> {
         common
     }
 
-    /// Lanes under predicates `preds` that differ only in one condition each (beyond
-    /// their common part), all taken the same way: that condition packed as a mask.
+    /// Lanes under predicates `preds` that differ, beyond their common part, in the same
+    /// number of conditions each, taken the same way position by position: those
+    /// conditions packed as a mask (at most four parts).
     fn mask(&mut self, preds: &[Pred], depth: u32) -> Option<Mask> {
         if preds.iter().all(|&p| p == preds[0]) {
             return None;
         }
         let common = self.common(preds);
-        let mut conds = Vec::with_capacity(preds.len());
-        let mut polarity = None;
+        let mut lanes: Vec<Vec<(Value, bool)>> = Vec::with_capacity(preds.len());
         for &p in preds {
-            let rest: Vec<Pred> = self
-                .pssa
-                .preds
-                .conjuncts(p)
-                .into_iter()
-                .filter(|t| !common.contains(t))
-                .collect();
-            let [only] = rest[..] else { return None };
-            let PredData::Lit { cond, negated } = *self.pssa.preds.data(only) else {
-                return None;
-            };
-            if polarity.is_some_and(|n| n != negated) {
+            let mut rest: Vec<(Value, bool)> = Vec::new();
+            for t in self.pssa.preds.conjuncts(p) {
+                if common.contains(&t) {
+                    continue;
+                }
+                let PredData::Lit { cond, negated } = *self.pssa.preds.data(t) else {
+                    return None;
+                };
+                rest.push((cond, negated));
+            }
+            // Position by definition: the k-th condition of one lane corresponds to the
+            // k-th of another.
+            rest.sort_by_key(|&(c, _)| self.deps.def_pos.get(&c).copied().unwrap_or(0));
+            lanes.push(rest);
+        }
+        let parts = lanes[0].len();
+        if parts == 0 || parts > 4 || lanes.iter().any(|l| l.len() != parts) {
+            return None;
+        }
+        let mut out = Vec::with_capacity(parts);
+        for k in 0..parts {
+            let negated = lanes[0][k].1;
+            if lanes.iter().any(|l| l[k].1 != negated) {
                 return None;
             }
-            polarity = Some(negated);
-            conds.push(cond);
+            let conds: Vec<Value> = lanes.iter().map(|l| l[k].0).collect();
+            out.push((self.grow(&conds, depth), negated));
         }
-        let node = self.grow(&conds, depth);
-        Some(Mask {
-            node,
-            negated: polarity.unwrap_or(false),
-        })
+        Some(Mask { parts: out })
     }
 
     /// Do lanes `b` and `a` compute the same operation on (possibly) different operands?
