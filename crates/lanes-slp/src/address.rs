@@ -66,7 +66,14 @@ impl Address {
 struct Linear {
     terms: BTreeMap<Term, i64>,
     offset: i64,
+    /// Values looked at so far: a budget against expressions that share operands.
+    steps: u32,
 }
+
+/// How deep a chain of additions is followed (an unrolled loop's counter is one addition
+/// per copy) and how many values one address may look at in all.
+const MAX_DEPTH: u32 = 256;
+const MAX_STEPS: u32 = 4096;
 
 impl Linear {
     fn opaque(&mut self, t: Term, scale: i64) {
@@ -85,7 +92,12 @@ impl Linear {
             Term::Sext(x) | Term::Zext(x) => return self.add_extended(func, t, x, scale, depth),
         };
         let def = func.dfg.def_inst(v).map(|i| func.dfg.inst(i));
-        if depth > 16 || func.dfg.value_type(v).elem().bits() != 64 || def.is_none() {
+        self.steps += 1;
+        if depth > MAX_DEPTH
+            || self.steps > MAX_STEPS
+            || func.dfg.value_type(v).elem().bits() != 64
+            || def.is_none()
+        {
             return self.opaque(t, scale);
         }
         let next = depth + 1;
@@ -146,7 +158,7 @@ impl Linear {
                 op: BinaryOp::Add,
                 args,
                 flags,
-            }) if depth <= 16 && (if signed { flags.nsw() } else { flags.nuw() }) => {
+            }) if depth <= MAX_DEPTH && (if signed { flags.nsw() } else { flags.nuw() }) => {
                 if let Some(c) = konst(args[1]) {
                     let c = if signed || bits >= 64 {
                         c

@@ -370,6 +370,19 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
         inits.push(v);
     }
     let iv_after = inits[c.iv];
+    if c.step == 1 {
+        let tail = masked_tail(mid, &c, &data, &inits, u, TailContext { p, ran, not_ran });
+        return Some(finish(
+            tail,
+            l,
+            main,
+            parent,
+            guard_items,
+            &inits,
+            &last_map,
+            live_out,
+        ));
+    }
     let more = mid.runs(&c, iv_after, p);
     let pssa = mid.pssa;
     let mid_items = mid.items;
@@ -378,6 +391,196 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
     let either = pssa.preds.or(&[not_ran, more_lit]);
     let rest_runs = pssa.preds.and2(p, either);
     let main_only = pssa.preds.and(&[p, ran, no_more]);
+    let tail = Tail {
+        pssa,
+        mid_items,
+        tail_items: Vec::new(),
+        rest_runs,
+        lasts: vec![(main_only, None)],
+        rest_inits_original: false,
+    };
+    Some(finish(
+        tail,
+        l,
+        main,
+        parent,
+        guard_items,
+        &inits,
+        &last_map,
+        live_out,
+    ))
+}
+
+/// The predicates the tail is built under.
+#[derive(Copy, Clone)]
+struct TailContext {
+    /// The loop's own predicate.
+    p: Pred,
+    /// The main loop ran / did not.
+    ran: Pred,
+    not_ran: Pred,
+}
+
+/// What follows the main loop: items computing where it stopped, the tail's items, when
+/// the original loop still runs, and for each other way the last iteration can have
+/// been run, its gate and the copy's values (`None`: the main loop's last copy).
+struct Tail<'a> {
+    pssa: &'a mut Pssa,
+    mid_items: Vec<Item>,
+    tail_items: Vec<Item>,
+    rest_runs: Pred,
+    lasts: Vec<(Pred, Option<HashMap<Value, Value>>)>,
+    /// The original loop, when it runs, starts from the loop's own initial values.
+    rest_inits_original: bool,
+}
+
+/// With a step of one, the iterations the main loop leaves (fewer than `u`) run as one
+/// more unrolled copy of the body, lane `k` under `k < cnt` — a masked vector step once
+/// packed, instead of a scalar loop. `cnt` counts the iterations left: `n - i` from
+/// where the main loop stopped, at least one when it did not run (the loop runs once
+/// before its first test). The original loop stays for the one case with more than
+/// `u - 1` left: `i + 1 != n` whose count wraps around (`n == i` at the start).
+fn masked_tail<'a>(
+    mut mid: Emit<'a>,
+    c: &Counted,
+    data: &LoopData,
+    inits: &[Value],
+    u: u32,
+    cx: TailContext,
+) -> Tail<'a> {
+    let p = cx.p;
+    let start = inits[c.iv];
+    let ty = mid.pssa.func.dfg.value_type(start);
+    let diff = mid.binary(BinaryOp::Sub, c.bound, start, p);
+    let zero = mid.konst(ty, 0, p);
+    let one = mid.konst(ty, 1, p);
+    let ran_value = match *mid.pssa.preds.data(cx.ran) {
+        crate::PredData::Lit { cond, .. } => cond,
+        _ => unreachable!("the main loop's guard is one condition"),
+    };
+    let cnt = match c.compare {
+        Compare::NotEqual => diff,
+        Compare::SignedLess | Compare::UnsignedLess => {
+            let less = if c.compare == Compare::SignedLess {
+                IntCC::Slt
+            } else {
+                IntCC::Ult
+            };
+            let before = mid.icmp(less, start, c.bound, p);
+            let left = mid.value(
+                InstData::Select {
+                    args: [before, diff, zero],
+                },
+                ty,
+                p,
+            );
+            let none = mid.icmp(IntCC::Eq, left, zero, p);
+            let at_least_one = mid.value(
+                InstData::Select {
+                    args: [none, one, left],
+                },
+                ty,
+                p,
+            );
+            mid.value(
+                InstData::Select {
+                    args: [ran_value, left, at_least_one],
+                },
+                ty,
+                p,
+            )
+        }
+    };
+    let mut lane_conds = Vec::with_capacity(u as usize);
+    for k in 0..u {
+        let kk = mid.konst(ty, i64::from(k), p);
+        lane_conds.push(mid.icmp(IntCC::Ult, kk, cnt, p));
+    }
+    let Emit {
+        pssa,
+        items: mid_items,
+    } = mid;
+    // The copies: lane k's μ values are lane k-1's recurrences.
+    let mut map: HashMap<Value, Value> = data
+        .mus
+        .iter()
+        .zip(inits)
+        .map(|(m, &v)| (m.value, v))
+        .collect();
+    let mut tail_items = Vec::new();
+    let mut maps = Vec::with_capacity(u as usize);
+    for &cond in &lane_conds {
+        let lane = pssa.preds.lit(cond, false);
+        let extra = pssa.preds.and2(p, lane);
+        for &item in &data.items {
+            let Item::Inst(inst) = item else {
+                unreachable!("an innermost loop")
+            };
+            let new = clone_inst(pssa, inst, &map);
+            let q = pssa.inst_pred[new];
+            pssa.inst_pred[new] = pssa.preds.and2(q, extra);
+            if let (Some(old), Some(nv)) = (
+                pssa.func.dfg.inst_result(inst),
+                pssa.func.dfg.inst_result(new),
+            ) {
+                map.insert(old, nv);
+            }
+            tail_items.push(Item::Inst(new));
+        }
+        maps.push(map.clone());
+        let next: Vec<(Value, Value)> = data.mus.iter().map(|m| (m.value, map[&m.rec])).collect();
+        for (k, v) in next {
+            map.insert(k, v);
+        }
+    }
+    // Which iteration ran last: lane k when lane k+1 did not; the main loop's last copy
+    // when no lane ran.
+    let mut lasts = Vec::with_capacity(u as usize + 1);
+    for (k, lane_map) in maps.into_iter().enumerate() {
+        let this = pssa.preds.lit(lane_conds[k], false);
+        let gate = match lane_conds.get(k + 1) {
+            Some(&next) => {
+                let not_next = pssa.preds.lit(next, true);
+                pssa.preds.and(&[p, this, not_next])
+            }
+            None => pssa.preds.and2(p, this),
+        };
+        lasts.push((gate, Some(lane_map)));
+    }
+    let no_lane = pssa.preds.lit(lane_conds[0], true);
+    lasts.push((pssa.preds.and(&[p, cx.ran, no_lane]), None));
+    let rest_runs = pssa.preds.and(&[p, cx.not_ran, no_lane]);
+    Tail {
+        pssa,
+        mid_items,
+        tail_items,
+        rest_runs,
+        lasts,
+        rest_inits_original: true,
+    }
+}
+
+/// Values after the loop, the remainder's start and predicate, and the splice.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    tail: Tail<'_>,
+    l: LoopId,
+    main: LoopId,
+    parent: Option<LoopId>,
+    guard_items: Vec<Item>,
+    inits: &[Value],
+    last_map: &HashMap<Value, Value>,
+    live_out: Vec<Value>,
+) -> LoopId {
+    let Tail {
+        pssa,
+        mid_items,
+        tail_items,
+        rest_runs,
+        lasts,
+        rest_inits_original,
+    } = tail;
+    let p = pssa.loops[l].pred;
     // The φs after the remainder (made before the substitution, placed after it).
     let mut post = Emit {
         pssa,
@@ -386,20 +589,30 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
     let mut subst: HashMap<Value, Value> = HashMap::new();
     for v in live_out {
         let ty = post.pssa.func.dfg.value_type(v);
-        let from_main = last_map.get(&v).copied().unwrap_or(v);
-        let out = post.phi(ty, vec![(rest_runs, v), (main_only, from_main)], p);
+        let mut gates = vec![(rest_runs, v)];
+        for (gate, lane_map) in &lasts {
+            let from = match lane_map {
+                Some(m) => m.get(&v).copied().unwrap_or(v),
+                None => last_map.get(&v).copied().unwrap_or(v),
+            };
+            gates.push((*gate, from));
+        }
+        let out = post.phi(ty, gates, p);
         subst.insert(v, out);
     }
     let pssa = post.pssa;
     let post_items = post.items;
     let excluded: HashSet<LoopId> = [l, main].into_iter().collect();
     substitute_outside(pssa, &subst, &excluded);
-    // The remainder starts where the main loop stopped.
-    for (m, &init) in pssa.loops[l].mus.iter_mut().zip(&inits) {
-        m.init = init;
+    // The remainder starts where the main loop stopped (or, after a masked tail, runs
+    // only when nothing else did, from the start).
+    if !rest_inits_original {
+        for (m, &init) in pssa.loops[l].mus.iter_mut().zip(inits) {
+            m.init = init;
+        }
     }
     pssa.loops[l].pred = rest_runs;
-    // Splice: guard, main loop, where it stopped, remainder, values after it.
+    // Splice: guard, main loop, where it stopped, tail, remainder, values after it.
     let list = match parent {
         Some(q) => &mut pssa.loops[q].items,
         None => &mut pssa.items,
@@ -411,10 +624,11 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
     let mut spliced = guard_items;
     spliced.push(Item::Loop(main));
     spliced.extend(mid_items);
+    spliced.extend(tail_items);
     spliced.push(Item::Loop(l));
     spliced.extend(post_items);
     list.splice(pos..=pos, spliced);
-    Some(main)
+    main
 }
 
 /// A copy of instruction `inst` reading `map`'s values, with its predicate (and gates)

@@ -143,3 +143,17 @@ fn counted_loops_are_unrolled_and_packed() {
         );
     }
 }
+
+#[test]
+fn the_iterations_a_main_loop_leaves_run_as_one_masked_step() {
+    // saxpy's main loop stores whole vectors; what is left over runs as one masked
+    // vector step (lane k under k < left), not as a scalar loop.
+    let (r, text) = check("saxpy");
+    assert_eq!(r.unrolled.len(), 1, "{r:?}");
+    assert!(text.contains("masked_store"), "{text}");
+    assert!(text.contains("masked_load"), "{text}");
+    assert!(
+        text.contains("icmp ult"),
+        "the lanes' mask is a vector compare\n{text}"
+    );
+}
