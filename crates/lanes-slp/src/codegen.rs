@@ -26,7 +26,8 @@ use lanes_ir::{BinaryOp, CastOp, Inst, InstData, IntFlags, Intrinsic, Type, Unar
 use crate::address::{Address, Term};
 
 use crate::dependence::ListDeps;
-use crate::packing::{schedule, Mask, Node, PackTree, Scheduled};
+use crate::pack_tree::{Mask, Node, PackTree};
+use crate::packing::{schedule, Scheduled};
 use crate::predicate::{Pred, PredData};
 use crate::pssa::{Item, LoopId, Pssa};
 use crate::substitute::substitute;

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use lanes_ir::{Inst, InstData, Type, Value};
 
-use crate::packing::Node;
+use crate::pack_tree::Node;
 use crate::pssa::{Item, Pssa};
 
 /// Estimates what packing saves.

@@ -31,6 +31,7 @@ pub mod cost;
 pub mod dependence;
 mod error;
 pub mod lower;
+pub mod pack_tree;
 pub mod packing;
 pub mod predicate;
 pub mod pssa;

@@ -23,85 +23,9 @@ use lanes_ir::{BinaryOp, Inst, InstData, IntCC, Type, Value};
 use crate::address::Address;
 use crate::cost::CostModel;
 use crate::dependence::{ListDeps, MemEffect};
+pub use crate::pack_tree::{Mask, Node, PackTree};
 use crate::predicate::{Pred, PredData};
 use crate::pssa::{Item, LoopId, Pssa};
-
-/// A node of a pack tree.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Node {
-    /// Isomorphic instructions, one per lane, with one operand node per operand.
-    Pack {
-        insts: Vec<Inst>,
-        operands: Vec<usize>,
-    },
-    /// Loads of adjacent addresses: lane `i` reads element `perm[i]` of the vector at
-    /// the lowest address (lane `first`'s); `perm` is the identity unless lanes are
-    /// permuted, which a shuffle then undoes.
-    Load {
-        insts: Vec<Inst>,
-        first: usize,
-        perm: Vec<u32>,
-        mask: Option<Mask>,
-    },
-    /// Stores to adjacent addresses of the values of node `value`.
-    Store {
-        insts: Vec<Inst>,
-        value: usize,
-        mask: Option<Mask>,
-    },
-    /// Gated φs with as many incoming values each, position by position; where gates
-    /// differ between lanes, `masks[j]` packs the lanes' gates of incoming `j`.
-    Phi {
-        insts: Vec<Inst>,
-        incoming: Vec<usize>,
-        masks: Vec<Option<Mask>>,
-    },
-    /// A pack of an earlier tree of the same list with exactly these lanes: its vector.
-    Shared { tree: usize, node: usize },
-    /// One value in every lane.
-    Splat(Value),
-    /// Scalars put into a vector one by one.
-    Build(Vec<Value>),
-}
-
-impl Node {
-    /// The instructions this node replaces.
-    pub fn insts(&self) -> &[Inst] {
-        match self {
-            Node::Pack { insts, .. }
-            | Node::Load { insts, .. }
-            | Node::Store { insts, .. }
-            | Node::Phi { insts, .. } => insts,
-            Node::Shared { .. } | Node::Splat(_) | Node::Build(_) => &[],
-        }
-    }
-}
-
-/// The lanes' own predicates as packed vectors of conditions: when each lane's
-/// predicate is the predicates' common part and as many more conditions as every other
-/// lane's, taken the same way position by position (in the order the conditions are
-/// defined), part `k` is node `parts[k].0` holding every lane's `k`-th condition —
-/// usually isomorphic compares, packed like any operand — complemented if `parts[k].1`;
-/// the mask is the conjunction of the parts.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mask {
-    pub parts: Vec<(usize, bool)>,
-}
-
-impl Mask {
-    /// Does the mask read node `k`?
-    pub fn reads(&self, k: usize) -> bool {
-        self.parts.iter().any(|p| p.0 == k)
-    }
-}
-
-/// Packs grown from one seed; node 0 is the root (the seed).
-#[derive(Clone, Debug)]
-pub struct PackTree {
-    pub nodes: Vec<Node>,
-    /// Scalar cost minus vector cost, as the cost model estimated it.
-    pub saving: i64,
-}
 
 /// Why a candidate tree was not kept, for remarks.
 #[derive(Clone, Debug, PartialEq, Eq)]
