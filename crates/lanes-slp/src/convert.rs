@@ -141,8 +141,33 @@ fn hoist_constants(pssa: &mut Pssa) {
             pssa.inst_pred[i] = always;
         }
     }
+    // One item per distinct constant: copies read the first.
+    let mut first: HashMap<String, Value> = HashMap::new();
+    let mut subst: HashMap<Value, Value> = HashMap::new();
+    hoisted.retain(|&item| {
+        let Item::Inst(i) = item else { return true };
+        let Some(v) = pssa.func.dfg.inst_result(i) else {
+            return true;
+        };
+        let key = format!(
+            "{:?} {}",
+            pssa.func.dfg.inst(i),
+            pssa.func.dfg.value_type(v)
+        );
+        match first.get(&key) {
+            Some(&f) => {
+                subst.insert(v, f);
+                false
+            }
+            None => {
+                first.insert(key, v);
+                true
+            }
+        }
+    });
     hoisted.append(&mut pssa.items);
     pssa.items = hoisted;
+    crate::substitute::substitute(pssa, &subst);
 }
 
 /// Replaces every gated φ with one incoming value by that value: when the φ runs, its

@@ -46,7 +46,9 @@ pub use error::SlpError;
 pub use lower::lower;
 pub use predicate::{Pred, PredData, PredPool};
 pub use pssa::{Item, LoopData, LoopId, Mu, Pssa};
-pub use supervectorize::{supervectorize, supervectorize_with, SlpOptions, SlpReport};
+pub use supervectorize::{
+    supervectorize, supervectorize_pssa, supervectorize_with, SlpOptions, SlpReport,
+};
 pub use verify::verify_pssa;
 pub use write::{pssa_to_string, write_pssa};
 

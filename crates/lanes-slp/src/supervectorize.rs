@@ -67,6 +67,16 @@ pub fn supervectorize_with(
     func: &Function,
     cost: &dyn CostModel,
 ) -> Result<(Function, SlpReport), SlpError> {
+    let (pssa, report) = supervectorize_pssa(func, cost)?;
+    Ok((lower(&pssa), report))
+}
+
+/// The packed Predicated SSA [`supervectorize_with`] lowers (verified): what the
+/// filetests show.
+pub fn supervectorize_pssa(
+    func: &Function,
+    cost: &dyn CostModel,
+) -> Result<(crate::Pssa, SlpReport), SlpError> {
     let mut pssa = to_pssa(func)?;
     let mut report = SlpReport::default();
     // Vectorization-aware unrolling: kept where the main loop's packs pay.
@@ -115,8 +125,61 @@ pub fn supervectorize_with(
         }
         emit_packs(&mut pssa, l, &packing.trees);
     }
+    remove_dead_code(&mut pssa);
     verify_pssa(&pssa)?;
-    Ok((lower(&pssa), report))
+    Ok((pssa, report))
+}
+
+/// Removes items nothing reads that have no effect and read no memory (the scalar
+/// address arithmetic and extractions packing made useless), until none is left.
+fn remove_dead_code(pssa: &mut crate::Pssa) {
+    loop {
+        let mut read: std::collections::HashSet<lanes_ir::Value> = Default::default();
+        for (_, item) in pssa.walk() {
+            match item {
+                crate::Item::Inst(i) => {
+                    pssa.for_each_operand(i, |v| {
+                        read.insert(v);
+                    });
+                    pssa.for_each_cond(i, |v| {
+                        read.insert(v);
+                    });
+                }
+                crate::Item::Loop(l) => {
+                    let d = &pssa.loops[l];
+                    for m in &d.mus {
+                        read.insert(m.init);
+                        read.insert(m.rec);
+                    }
+                    pssa.preds.for_each_cond(d.cont, &mut |v| {
+                        read.insert(v);
+                    });
+                    pssa.preds.for_each_cond(d.pred, &mut |v| {
+                        read.insert(v);
+                    });
+                }
+            }
+        }
+        let f = &pssa.func;
+        let dead = |item: &crate::Item| match *item {
+            crate::Item::Inst(i) => {
+                let d = f.dfg.inst(i);
+                f.dfg.inst_result(i).is_some_and(|v| !read.contains(&v))
+                    && !d.has_side_effects()
+                    && !d.reads_memory()
+                    && !d.is_terminator()
+            }
+            crate::Item::Loop(_) => false,
+        };
+        let before = pssa.walk().len();
+        pssa.items.retain(|i| !dead(i));
+        for l in pssa.loops.values_mut() {
+            l.items.retain(|i| !dead(i));
+        }
+        if pssa.walk().len() == before {
+            return;
+        }
+    }
 }
 
 /// How far to unroll counted loop `l`: as many lanes as a register holds of the widest

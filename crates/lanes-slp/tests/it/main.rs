@@ -2,6 +2,7 @@
 //! lowering, proven by differential runs against the original functions.
 
 mod corpus;
+mod filetests;
 mod generated;
 mod generated_slp;
 mod packing;

