@@ -10,8 +10,9 @@
 //! take is left to LLVM's loop vectorizer with a warning remark.
 //!
 //! With `slp`, lanes' SuperVectorization (PLDI'22, [`lanes_slp`]) packs every lanes
-//! function across its blocks and LLVM's loop and SLP vectorizers stay off, as in the
-//! paper's evaluation; a function it packs nothing in is left as it was.
+//! function across its blocks first; a function it packs nothing in is left as it was,
+//! and LLVM's vectorizers (unless turned off, as in the paper's evaluation) take what it
+//! left: the fallback where its cost model sees no gain.
 
 use std::path::PathBuf;
 
@@ -50,8 +51,10 @@ pub struct CompileRequest {
     /// How parallel loop bodies and `declare simd` functions are linearized (partial
     /// linearization with BOSCC gadgets where they pay, by default).
     pub mode: Mode,
-    /// Vectorize with lanes' SuperVectorization (PLDI'22) instead of LLVM's loop and SLP
-    /// vectorizers, as the paper's evaluation does (from -O2 on).
+    /// Vectorize with lanes' SuperVectorization (PLDI'22) first (from -O2 on). LLVM's
+    /// vectorizers, where `loop_vectorize`/`slp_vectorize` leave them on, then only take
+    /// what it did not: the loops it vectorized say so (`llvm.loop.isvectorized`). With
+    /// both off, SuperVectorization alone runs, as in the paper's evaluation.
     pub slp: bool,
 }
 
@@ -108,8 +111,8 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
         clang,
         pipeline: PipelineOptions {
             opt_level: opt,
-            loop_vectorize: opt >= 2 && req.loop_vectorize && !req.slp,
-            slp_vectorize: opt >= 2 && req.slp_vectorize && !req.slp,
+            loop_vectorize: opt >= 2 && req.loop_vectorize,
+            slp_vectorize: opt >= 2 && req.slp_vectorize,
             verify_each: false,
         },
         target: target.options(opt),

@@ -308,12 +308,22 @@ impl Converter<'_> {
     fn region(&mut self, r: Option<Loop>) -> Result<Vec<Item>, SlpError> {
         if let Some(l) = r {
             let always = self.preds.always();
+            let latches = self.loops.latches(l);
+            let hints = self
+                .f
+                .abi
+                .loops
+                .iter()
+                .filter(|md| latches.contains(&md.latch))
+                .flat_map(|md| md.hints.iter().cloned())
+                .collect();
             let id = self.pssa_loops.push(LoopData {
                 parent: None,
                 pred: always,
                 mus: Vec::new(),
                 items: Vec::new(),
                 cont: always,
+                hints,
             });
             self.exit_edges.insert(l, (id, HashMap::new()));
         }

@@ -49,6 +49,8 @@ pub fn lower(pssa: &Pssa) -> Function {
         });
         r
     };
+    // Loop hints go back on the new latches (the old blocks are gone).
+    func.abi.loops.clear();
     let entry = func.append_new_block();
     let mut assignments: Vec<(Value, Vec<(Block, Value)>)> = Vec::new();
     {
@@ -214,6 +216,12 @@ fn lower_loop(
     let end = body.close_all(cx);
     cx.branch_on(end, data.cont, latch, exit);
     cx.jump(latch, header);
+    if !data.hints.is_empty() {
+        cx.func.abi.loops.push(lanes_ir::LoopMd {
+            latch,
+            hints: data.hints.clone(),
+        });
+    }
     builder.set_current(exit);
 }
 

@@ -61,6 +61,9 @@ pub struct LoopData {
     pub items: Vec<Item>,
     /// The continue predicate.
     pub cont: Pred,
+    /// LLVM loop hints (`llvm.loop.mustprogress`, pragmas), put back on the latch of the
+    /// lowered loop; a main loop of unrolled copies also says `llvm.loop.isvectorized`.
+    pub hints: Vec<lanes_ir::LoopHint>,
 }
 
 /// A function in Predicated SSA.

@@ -264,12 +264,18 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
     let parent = data.parent;
     let p = data.pred;
     let iv = data.mus[c.iv];
+    let mut hints = data.hints.clone();
+    hints.push(lanes_ir::LoopHint {
+        name: "llvm.loop.isvectorized".to_string(),
+        value: Some(1),
+    });
     let main = pssa.loops.push(LoopData {
         parent,
         pred: p,
         mus: Vec::new(),
         items: Vec::new(),
         cont: p,
+        hints: Vec::new(),
     });
     // The main loop's μ-nodes and U copies of the body.
     let mut map: HashMap<Value, Value> = HashMap::new();
@@ -348,6 +354,7 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
         mus: mus.clone(),
         items: body,
         cont,
+        hints,
     };
     // Values of `l` read after it, for the φs that pick the remainder's or the main
     // loop's last copy's.

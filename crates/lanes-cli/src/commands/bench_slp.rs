@@ -94,22 +94,23 @@ pub fn run(args: &SlpArgs) -> Result<()> {
     }
     if let Some(path) = &args.plot {
         let names: Vec<String> = report.kernels.iter().map(|k| k.kernel.clone()).collect();
-        let series: Vec<(String, Vec<Option<f64>>)> = ["clang -O3 scalar", "lanes --slp"]
-            .iter()
-            .map(|c| {
-                let bars = report
-                    .kernels
-                    .iter()
-                    .map(|k| {
-                        k.records
-                            .iter()
-                            .find(|r| r.config == *c)
-                            .map(|r| r.speedup_vs_clang)
-                    })
-                    .collect();
-                (c.to_string(), bars)
-            })
-            .collect();
+        let series: Vec<(String, Vec<Option<f64>>)> =
+            ["clang -O3 scalar", "lanes --slp", "lanes --slp alone"]
+                .iter()
+                .map(|c| {
+                    let bars = report
+                        .kernels
+                        .iter()
+                        .map(|k| {
+                            k.records
+                                .iter()
+                                .find(|r| r.config == *c)
+                                .map(|r| r.speedup_vs_clang)
+                        })
+                        .collect();
+                    (c.to_string(), bars)
+                })
+                .collect();
         plot_bars(
             path,
             "speedup over clang-19 -O3 -march=native (LLVM's vectorizers)",
@@ -126,8 +127,18 @@ fn table(report: &SlpBenchReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<18} {:<10} {:>10} {:>12} {:>12} {:>9} {:>9} {:>6} {:>8}",
-        "kernel", "suite", "size", "clang -O3", "scalar", "lanes", "lanes ×", "packs", "unrolled"
+        "{:<18} {:<10} {:>8} {:>11} {:>11} {:>11} {:>8} {:>11} {:>8} {:>6} {:>8}",
+        "kernel",
+        "suite",
+        "size",
+        "clang -O3",
+        "scalar",
+        "lanes",
+        "lanes ×",
+        "lanes alone",
+        "alone ×",
+        "packs",
+        "unrolled"
     );
     for k in &report.kernels {
         let ms = |c: &str| {
@@ -138,22 +149,25 @@ fn table(report: &SlpBenchReport) -> String {
                     format!("{:.3} ms", r.median_seconds * 1e3)
                 })
         };
-        let speedup = k
-            .records
-            .iter()
-            .find(|r| r.config == "lanes --slp")
-            .map_or("-".to_string(), |r| format!("{:.2}", r.speedup_vs_clang));
+        let speedup = |c: &str| {
+            k.records
+                .iter()
+                .find(|r| r.config == c)
+                .map_or("-".to_string(), |r| format!("{:.2}", r.speedup_vs_clang))
+        };
         let suite = k.records.first().map_or("", |r| r.suite.name());
         let _ = writeln!(
             out,
-            "{:<18} {:<10} {:>10} {:>12} {:>12} {:>9} {:>9} {:>6} {:>8}",
+            "{:<18} {:<10} {:>8} {:>11} {:>11} {:>11} {:>8} {:>11} {:>8} {:>6} {:>8}",
             k.kernel,
             suite,
             k.size,
             ms("clang -O3"),
             ms("clang -O3 scalar"),
             ms("lanes --slp"),
-            speedup,
+            speedup("lanes --slp"),
+            ms("lanes --slp alone"),
+            speedup("lanes --slp alone"),
             k.packs,
             k.unrolled
         );
@@ -167,14 +181,17 @@ fn table(report: &SlpBenchReport) -> String {
     );
     for suite in Suite::ALL {
         let lanes = report.geomean(suite, "lanes --slp");
+        let alone = report.geomean(suite, "lanes --slp alone");
         let scalar = report.geomean(suite, "clang -O3 scalar");
+        let fmt = |g: Option<f64>| g.map_or("-".to_string(), |s| format!("{s:.2}×"));
         if let Some(g) = lanes {
             let _ = writeln!(
                 out,
-                "  {:<10} lanes --slp {g:.2}× (target {:.2}×), clang -O3 scalar {}",
+                "  {:<10} lanes --slp {g:.2}× (target {:.2}×), lanes --slp alone {}, clang -O3 scalar {}",
                 suite.name(),
                 suite.target(),
-                scalar.map_or("-".to_string(), |s| format!("{s:.2}×"))
+                fmt(alone),
+                fmt(scalar)
             );
         }
     }

@@ -18,7 +18,8 @@
 //! `-fveclib=libmvec` (`--veclib`) makes the vector math of lanes' vector code call glibc's
 //! libmvec (`_ZGVeN16v_sinf`, …; [`lanes_llvm::export::VecLib`]) for the target's ISA, and
 //! is handed on to clang as well. `--slp` vectorizes with lanes' SuperVectorization
-//! (PLDI'22) instead of LLVM's loop and SLP vectorizers; `--stats` prints what it did.
+//! (PLDI'22) first, LLVM's vectorizers taking what it left (or nothing, with
+//! `--no-vectorize --no-slp-vectorize`); `--stats` prints what it did.
 //! The pipeline is [`lanes_driver::compile()`]; this file only parses the command line and prints. Calls to libm (`sinf`, `pow`, …) are
 //! imported as lanes math intrinsics with or without `-fno-math-errno`: lanes IR has no
 //! `errno`, and neither libmvec nor lanes' vector code sets it.
@@ -103,7 +104,8 @@ pub struct CompileArgs {
     #[arg(long, value_name = "FILE")]
     pub remarks_json: Option<PathBuf>,
     /// Vectorize with lanes' SuperVectorization (PLDI'22: SLP packing across blocks over
-    /// Predicated SSA) instead of LLVM's loop and SLP vectorizers (from -O2 on)
+    /// Predicated SSA) first (from -O2 on); LLVM's vectorizers then take only what it
+    /// left (add --no-vectorize --no-slp-vectorize for SuperVectorization alone)
     #[arg(long)]
     pub slp: bool,
     /// With --slp, print what it did per function (packs, instructions packed, packs

@@ -55,7 +55,12 @@ fn bench_slp_builds_checks_and_reports_every_build() {
             .collect();
         assert_eq!(
             configs,
-            ["clang -O3", "clang -O3 scalar", "lanes --slp"],
+            [
+                "clang -O3",
+                "clang -O3 scalar",
+                "lanes --slp",
+                "lanes --slp alone"
+            ],
             "{k}"
         );
         for r in records {
