@@ -10,9 +10,10 @@
 //! take is left to LLVM's loop vectorizer with a warning remark.
 //!
 //! With `slp`, lanes' SuperVectorization (PLDI'22, [`lanes_slp`]) packs every lanes
-//! function across its blocks first; a function it packs nothing in is left as it was,
-//! and LLVM's vectorizers (unless turned off, as in the paper's evaluation) take what it
-//! left: the fallback where its cost model sees no gain.
+//! function across its blocks in place of LLVM's SLP vectorizer; a function it packs
+//! nothing in is left as it was, and LLVM's loop vectorizer (unless turned off, as in the
+//! paper's evaluation) takes the loops it left: the fallback where its cost model sees
+//! no gain.
 
 use std::path::PathBuf;
 
@@ -51,10 +52,11 @@ pub struct CompileRequest {
     /// How parallel loop bodies and `declare simd` functions are linearized (partial
     /// linearization with BOSCC gadgets where they pay, by default).
     pub mode: Mode,
-    /// Vectorize with lanes' SuperVectorization (PLDI'22) first (from -O2 on). LLVM's
-    /// vectorizers, where `loop_vectorize`/`slp_vectorize` leave them on, then only take
-    /// what it did not: the loops it vectorized say so (`llvm.loop.isvectorized`). With
-    /// both off, SuperVectorization alone runs, as in the paper's evaluation.
+    /// Vectorize with lanes' SuperVectorization (PLDI'22) in place of LLVM's SLP
+    /// vectorizer (from -O2 on). LLVM's loop vectorizer, unless `loop_vectorize` turns
+    /// it off, then takes only the loops it left: the loops it vectorized say so
+    /// (`llvm.loop.isvectorized`). With it off, SuperVectorization alone runs, as in the
+    /// paper's evaluation.
     pub slp: bool,
 }
 
@@ -112,7 +114,9 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
         pipeline: PipelineOptions {
             opt_level: opt,
             loop_vectorize: opt >= 2 && req.loop_vectorize,
-            slp_vectorize: opt >= 2 && req.slp_vectorize,
+            // SuperVectorization is the SLP vectorizer: LLVM's would turn its vectors
+            // built from scalar loads into slow gathers.
+            slp_vectorize: opt >= 2 && req.slp_vectorize && !req.slp,
             verify_each: false,
         },
         target: target.options(opt),

@@ -18,8 +18,8 @@
 //! `-fveclib=libmvec` (`--veclib`) makes the vector math of lanes' vector code call glibc's
 //! libmvec (`_ZGVeN16v_sinf`, …; [`lanes_llvm::export::VecLib`]) for the target's ISA, and
 //! is handed on to clang as well. `--slp` vectorizes with lanes' SuperVectorization
-//! (PLDI'22) first, LLVM's vectorizers taking what it left (or nothing, with
-//! `--no-vectorize --no-slp-vectorize`); `--stats` prints what it did.
+//! (PLDI'22) in place of LLVM's SLP vectorizer, LLVM's loop vectorizer taking the loops
+//! it left (or none, with `--no-vectorize`); `--stats` prints what it did.
 //! The pipeline is [`lanes_driver::compile()`]; this file only parses the command line and prints. Calls to libm (`sinf`, `pow`, …) are
 //! imported as lanes math intrinsics with or without `-fno-math-errno`: lanes IR has no
 //! `errno`, and neither libmvec nor lanes' vector code sets it.
@@ -104,8 +104,8 @@ pub struct CompileArgs {
     #[arg(long, value_name = "FILE")]
     pub remarks_json: Option<PathBuf>,
     /// Vectorize with lanes' SuperVectorization (PLDI'22: SLP packing across blocks over
-    /// Predicated SSA) first (from -O2 on); LLVM's vectorizers then take only what it
-    /// left (add --no-vectorize --no-slp-vectorize for SuperVectorization alone)
+    /// Predicated SSA) in place of LLVM's SLP vectorizer (from -O2 on); LLVM's loop
+    /// vectorizer takes only the loops it left (add --no-vectorize for it alone)
     #[arg(long)]
     pub slp: bool,
     /// With --slp, print what it did per function (packs, instructions packed, packs

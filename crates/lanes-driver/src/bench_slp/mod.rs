@@ -49,8 +49,8 @@ pub struct SlpBenchRequest {
 }
 
 /// One build's figure (a JSON record of `lanes bench slp --json`). `lanes --slp` is
-/// `lanes compile -O3 -march=native --slp` (LLVM's vectorizers take what lanes left);
-/// `lanes --slp alone` adds `--no-vectorize --no-slp-vectorize` (the paper's setup).
+/// `lanes compile -O3 -march=native --slp` (LLVM's loop vectorizer takes the loops lanes
+/// left); `lanes --slp alone` adds `--no-vectorize` (the paper's setup).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SlpRecord {
     pub kernel: String,
@@ -214,7 +214,7 @@ fn build_kernel(
         &p(&obj("data")),
     ])?;
     // lanes: the library pipeline `lanes compile -O3 -march=native --slp` runs, with
-    // LLVM's vectorizers after it, and without them.
+    // LLVM's loop vectorizer after it, and without.
     for (tag, llvm_vectorizers) in [("slp", true), ("slponly", false)] {
         let mut creq = CompileRequest::new(&src);
         creq.clang = ClangOptions {
