@@ -324,6 +324,7 @@ impl Converter<'_> {
                 items: Vec::new(),
                 cont: always,
                 hints,
+                dead: false,
             });
             self.exit_edges.insert(l, (id, HashMap::new()));
         }

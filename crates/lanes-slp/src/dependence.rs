@@ -27,10 +27,13 @@ pub enum MemEffect {
         bytes: i64,
         write: bool,
     },
-    /// Anything (a call, a loop with memory accesses): reads and maybe writes.
+    /// Anything (a call): reads and maybe writes.
     Unknown {
         write: bool,
     },
+    /// A loop's plain accesses: the bases it reads or writes (each with whether it
+    /// writes), anywhere in their objects since the offsets change between iterations.
+    Objects(Vec<(Value, bool)>),
     /// An effect whose order matters beyond memory contents (volatile, atomic, fence,
     /// return, a call with effects).
     Ordered,
@@ -113,6 +116,18 @@ fn conflict(func: &Function, a: &MemEffect, b: &MemEffect) -> bool {
         (Unknown { write: wa }, Unknown { write: wb }) => *wa || *wb,
         (Unknown { write }, Access { write: w2, .. })
         | (Access { write: w2, .. }, Unknown { write }) => *write || *w2,
+        (Unknown { write }, Objects(os)) | (Objects(os), Unknown { write }) => {
+            *write || os.iter().any(|o| o.1)
+        }
+        (Objects(xs), Objects(ys)) => xs.iter().any(|&(x, wx)| {
+            ys.iter()
+                .any(|&(y, wy)| (wx || wy) && (x == y || !distinct_objects(func, x, y)))
+        }),
+        (Objects(os), Access { addr, write, .. }) | (Access { addr, write, .. }, Objects(os)) => {
+            os.iter().any(|&(o, wo)| {
+                (wo || *write) && (o == addr.base || !distinct_objects(func, o, addr.base))
+            })
+        }
         (
             Access {
                 addr: x,
@@ -145,7 +160,7 @@ pub fn may_overlap(func: &Function, x: &Address, bx: i64, y: &Address, by: i64) 
 /// allocation is no parameter's or global's; two different globals are not the same; a
 /// `noalias` parameter is none of these. A pointer of unknown origin (loaded, selected)
 /// may be any of them.
-fn distinct_objects(func: &Function, a: Value, b: Value) -> bool {
+pub(crate) fn distinct_objects(func: &Function, a: Value, b: Value) -> bool {
     #[derive(PartialEq)]
     enum Kind {
         Stack,
@@ -192,7 +207,8 @@ fn summary(pssa: &Pssa, item: Item) -> (Vec<Value>, Vec<Value>, MemEffect) {
         Item::Loop(l) => {
             let mut defs = Vec::new();
             let mut used = Vec::new();
-            let (mut write, mut any, mut ordered) = (false, false, false);
+            let (mut unknown, mut write, mut ordered) = (false, false, false);
+            let mut objects: Vec<(Value, bool)> = Vec::new();
             let mut stack = vec![l];
             while let Some(l) = stack.pop() {
                 let data = &pssa.loops[l];
@@ -212,11 +228,19 @@ fn summary(pssa: &Pssa, item: Item) -> (Vec<Value>, Vec<Value>, MemEffect) {
                             pssa.for_each_cond(inst, |v| used.push(v));
                             match inst_effect(func, inst) {
                                 MemEffect::None => {}
-                                MemEffect::Access { write: w, .. }
-                                | MemEffect::Unknown { write: w } => {
-                                    any = true;
+                                MemEffect::Access { addr, write: w, .. } => {
+                                    write |= w;
+                                    match objects.iter_mut().find(|o| o.0 == addr.base) {
+                                        Some(o) => o.1 |= w,
+                                        None => objects.push((addr.base, w)),
+                                    }
+                                }
+                                MemEffect::Unknown { write: w } => {
+                                    unknown = true;
                                     write |= w;
                                 }
+                                // Only loops summarize; instructions never do.
+                                MemEffect::Objects(os) => objects.extend(os),
                                 MemEffect::Ordered => ordered = true,
                             }
                         }
@@ -226,8 +250,10 @@ fn summary(pssa: &Pssa, item: Item) -> (Vec<Value>, Vec<Value>, MemEffect) {
             used.retain(|v| !defs.contains(v));
             let effect = if ordered {
                 MemEffect::Ordered
-            } else if any {
+            } else if unknown {
                 MemEffect::Unknown { write }
+            } else if !objects.is_empty() {
+                MemEffect::Objects(objects)
             } else {
                 MemEffect::None
             };

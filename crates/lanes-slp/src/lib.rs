@@ -26,10 +26,12 @@
 pub mod address;
 mod block_builder;
 pub mod codegen;
+pub mod coiterate;
 pub mod convert;
 pub mod cost;
 pub mod dependence;
 mod error;
+mod items;
 pub mod lower;
 pub mod pack_tree;
 pub mod packing;

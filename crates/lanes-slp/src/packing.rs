@@ -631,29 +631,61 @@ fn commutative(d: &InstData) -> bool {
 /// the original order; `None` if the packs make a cycle. Each entry is either an item's
 /// position or a pack (tree index, node index), listed at the place it runs.
 pub fn schedule(deps: &ListDeps, trees: &[&[Node]]) -> Option<Vec<Scheduled>> {
-    let n = deps.items.len();
-    // Node of the contracted graph for every position.
-    let mut group: Vec<usize> = (0..n).collect();
-    let mut packs: Vec<(usize, usize)> = Vec::new();
     let pos_of: HashMap<Item, usize> = deps
         .items
         .iter()
         .enumerate()
         .map(|(p, &i)| (i, p))
         .collect();
+    let mut packs: Vec<(usize, usize)> = Vec::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
     for (t, nodes) in trees.iter().enumerate() {
         for (k, node) in nodes.iter().enumerate() {
             if node.insts().is_empty() {
                 continue;
             }
-            let id = n + packs.len();
             packs.push((t, k));
-            for i in node.insts() {
-                group[pos_of[&Item::Inst(*i)]] = id;
-            }
+            groups.push(
+                node.insts()
+                    .iter()
+                    .map(|i| pos_of[&Item::Inst(*i)])
+                    .collect(),
+            );
         }
     }
-    let total = n + packs.len();
+    let order = schedule_groups(deps, &groups)?;
+    Some(
+        order
+            .into_iter()
+            .map(|e| match e {
+                Grouped::Item(p) => Scheduled::Item(p),
+                Grouped::Group(g) => {
+                    let (tree, node) = packs[g];
+                    Scheduled::Pack { tree, node }
+                }
+            })
+            .collect(),
+    )
+}
+
+/// An entry of a [`schedule_groups`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Grouped {
+    Item(usize),
+    Group(usize),
+}
+
+/// A topological order of the list with each of `groups` (sets of positions) as one
+/// node, preferring the original order; `None` if the groups make a cycle.
+pub fn schedule_groups(deps: &ListDeps, groups: &[Vec<usize>]) -> Option<Vec<Grouped>> {
+    let n = deps.items.len();
+    let mut group: Vec<usize> = (0..n).collect();
+    for (g, positions) in groups.iter().enumerate() {
+        for &p in positions {
+            group[p] = n + g;
+        }
+    }
+    let total = n + groups.len();
     let mut succs: Vec<Vec<usize>> = vec![Vec::new(); total];
     let mut indegree = vec![0usize; total];
     let mut first_pos = vec![usize::MAX; total];
@@ -677,10 +709,9 @@ pub fn schedule(deps: &ListDeps, trees: &[&[Node]]) -> Option<Vec<Scheduled>> {
     let mut order = Vec::with_capacity(live.len());
     while let Some(std::cmp::Reverse((_, g))) = ready.pop() {
         order.push(if g < n {
-            Scheduled::Item(g)
+            Grouped::Item(g)
         } else {
-            let (t, k) = packs[g - n];
-            Scheduled::Pack { tree: t, node: k }
+            Grouped::Group(g - n)
         });
         for &s in &succs[g] {
             indegree[s] -= 1;

@@ -64,6 +64,8 @@ pub struct LoopData {
     /// LLVM loop hints (`llvm.loop.mustprogress`, pragmas), put back on the latch of the
     /// lowered loop; a main loop of unrolled copies also says `llvm.loop.isvectorized`.
     pub hints: Vec<lanes_ir::LoopHint>,
+    /// Merged into another loop (fusion, co-iteration): in no list any more.
+    pub dead: bool,
 }
 
 /// A function in Predicated SSA.

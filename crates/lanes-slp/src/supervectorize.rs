@@ -80,7 +80,7 @@ pub fn supervectorize_pssa(
     let mut pssa = to_pssa(func)?;
     let mut report = SlpReport::default();
     // Vectorization-aware unrolling: kept where the main loop's packs pay.
-    let candidates: Vec<LoopId> = pssa.loops.keys().collect();
+    let candidates: Vec<LoopId> = pssa.loops.keys().filter(|&l| !pssa.loops[l].dead).collect();
     for l in candidates {
         let Some(u) = unroll_factor(&pssa, l, cost) else {
             continue;
@@ -100,7 +100,7 @@ pub fn supervectorize_pssa(
         }
     }
     let lists: Vec<Option<LoopId>> = std::iter::once(None)
-        .chain(pssa.loops.keys().map(Some))
+        .chain(pssa.loops.keys().filter(|&l| !pssa.loops[l].dead).map(Some))
         .collect();
     for l in lists {
         let packing = pack_list(&pssa, l, cost);

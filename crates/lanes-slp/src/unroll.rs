@@ -26,15 +26,16 @@
 
 use std::collections::{HashMap, HashSet};
 
-use lanes_ir::{BinaryOp, Inst, InstData, IntCC, IntFlags, Type, Value};
+use lanes_ir::{BinaryOp, Inst, InstData, IntCC, Value};
 
+use crate::items::Emit;
 use crate::predicate::Pred;
 use crate::pssa::{Item, LoopData, LoopId, Mu, Pssa};
 use crate::substitute::{rewrite_pred, substitute_outside};
 
 /// How a counted loop's exit test compares.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Compare {
+pub(crate) enum Compare {
     /// Continue while `i + 1 != n`.
     NotEqual,
     /// Continue while `i + s < n` (signed).
@@ -45,12 +46,12 @@ enum Compare {
 
 /// A recognized counted loop.
 #[derive(Copy, Clone, Debug)]
-struct Counted {
+pub(crate) struct Counted {
     /// The induction variable's μ (index into the loop's μ-nodes).
-    iv: usize,
-    step: i64,
-    bound: Value,
-    compare: Compare,
+    pub iv: usize,
+    pub step: i64,
+    pub bound: Value,
+    pub compare: Compare,
 }
 
 /// The negation of a condition (`a < b` → `a >= b`).
@@ -87,7 +88,7 @@ fn swap(cc: IntCC) -> IntCC {
 }
 
 /// The loop `l` as a counted loop, if it is one.
-fn counted(pssa: &Pssa, l: LoopId) -> Option<Counted> {
+pub(crate) fn counted(pssa: &Pssa, l: LoopId) -> Option<Counted> {
     let f = &pssa.func;
     let data = &pssa.loops[l];
     if data.items.iter().any(|i| matches!(i, Item::Loop(_))) {
@@ -166,59 +167,7 @@ pub fn is_counted(pssa: &Pssa, l: LoopId) -> bool {
     counted(pssa, l).is_some()
 }
 
-/// Items being built for one list.
-struct Emit<'a> {
-    pssa: &'a mut Pssa,
-    items: Vec<Item>,
-}
-
 impl Emit<'_> {
-    fn value(&mut self, data: InstData, ty: Type, pred: Pred) -> Value {
-        let inst = self.pssa.func.dfg.make_inst(data, Some(ty));
-        self.pssa.inst_pred[inst] = pred;
-        self.items.push(Item::Inst(inst));
-        self.pssa
-            .func
-            .dfg
-            .inst_result(inst)
-            .expect("made with a result")
-    }
-
-    fn konst(&mut self, ty: Type, imm: i64, pred: Pred) -> Value {
-        self.value(InstData::Iconst { imm }, ty, pred)
-    }
-
-    fn binary(&mut self, op: BinaryOp, a: Value, b: Value, pred: Pred) -> Value {
-        let ty = self.pssa.func.dfg.value_type(a);
-        self.value(
-            InstData::Binary {
-                op,
-                args: [a, b],
-                flags: IntFlags::NONE,
-            },
-            ty,
-            pred,
-        )
-    }
-
-    fn icmp(&mut self, cond: IntCC, a: Value, b: Value, pred: Pred) -> Value {
-        self.value(InstData::Icmp { cond, args: [a, b] }, Type::I1, pred)
-    }
-
-    /// A gated φ of `incoming`.
-    fn phi(&mut self, ty: Type, incoming: Vec<(Pred, Value)>, pred: Pred) -> Value {
-        let v = self.value(
-            InstData::Phi {
-                incoming: Vec::new(),
-            },
-            ty,
-            pred,
-        );
-        let inst = self.pssa.func.dfg.def_inst(v).expect("just made");
-        self.pssa.gates.insert(inst, incoming);
-        v
-    }
-
     /// Do all `u` iterations from `i` run?
     fn block_runs(&mut self, c: &Counted, i: Value, u: u32, pred: Pred) -> Value {
         let ty = self.pssa.func.dfg.value_type(i);
@@ -276,6 +225,7 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
         items: Vec::new(),
         cont: p,
         hints: Vec::new(),
+        dead: false,
     });
     // The main loop's μ-nodes and U copies of the body.
     let mut map: HashMap<Value, Value> = HashMap::new();
@@ -355,6 +305,7 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
         items: body,
         cont,
         hints,
+        dead: false,
     };
     // Values of `l` read after it, for the φs that pick the remainder's or the main
     // loop's last copy's.
@@ -675,7 +626,7 @@ fn clone_inst(pssa: &mut Pssa, inst: Inst, map: &HashMap<Value, Value>) -> Inst 
 }
 
 /// The values of `defined` (made by loop `l`) that anything outside `l` reads.
-fn read_outside(pssa: &Pssa, l: LoopId, defined: &HashSet<Value>) -> Vec<Value> {
+pub(crate) fn read_outside(pssa: &Pssa, l: LoopId, defined: &HashSet<Value>) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     let mut note = |v: Value| {
         if defined.contains(&v) && !out.contains(&v) {

@@ -32,10 +32,14 @@ pub fn verify_pssa(pssa: &Pssa) -> Result<(), SlpError> {
             message,
         })?;
     for l in pssa.loops.keys() {
-        if !v.loops_seen.contains(&l) {
+        if pssa.loops[l].dead == v.loops_seen.contains(&l) {
             return Err(SlpError::Invalid {
                 func: pssa.func.name.clone(),
-                message: format!("loop {l} is in no item list"),
+                message: if pssa.loops[l].dead {
+                    format!("loop {l} was merged into another but is still in a list")
+                } else {
+                    format!("loop {l} is in no item list")
+                },
             });
         }
     }

@@ -5,6 +5,7 @@
 //! ; pssa: @f                  the function in Predicated SSA (conversion, §3.1)
 //! ; unroll: @f factor=N       …after unrolling its counted loops by N (§4.1)
 //! ; slp: @f [bits=B]          …after unrolling and packing for B-bit registers (§3.2–3.4)
+//! ; merge: @f                 …after fusing or co-iterating its top-level loops (§3.3)
 //! ```
 //!
 //! and, after `; expect:`, the Predicated SSA each produces (verified), so that a change in
@@ -22,7 +23,7 @@ fn produce(test: &FileTest) -> Result<String, String> {
     let module = lanes_ir::parse_module(&test.source).map_err(|e| e.to_string())?;
     let mut out = String::new();
     let mut any = false;
-    for kind in ["pssa", "unroll", "slp"] {
+    for kind in ["pssa", "unroll", "slp", "merge"] {
         for (line, text) in test.directives(kind) {
             any = true;
             let at = |m: String| format!("line {line}: {m}");
@@ -52,6 +53,21 @@ fn produce(test: &FileTest) -> Result<String, String> {
             }
             let pssa = match kind {
                 "pssa" => to_pssa(func).map_err(|e| at(e.to_string()))?,
+                "merge" => {
+                    let mut p = to_pssa(func).map_err(|e| at(e.to_string()))?;
+                    let loops: Vec<_> = p
+                        .items
+                        .iter()
+                        .filter_map(|&i| match i {
+                            lanes_slp::Item::Loop(l) => Some(l),
+                            lanes_slp::Item::Inst(_) => None,
+                        })
+                        .collect();
+                    let (_, how) = lanes_slp::coiterate::merge_loops(&mut p, &loops)
+                        .ok_or_else(|| at("the loops cannot be merged".into()))?;
+                    out.push_str(&format!("; {how:?}\n"));
+                    p
+                }
                 "unroll" => {
                     let mut p = to_pssa(func).map_err(|e| at(e.to_string()))?;
                     let loops: Vec<_> = p.loops.keys().collect();
@@ -75,7 +91,7 @@ fn produce(test: &FileTest) -> Result<String, String> {
         }
     }
     if !any {
-        return Err("no `; pssa:`, `; unroll:` or `; slp:` directive".into());
+        return Err("no `; pssa:`, `; unroll:`, `; slp:` or `; merge:` directive".into());
     }
     Ok(out)
 }

@@ -1,6 +1,7 @@
 //! Integration tests of lanes-slp: Predicated SSA's conversion, verifier, printer and
 //! lowering, proven by differential runs against the original functions.
 
+mod coiterate;
 mod corpus;
 mod filetests;
 mod generated;

@@ -1,0 +1,453 @@
+//! Loop fusion and co-iteration (SuperVectorization, PLDI'22 §3.3, Fig. 9–10): sibling
+//! loops of one item list merged into one loop, so that instructions of different loops
+//! can be packed together.
+//!
+//! Loops that run the same iterations under the same predicate — counted loops with the
+//! same start, bound, step and test — are *fused*: one loop with their μ-nodes and items
+//! concatenated. Other loops are *co-iterated*: each keeps an `active` flag (a μ-node
+//! starting as the loop's own predicate and ending when its continue predicate fails),
+//! its items run under `active ∧` their predicate, its μ-nodes hold their values once it
+//! stopped, every value it gives to code after it is kept in a μ-node of its own (the
+//! value of the loop's last iteration), and the merged loop continues while any is
+//! active.
+//!
+//! Both need the loops independent (§4.2): neither reads a value the other defines, and
+//! every pair of their memory accesses, one a write, is on objects known apart (different
+//! `restrict` parameters, stack allocations, globals); and the list must stay schedulable
+//! with the loops as one item (what lies between them moves before or after).
+
+use std::collections::{HashMap, HashSet};
+
+use lanes_ir::{InstData, Type, Value};
+
+use crate::dependence::{may_overlap, ListDeps, MemEffect};
+use crate::items::Emit;
+use crate::packing::{schedule_groups, Grouped};
+use crate::predicate::Pred;
+use crate::pssa::{Item, LoopData, LoopId, Mu, Pssa};
+use crate::substitute::substitute_outside;
+use crate::unroll::{counted, read_outside};
+
+/// How loops were merged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Merge {
+    Fused,
+    CoIterated,
+}
+
+/// Merges the sibling loops `loops` (in list order) into one; the new loop and how,
+/// or `None` where they are not independent, not siblings, or the list cannot be
+/// reordered for them.
+pub fn merge_loops(pssa: &mut Pssa, loops: &[LoopId]) -> Option<(LoopId, Merge)> {
+    if loops.len() < 2 || loops.iter().any(|&l| pssa.loops[l].dead) {
+        return None;
+    }
+    let parent = pssa.loops[loops[0]].parent;
+    if loops.iter().any(|&l| pssa.loops[l].parent != parent) {
+        return None;
+    }
+    let mut seen = HashSet::new();
+    if !loops.iter().all(|l| seen.insert(*l)) {
+        return None;
+    }
+    for (i, &a) in loops.iter().enumerate() {
+        for &b in &loops[i + 1..] {
+            if !independent(pssa, a, b) {
+                return None;
+            }
+        }
+    }
+    let deps = ListDeps::of(pssa, parent);
+    let positions: Vec<usize> = loops
+        .iter()
+        .map(|&l| deps.items.iter().position(|&i| i == Item::Loop(l)))
+        .collect::<Option<_>>()?;
+    let order = schedule_groups(&deps, &[positions])?;
+    // Co-iterated loops give code after them only values of their own list (or μs).
+    let mut live_outs: Vec<Vec<Value>> = Vec::new();
+    for &l in loops {
+        let direct: HashSet<Value> = direct_values(pssa, l);
+        let all = values_of(pssa, l);
+        let outside = read_outside(pssa, l, &all);
+        if outside.iter().any(|v| !direct.contains(v)) {
+            return None;
+        }
+        live_outs.push(outside);
+    }
+    let (merged, how, pre, last_values) = if fusable(pssa, loops) {
+        (fuse(pssa, loops), Merge::Fused, Vec::new(), HashMap::new())
+    } else {
+        let (n, pre, last) = coiterate(pssa, loops, &live_outs);
+        (n, Merge::CoIterated, pre, last)
+    };
+    // The list: what the schedule says, the merged loop where the group runs.
+    let mut list = Vec::with_capacity(deps.items.len());
+    for e in order {
+        match e {
+            Grouped::Item(p) => list.push(deps.items[p]),
+            Grouped::Group(_) => {
+                list.extend(pre.iter().copied());
+                list.push(Item::Loop(merged));
+            }
+        }
+    }
+    match parent {
+        Some(q) => pssa.loops[q].items = list,
+        None => pssa.items = list,
+    }
+    // Code after the merged loop reads each live-out's last value.
+    let excluded: HashSet<LoopId> = [merged].into_iter().collect();
+    substitute_outside(pssa, &last_values, &excluded);
+    Some((merged, how))
+}
+
+/// The values loop `l` defines directly: its μ-nodes and its own items' results.
+fn direct_values(pssa: &Pssa, l: LoopId) -> HashSet<Value> {
+    let d = &pssa.loops[l];
+    let mut out: HashSet<Value> = d.mus.iter().map(|m| m.value).collect();
+    for &it in &d.items {
+        if let Item::Inst(i) = it {
+            out.extend(pssa.func.dfg.inst_result(i));
+        }
+    }
+    out
+}
+
+/// Every value loop `l` defines, nested loops included.
+fn values_of(pssa: &Pssa, l: LoopId) -> HashSet<Value> {
+    let mut out = direct_values(pssa, l);
+    for &it in &pssa.loops[l].items {
+        if let Item::Loop(inner) = it {
+            out.extend(values_of(pssa, inner));
+        }
+    }
+    out
+}
+
+/// The memory accesses of loop `l` at any depth (`None`: something else touches memory).
+fn accesses(pssa: &Pssa, l: LoopId) -> Option<Vec<MemEffect>> {
+    let mut out = Vec::new();
+    for &it in &pssa.loops[l].items {
+        match it {
+            Item::Inst(i) => match crate::dependence::inst_effect(&pssa.func, i) {
+                MemEffect::None => {}
+                e @ MemEffect::Access { .. } => out.push(e),
+                _ => return None,
+            },
+            Item::Loop(inner) => out.extend(accesses(pssa, inner)?),
+        }
+    }
+    Some(out)
+}
+
+/// Are loops `a` and `b` independent: no value of one read by the other, and no two of
+/// their accesses (one a write) on objects not known apart?
+fn independent(pssa: &Pssa, a: LoopId, b: LoopId) -> bool {
+    let (va, vb) = (values_of(pssa, a), values_of(pssa, b));
+    if !read_outside(pssa, a, &va)
+        .iter()
+        .all(|v| !reads(pssa, b, *v))
+        || !read_outside(pssa, b, &vb)
+            .iter()
+            .all(|v| !reads(pssa, a, *v))
+    {
+        return false;
+    }
+    let (Some(xa), Some(xb)) = (accesses(pssa, a), accesses(pssa, b)) else {
+        return false;
+    };
+    for x in &xa {
+        for y in &xb {
+            let (
+                MemEffect::Access {
+                    addr: ax,
+                    write: wx,
+                    bytes: bx,
+                },
+                MemEffect::Access {
+                    addr: ay,
+                    write: wy,
+                    bytes: by,
+                },
+            ) = (x, y)
+            else {
+                return false;
+            };
+            // Within one loop the terms change from iteration to iteration, so only
+            // different objects are known apart.
+            if (*wx || *wy) && (ax.base == ay.base || may_overlap(&pssa.func, ax, *bx, ay, *by)) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Does loop `l` (its predicate, or anything in it at any depth) read `v`?
+fn reads(pssa: &Pssa, l: LoopId, v: Value) -> bool {
+    let d = &pssa.loops[l];
+    let mut found = d.mus.iter().any(|m| m.init == v || m.rec == v);
+    pssa.preds.for_each_cond(d.pred, &mut |c| found |= c == v);
+    pssa.preds.for_each_cond(d.cont, &mut |c| found |= c == v);
+    for &it in &d.items {
+        match it {
+            Item::Inst(i) => {
+                pssa.for_each_operand(i, |x| found |= x == v);
+                pssa.for_each_cond(i, |x| found |= x == v);
+            }
+            Item::Loop(inner) => {
+                pssa.preds
+                    .for_each_cond(pssa.loops[inner].pred, &mut |c| found |= c == v);
+                found |= reads(pssa, inner, v);
+            }
+        }
+    }
+    found
+}
+
+/// Do the loops run the same iterations under the same predicate?
+fn fusable(pssa: &Pssa, loops: &[LoopId]) -> bool {
+    let key = |l: LoopId| {
+        counted(pssa, l).map(|c| {
+            let iv = pssa.loops[l].mus[c.iv];
+            (iv.init, c.bound, c.step, c.compare, pssa.loops[l].pred)
+        })
+    };
+    let Some(first) = key(loops[0]) else {
+        return false;
+    };
+    loops.iter().all(|&l| {
+        key(l).is_some_and(|k| {
+            same_value(pssa, k.0, first.0, 4)
+                && same_value(pssa, k.1, first.1, 4)
+                && (k.2, k.3, k.4) == (first.2, first.3, first.4)
+        })
+    })
+}
+
+/// Do `a` and `b` hold the same value: the same value, or the same pure operation on
+/// the same values (two `zext n` of one `n`, say)?
+fn same_value(pssa: &Pssa, a: Value, b: Value, depth: u32) -> bool {
+    if a == b {
+        return true;
+    }
+    let f = &pssa.func;
+    let (Some(ia), Some(ib)) = (f.dfg.def_inst(a), f.dfg.def_inst(b)) else {
+        return false;
+    };
+    let (da, db) = (f.dfg.inst(ia), f.dfg.inst(ib));
+    if depth == 0
+        || da.has_side_effects()
+        || da.reads_memory()
+        || pssa.gates.contains_key(&ia)
+        || matches!(da, InstData::Phi { .. })
+        || f.dfg.value_type(a) != f.dfg.value_type(b)
+    {
+        return false;
+    }
+    let strip = |d: &InstData| {
+        let mut d = d.clone();
+        d.for_each_arg_mut(|v| *v = Value::from_u32(0));
+        d
+    };
+    let (xa, xb) = (da.args(), db.args());
+    strip(da) == strip(db)
+        && xa.len() == xb.len()
+        && xa
+            .iter()
+            .zip(&xb)
+            .all(|(&x, &y)| same_value(pssa, x, y, depth - 1))
+}
+
+/// One loop with the loops' μ-nodes and items.
+fn fuse(pssa: &mut Pssa, loops: &[LoopId]) -> LoopId {
+    let first = pssa.loops[loops[0]].clone();
+    let mut merged = LoopData {
+        mus: Vec::new(),
+        items: Vec::new(),
+        ..first
+    };
+    for &l in loops {
+        let d = &pssa.loops[l];
+        merged.mus.extend(d.mus.iter().copied());
+        merged.items.extend(d.items.iter().copied());
+    }
+    finish_merge(pssa, loops, merged)
+}
+
+/// Registers `merged`, reparents the loops nested in it and retires `loops`.
+fn finish_merge(pssa: &mut Pssa, loops: &[LoopId], merged: LoopData) -> LoopId {
+    let items = merged.items.clone();
+    let id = pssa.loops.push(merged);
+    for it in items {
+        if let Item::Loop(inner) = it {
+            pssa.loops[inner].parent = Some(id);
+        }
+    }
+    for &l in loops {
+        pssa.loops[l].dead = true;
+    }
+    id
+}
+
+/// Co-iteration (Fig. 9): the merged loop, the items to place before it (the active
+/// flags' first values, zeros for the live-out μs), and for each live-out the value
+/// that holds its last iteration's.
+fn coiterate(
+    pssa: &mut Pssa,
+    loops: &[LoopId],
+    live_outs: &[Vec<Value>],
+) -> (LoopId, Vec<Item>, HashMap<Value, Value>) {
+    let always = pssa.preds.always();
+    let datas: Vec<LoopData> = loops.iter().map(|&l| pssa.loops[l].clone()).collect();
+    let parent = datas[0].parent;
+    let preds: Vec<Pred> = datas.iter().map(|d| d.pred).collect();
+    let any = pssa.preds.or(&preds);
+    // Before the loop: each loop's flag starts as its predicate.
+    let mut pre = Emit {
+        pssa,
+        items: Vec::new(),
+    };
+    let inits: Vec<Value> = preds.iter().map(|&p| pre.materialize(p, always)).collect();
+    let Emit {
+        pssa,
+        items: mut pre_items,
+    } = pre;
+    let mut mus: Vec<Mu> = Vec::new();
+    let mut body: Vec<Item> = Vec::new();
+    let mut actives = Vec::with_capacity(loops.len());
+    for d in &datas {
+        let phi = pssa.func.dfg.make_inst(
+            InstData::Phi {
+                incoming: Vec::new(),
+            },
+            Some(Type::I1),
+        );
+        let active = pssa.func.dfg.inst_result(phi).expect("a φ has a result");
+        actives.push((phi, active));
+        let on = pssa.preds.lit(active, false);
+        for &it in &d.items {
+            match it {
+                Item::Inst(i) => {
+                    let q = pssa.inst_pred[i];
+                    pssa.inst_pred[i] = pssa.preds.and2(q, on);
+                }
+                Item::Loop(inner) => {
+                    let q = pssa.loops[inner].pred;
+                    pssa.loops[inner].pred = pssa.preds.and2(q, on);
+                }
+            }
+            body.push(it);
+        }
+    }
+    // After the bodies: whether each loop goes on, and its μ-nodes held once it stopped.
+    let mut tail = Emit {
+        pssa,
+        items: Vec::new(),
+    };
+    let mut nexts = Vec::with_capacity(loops.len());
+    for (k, d) in datas.iter().enumerate() {
+        let (phi, active) = actives[k];
+        let goes_on = tail.materialize(d.cont, always);
+        let next = tail.binary(lanes_ir::BinaryOp::And, active, goes_on, always);
+        nexts.push(next);
+        mus.push(Mu {
+            inst: phi,
+            value: active,
+            init: inits[k],
+            rec: next,
+        });
+        // A stopped loop's μ-nodes take stale values: nothing of it reads them any more
+        // (its items run under its flag, its live-outs were kept while it ran).
+        mus.extend(d.mus.iter().copied());
+    }
+    let Emit {
+        pssa,
+        items: tail_items,
+    } = tail;
+    body.extend(tail_items);
+    let goes: Vec<Pred> = nexts.iter().map(|&v| pssa.preds.lit(v, false)).collect();
+    let cont = pssa.preds.or(&goes);
+    // Live-out μs: zero before the loop, the loop's value while it runs, held after.
+    let mut last_values: HashMap<Value, Value> = HashMap::new();
+    let mut post = Emit {
+        pssa,
+        items: Vec::new(),
+    };
+    for (k, outs) in live_outs.iter().enumerate() {
+        let (_, active) = actives[k];
+        for &x in outs {
+            let ty = post.pssa.func.dfg.value_type(x);
+            let x_pred = match post.pssa.func.dfg.def_inst(x) {
+                Some(i) if datas[k].items.contains(&Item::Inst(i)) => post.pssa.inst_pred[i],
+                _ => always,
+            };
+            // The stored predicate already holds `active` (conjoined above).
+            let on = post.pssa.preds.lit(active, false);
+            let ran = post.pssa.preds.and2(on, x_pred);
+            let not_ran = post.pssa.preds.not(ran);
+            let hold_phi = post.pssa.func.dfg.make_inst(
+                InstData::Phi {
+                    incoming: Vec::new(),
+                },
+                Some(ty),
+            );
+            let hold = post
+                .pssa
+                .func
+                .dfg
+                .inst_result(hold_phi)
+                .expect("a φ has a result");
+            let last = post.phi(ty, vec![(ran, x), (not_ran, hold)], always);
+            last_values.insert(x, last);
+            mus.push(Mu {
+                inst: hold_phi,
+                value: hold,
+                init: hold, // set below, to a zero placed before the loop
+                rec: last,
+            });
+        }
+    }
+    let Emit {
+        pssa,
+        items: post_items,
+    } = post;
+    body.extend(post_items);
+    // Zeros to start the live-out μs from.
+    let mut zeros = Emit {
+        pssa,
+        items: Vec::new(),
+    };
+    let mut zero_of: HashMap<Type, Value> = HashMap::new();
+    for m in mus.iter_mut() {
+        if m.init != m.value {
+            continue;
+        }
+        let ty = zeros.pssa.func.dfg.value_type(m.value);
+        let z = *zero_of.entry(ty).or_insert_with(|| {
+            let data = if ty.is_float() {
+                InstData::Fconst { bits: 0 }
+            } else {
+                InstData::Iconst { imm: 0 }
+            };
+            zeros.value(data, ty, always)
+        });
+        m.init = z;
+    }
+    let Emit {
+        pssa,
+        items: zero_items,
+    } = zeros;
+    pre_items.extend(zero_items);
+    let merged = LoopData {
+        parent,
+        pred: any,
+        mus,
+        items: body,
+        cont,
+        hints: datas[0].hints.clone(),
+        dead: false,
+    };
+    let id = finish_merge(pssa, loops, merged);
+    (id, pre_items, last_values)
+}
