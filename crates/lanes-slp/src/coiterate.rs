@@ -12,15 +12,17 @@
 //! active.
 //!
 //! Both need the loops independent (§4.2): neither reads a value the other defines, and
-//! every pair of their memory accesses, one a write, is on objects known apart (different
-//! `restrict` parameters, stack allocations, globals); and the list must stay schedulable
-//! with the loops as one item (what lies between them moves before or after).
+//! no two of their memory accesses, one a write, can overlap in any pair of iterations —
+//! objects known apart (`restrict` parameters, stack allocations, globals), or one object
+//! accessed with one stride at offsets that never meet (the odd and the even elements;
+//! [`crate::dependence::LoopAccess`]); and the list must stay schedulable with the loops
+//! as one item (what lies between them moves before or after).
 
 use std::collections::{HashMap, HashSet};
 
 use lanes_ir::{InstData, Type, Value};
 
-use crate::dependence::{may_overlap, ListDeps, MemEffect};
+use crate::dependence::{conflict, ListDeps};
 use crate::items::Emit;
 use crate::packing::{schedule_groups, Grouped};
 use crate::predicate::Pred;
@@ -50,18 +52,19 @@ pub fn merge_loops(pssa: &mut Pssa, loops: &[LoopId]) -> Option<(LoopId, Merge)>
     if !loops.iter().all(|l| seen.insert(*l)) {
         return None;
     }
-    for (i, &a) in loops.iter().enumerate() {
-        for &b in &loops[i + 1..] {
-            if !independent(pssa, a, b) {
-                return None;
-            }
-        }
-    }
     let deps = ListDeps::of(pssa, parent);
     let positions: Vec<usize> = loops
         .iter()
         .map(|&l| deps.items.iter().position(|&i| i == Item::Loop(l)))
         .collect::<Option<_>>()?;
+    for (i, &a) in loops.iter().enumerate() {
+        for (j, &b) in loops.iter().enumerate().skip(i + 1) {
+            let (ea, eb) = (&deps.effects[positions[i]], &deps.effects[positions[j]]);
+            if !independent(pssa, a, b) || conflict(&pssa.func, ea, eb) {
+                return None;
+            }
+        }
+    }
     let order = schedule_groups(&deps, &[positions])?;
     // Co-iterated loops give code after them only values of their own list (or μs).
     let mut live_outs: Vec<Vec<Value>> = Vec::new();
@@ -124,63 +127,16 @@ fn values_of(pssa: &Pssa, l: LoopId) -> HashSet<Value> {
     out
 }
 
-/// The memory accesses of loop `l` at any depth (`None`: something else touches memory).
-fn accesses(pssa: &Pssa, l: LoopId) -> Option<Vec<MemEffect>> {
-    let mut out = Vec::new();
-    for &it in &pssa.loops[l].items {
-        match it {
-            Item::Inst(i) => match crate::dependence::inst_effect(&pssa.func, i) {
-                MemEffect::None => {}
-                e @ MemEffect::Access { .. } => out.push(e),
-                _ => return None,
-            },
-            Item::Loop(inner) => out.extend(accesses(pssa, inner)?),
-        }
-    }
-    Some(out)
-}
-
-/// Are loops `a` and `b` independent: no value of one read by the other, and no two of
-/// their accesses (one a write) on objects not known apart?
+/// Do loops `a` and `b` not read each other's values? (Memory is the dependence
+/// summary's question: [`conflict`] of the two loop items.)
 fn independent(pssa: &Pssa, a: LoopId, b: LoopId) -> bool {
     let (va, vb) = (values_of(pssa, a), values_of(pssa, b));
-    if !read_outside(pssa, a, &va)
+    read_outside(pssa, a, &va)
         .iter()
         .all(|v| !reads(pssa, b, *v))
-        || !read_outside(pssa, b, &vb)
+        && read_outside(pssa, b, &vb)
             .iter()
             .all(|v| !reads(pssa, a, *v))
-    {
-        return false;
-    }
-    let (Some(xa), Some(xb)) = (accesses(pssa, a), accesses(pssa, b)) else {
-        return false;
-    };
-    for x in &xa {
-        for y in &xb {
-            let (
-                MemEffect::Access {
-                    addr: ax,
-                    write: wx,
-                    bytes: bx,
-                },
-                MemEffect::Access {
-                    addr: ay,
-                    write: wy,
-                    bytes: by,
-                },
-            ) = (x, y)
-            else {
-                return false;
-            };
-            // Within one loop the terms change from iteration to iteration, so only
-            // different objects are known apart.
-            if (*wx || *wy) && (ax.base == ay.base || may_overlap(&pssa.func, ax, *bx, ay, *by)) {
-                return false;
-            }
-        }
-    }
-    true
 }
 
 /// Does loop `l` (its predicate, or anything in it at any depth) read `v`?
@@ -205,12 +161,13 @@ fn reads(pssa: &Pssa, l: LoopId, v: Value) -> bool {
     found
 }
 
-/// Do the loops run the same iterations under the same predicate?
+/// Do the loops run the same iterations (counted, with one start, bound, step and
+/// test)? Their predicates may differ.
 fn fusable(pssa: &Pssa, loops: &[LoopId]) -> bool {
     let key = |l: LoopId| {
         counted(pssa, l).map(|c| {
             let iv = pssa.loops[l].mus[c.iv];
-            (iv.init, c.bound, c.step, c.compare, pssa.loops[l].pred)
+            (iv.init, c.bound, c.step, c.compare)
         })
     };
     let Some(first) = key(loops[0]) else {
@@ -220,7 +177,7 @@ fn fusable(pssa: &Pssa, loops: &[LoopId]) -> bool {
         key(l).is_some_and(|k| {
             same_value(pssa, k.0, first.0, 4)
                 && same_value(pssa, k.1, first.1, 4)
-                && (k.2, k.3, k.4) == (first.2, first.3, first.4)
+                && (k.2, k.3) == (first.2, first.3)
         })
     })
 }
@@ -259,20 +216,60 @@ fn same_value(pssa: &Pssa, a: Value, b: Value, depth: u32) -> bool {
             .all(|(&x, &y)| same_value(pssa, x, y, depth - 1))
 }
 
-/// One loop with the loops' μ-nodes and items.
+/// One loop with the loops' μ-nodes and items; the first loop's induction serves all.
+/// Under different predicates, the loop runs where any holds and each loop's items run
+/// under its own — except the shared induction's step and exit test, which run in every
+/// iteration.
 fn fuse(pssa: &mut Pssa, loops: &[LoopId]) -> LoopId {
     let first = pssa.loops[loops[0]].clone();
+    let c0 = counted(pssa, loops[0]).expect("checked by fusable");
+    let iv0 = first.mus[c0.iv];
+    let preds: Vec<Pred> = loops.iter().map(|&l| pssa.loops[l].pred).collect();
+    let same_pred = preds.iter().all(|&p| p == preds[0]);
+    // The step and the test of the shared induction.
+    let f = &pssa.func;
+    let mut keep: HashSet<lanes_ir::Inst> = HashSet::new();
+    keep.extend(f.dfg.def_inst(iv0.rec));
+    pssa.preds
+        .for_each_cond(first.cont, &mut |c| keep.extend(f.dfg.def_inst(c)));
+    let mut subst: HashMap<Value, Value> = HashMap::new();
     let mut merged = LoopData {
         mus: Vec::new(),
         items: Vec::new(),
+        pred: pssa.preds.or(&preds),
         ..first
     };
-    for &l in loops {
-        let d = &pssa.loops[l];
-        merged.mus.extend(d.mus.iter().copied());
-        merged.items.extend(d.items.iter().copied());
+    for (k, &l) in loops.iter().enumerate() {
+        let d = pssa.loops[l].clone();
+        let c = counted(pssa, l).expect("checked by fusable");
+        for (j, m) in d.mus.iter().enumerate() {
+            if k > 0 && j == c.iv {
+                subst.insert(m.value, iv0.value);
+            } else {
+                merged.mus.push(*m);
+            }
+        }
+        for &it in &d.items {
+            if !same_pred {
+                match it {
+                    Item::Inst(i) if !(k == 0 && keep.contains(&i)) => {
+                        let q = pssa.inst_pred[i];
+                        pssa.inst_pred[i] = pssa.preds.and2(q, preds[k]);
+                    }
+                    Item::Loop(inner) => {
+                        let q = pssa.loops[inner].pred;
+                        pssa.loops[inner].pred = pssa.preds.and2(q, preds[k]);
+                    }
+                    Item::Inst(_) => {}
+                }
+            }
+            merged.items.push(it);
+        }
     }
-    finish_merge(pssa, loops, merged)
+    let id = finish_merge(pssa, loops, merged);
+    // The other loops' inductions are the first's (the same values, every iteration).
+    crate::substitute::substitute(pssa, &subst);
+    id
 }
 
 /// Registers `merged`, reparents the loops nested in it and retires `loops`.

@@ -13,15 +13,22 @@ use std::collections::HashSet;
 use lanes_ir::{Inst, InstData, Type, Value};
 
 use crate::pack_tree::Node;
-use crate::pssa::{Item, Pssa};
+use crate::pssa::{Item, LoopId, Pssa};
 
 /// Estimates what packing saves.
 pub trait CostModel {
     /// The most lanes of element type `ty` worth packing.
     fn max_lanes(&self, ty: Type) -> usize;
-    /// Scalar cost minus vector cost of the tree `nodes` in `pssa`; reads by the
-    /// instructions of `packed_elsewhere` (other trees kept with it) need no extraction.
-    fn saving(&self, pssa: &Pssa, nodes: &[Node], packed_elsewhere: &HashSet<Inst>) -> i64;
+    /// Scalar cost minus vector cost of the tree `nodes` of the list of `l` in `pssa`;
+    /// reads by the instructions of `packed_elsewhere` (other trees kept with it) need no
+    /// extraction.
+    fn saving(
+        &self,
+        pssa: &Pssa,
+        l: Option<LoopId>,
+        nodes: &[Node],
+        packed_elsewhere: &HashSet<Inst>,
+    ) -> i64;
 }
 
 /// Every instruction costs one; a vector costs one per register it fills.
@@ -44,8 +51,17 @@ impl CostModel for RegisterCost {
         (self.register_bits / ty.elem().bits().max(8)).max(2) as usize
     }
 
-    fn saving(&self, pssa: &Pssa, nodes: &[Node], packed_elsewhere: &HashSet<Inst>) -> i64 {
+    fn saving(
+        &self,
+        pssa: &Pssa,
+        l: Option<LoopId>,
+        nodes: &[Node],
+        packed_elsewhere: &HashSet<Inst>,
+    ) -> i64 {
         let f = &pssa.func;
+        // Values that change in the list's runs; a vector of others (defined before the
+        // loop) is built once, outside it, by loop-invariant code motion.
+        let varying = l.map(|l| crate::unroll::values_in(pssa, l));
         let members: HashSet<_> = nodes
             .iter()
             .flat_map(|n| n.insts().iter().copied())
@@ -99,7 +115,11 @@ impl CostModel for RegisterCost {
                     }
                     saving += insts.len() as i64 - cost;
                 }
-                Node::Splat(_) => saving -= 1,
+                Node::Splat(v) => {
+                    if varying.as_ref().is_none_or(|vs| vs.contains(v)) {
+                        saving -= 1;
+                    }
+                }
                 Node::Shared { .. } => {}
                 Node::Build(values) => {
                     let constants = values.iter().all(|&v| {
@@ -108,7 +128,10 @@ impl CostModel for RegisterCost {
                             Some(InstData::Iconst { .. } | InstData::Fconst { .. })
                         )
                     });
-                    if !constants {
+                    let invariant = varying
+                        .as_ref()
+                        .is_some_and(|vs| values.iter().all(|v| !vs.contains(v)));
+                    if !constants && !invariant {
                         saving -= values.len() as i64;
                     }
                 }

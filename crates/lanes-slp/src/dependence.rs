@@ -10,7 +10,7 @@
 //! effects whose order is observable (calls, fences, atomic and volatile accesses, the
 //! return). A loop item touches everything its body touches.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use lanes_ir::{Function, Inst, InstData, Value};
 
@@ -31,9 +31,8 @@ pub enum MemEffect {
     Unknown {
         write: bool,
     },
-    /// A loop's plain accesses: the bases it reads or writes (each with whether it
-    /// writes), anywhere in their objects since the offsets change between iterations.
-    Objects(Vec<(Value, bool)>),
+    /// A loop's plain accesses, over all its iterations.
+    Loop(Vec<LoopAccess>),
     /// An effect whose order matters beyond memory contents (volatile, atomic, fence,
     /// return, a call with effects).
     Ordered,
@@ -108,7 +107,7 @@ impl ListDeps {
 }
 
 /// Does `b` (later) have to stay after `a`?
-fn conflict(func: &Function, a: &MemEffect, b: &MemEffect) -> bool {
+pub(crate) fn conflict(func: &Function, a: &MemEffect, b: &MemEffect) -> bool {
     use MemEffect::*;
     match (a, b) {
         (None, _) | (_, None) => false,
@@ -116,17 +115,15 @@ fn conflict(func: &Function, a: &MemEffect, b: &MemEffect) -> bool {
         (Unknown { write: wa }, Unknown { write: wb }) => *wa || *wb,
         (Unknown { write }, Access { write: w2, .. })
         | (Access { write: w2, .. }, Unknown { write }) => *write || *w2,
-        (Unknown { write }, Objects(os)) | (Objects(os), Unknown { write }) => {
-            *write || os.iter().any(|o| o.1)
+        (Unknown { write }, Loop(xs)) | (Loop(xs), Unknown { write }) => {
+            *write || xs.iter().any(|x| x.write)
         }
-        (Objects(xs), Objects(ys)) => xs.iter().any(|&(x, wx)| {
-            ys.iter()
-                .any(|&(y, wy)| (wx || wy) && (x == y || !distinct_objects(func, x, y)))
-        }),
-        (Objects(os), Access { addr, write, .. }) | (Access { addr, write, .. }, Objects(os)) => {
-            os.iter().any(|&(o, wo)| {
-                (wo || *write) && (o == addr.base || !distinct_objects(func, o, addr.base))
-            })
+        (Loop(xs), Loop(ys)) => xs
+            .iter()
+            .any(|x| ys.iter().any(|y| (x.write || y.write) && !x.apart(func, y))),
+        (Loop(xs), Access { addr, bytes, write }) | (Access { addr, bytes, write }, Loop(xs)) => {
+            let y = LoopAccess::fixed(addr, *bytes, *write);
+            xs.iter().any(|x| (x.write || *write) && !x.apart(func, &y))
         }
         (
             Access {
@@ -208,7 +205,7 @@ fn summary(pssa: &Pssa, item: Item) -> (Vec<Value>, Vec<Value>, MemEffect) {
             let mut defs = Vec::new();
             let mut used = Vec::new();
             let (mut unknown, mut write, mut ordered) = (false, false, false);
-            let mut objects: Vec<(Value, bool)> = Vec::new();
+            let mut inner: Vec<(LoopId, Address, i64, bool)> = Vec::new();
             let mut stack = vec![l];
             while let Some(l) = stack.pop() {
                 let data = &pssa.loops[l];
@@ -221,26 +218,27 @@ fn summary(pssa: &Pssa, item: Item) -> (Vec<Value>, Vec<Value>, MemEffect) {
                 pssa.preds.for_each_cond(data.pred, &mut |v| used.push(v));
                 for &it in &data.items {
                     match it {
-                        Item::Loop(inner) => stack.push(inner),
+                        Item::Loop(inner_loop) => stack.push(inner_loop),
                         Item::Inst(inst) => {
                             defs.extend(func.dfg.inst_result(inst));
                             pssa.for_each_operand(inst, |v| used.push(v));
                             pssa.for_each_cond(inst, |v| used.push(v));
                             match inst_effect(func, inst) {
                                 MemEffect::None => {}
-                                MemEffect::Access { addr, write: w, .. } => {
+                                MemEffect::Access {
+                                    addr,
+                                    bytes,
+                                    write: w,
+                                } => {
                                     write |= w;
-                                    match objects.iter_mut().find(|o| o.0 == addr.base) {
-                                        Some(o) => o.1 |= w,
-                                        None => objects.push((addr.base, w)),
-                                    }
+                                    inner.push((l, addr, bytes, w));
                                 }
                                 MemEffect::Unknown { write: w } => {
                                     unknown = true;
                                     write |= w;
                                 }
                                 // Only loops summarize; instructions never do.
-                                MemEffect::Objects(os) => objects.extend(os),
+                                MemEffect::Loop(_) => unknown = true,
                                 MemEffect::Ordered => ordered = true,
                             }
                         }
@@ -252,8 +250,16 @@ fn summary(pssa: &Pssa, item: Item) -> (Vec<Value>, Vec<Value>, MemEffect) {
                 MemEffect::Ordered
             } else if unknown {
                 MemEffect::Unknown { write }
-            } else if !objects.is_empty() {
-                MemEffect::Objects(objects)
+            } else if !inner.is_empty() {
+                let defined: HashSet<Value> = defs.iter().copied().collect();
+                MemEffect::Loop(
+                    inner
+                        .into_iter()
+                        .map(|(l, addr, bytes, w)| {
+                            LoopAccess::new(pssa, l, &defined, addr, bytes, w)
+                        })
+                        .collect(),
+                )
             } else {
                 MemEffect::None
             };
@@ -292,5 +298,107 @@ pub fn inst_effect(func: &Function, inst: Inst) -> MemEffect {
         },
         _ if data.reads_memory() => MemEffect::Unknown { write: false },
         _ => MemEffect::None,
+    }
+}
+
+/// A plain access made inside a loop item, split for the question whether two such
+/// accesses can ever overlap (§4.2): `base + stride·i + rest + offset`, with `i` the
+/// induction of the loop the access is directly in (any integer, over the iterations),
+/// `stride` `None` for an address that does not change with it, and `rest` terms that do
+/// not change inside the summarized loop (`exact` is false where the address has other
+/// changing terms: then only different objects are known apart).
+#[derive(Clone, Debug)]
+pub struct LoopAccess {
+    pub base: Value,
+    pub stride: Option<i64>,
+    pub rest: Vec<(crate::address::Term, i64)>,
+    pub offset: i64,
+    pub bytes: i64,
+    pub write: bool,
+    pub exact: bool,
+}
+
+impl LoopAccess {
+    /// The access at `addr` of an item directly in loop `l`, inside a loop item that
+    /// defines `defined`.
+    pub fn new(
+        pssa: &Pssa,
+        l: LoopId,
+        defined: &HashSet<Value>,
+        addr: Address,
+        bytes: i64,
+        write: bool,
+    ) -> LoopAccess {
+        use crate::address::Term;
+        let value_of = |t: Term| match t {
+            Term::Value(v) | Term::Sext(v) | Term::Zext(v) => v,
+        };
+        let mus: Vec<Value> = pssa.loops[l].mus.iter().map(|m| m.value).collect();
+        let mut stride = None;
+        let mut rest = Vec::new();
+        let mut exact = true;
+        for &(t, c) in &addr.terms {
+            let v = value_of(t);
+            if mus.contains(&v) && stride.is_none() {
+                stride = Some(c);
+            } else {
+                exact &= !defined.contains(&v);
+                rest.push((t, c));
+            }
+        }
+        LoopAccess {
+            base: addr.base,
+            stride,
+            rest,
+            offset: addr.offset,
+            bytes,
+            write,
+            exact,
+        }
+    }
+
+    /// An access that is the same in every iteration (of an item beside the loop).
+    pub fn fixed(addr: &Address, bytes: i64, write: bool) -> LoopAccess {
+        LoopAccess {
+            base: addr.base,
+            stride: None,
+            rest: addr.terms.clone(),
+            offset: addr.offset,
+            bytes,
+            write,
+            exact: true,
+        }
+    }
+
+    /// Are `self` and `other` apart whatever iterations they are made in? Different
+    /// objects are; on one object, addresses `k + S·i` and `k' + S·j` (`i`, `j` any
+    /// integers, the same loop-invariant rest) never overlap when the distance of `k`
+    /// and `k'` modulo `S` leaves room for both accesses — one loop on the odd elements,
+    /// the other on the even ones.
+    pub fn apart(&self, func: &Function, other: &LoopAccess) -> bool {
+        if self.base != other.base {
+            return distinct_objects(func, self.base, other.base);
+        }
+        if !self.exact || !other.exact || self.rest != other.rest {
+            return false;
+        }
+        let stride = match (self.stride, other.stride) {
+            (Some(a), Some(b)) if a.abs() == b.abs() => a.abs(),
+            (Some(a), None) | (None, Some(a)) => a.abs(),
+            (None, None) => {
+                let (lo, lo_bytes, hi) = if self.offset <= other.offset {
+                    (self.offset, self.bytes, other.offset)
+                } else {
+                    (other.offset, other.bytes, self.offset)
+                };
+                return hi.wrapping_sub(lo) >= lo_bytes;
+            }
+            _ => return false,
+        };
+        if stride == 0 {
+            return false;
+        }
+        let d = (other.offset - self.offset).rem_euclid(stride);
+        d >= self.bytes && stride - d >= other.bytes
     }
 }

@@ -55,7 +55,7 @@ pub fn pack_list(pssa: &Pssa, l: Option<LoopId>, cost: &dyn CostModel) -> ListPa
     let reach = deps.reachability();
     let seeds = store_seeds(pssa, &deps, cost);
     if seeds.len() > 1 {
-        if let Some(joint) = pack_jointly(pssa, &deps, &reach, &seeds, cost) {
+        if let Some(joint) = pack_jointly(pssa, l, &deps, &reach, &seeds, cost) {
             return joint;
         }
     }
@@ -80,7 +80,7 @@ pub fn pack_list(pssa: &Pssa, l: Option<LoopId>, cost: &dyn CostModel) -> ListPa
             continue;
         }
         let nodes = grower.nodes;
-        let saving = cost.saving(pssa, &nodes, &HashSet::new());
+        let saving = cost.saving(pssa, l, &nodes, &HashSet::new());
         if saving <= 0 {
             out.rejected
                 .push((seed[0], Rejection::NotProfitable { saving }));
@@ -102,6 +102,7 @@ pub fn pack_list(pssa: &Pssa, l: Option<LoopId>, cost: &dyn CostModel) -> ListPa
 /// is schedulable and its joint saving is positive.
 fn pack_jointly(
     pssa: &Pssa,
+    l: Option<LoopId>,
     deps: &ListDeps,
     reach: &[Vec<u64>],
     seeds: &[Vec<Inst>],
@@ -136,7 +137,7 @@ fn pack_jointly(
         .map(|t| {
             let mine: HashSet<Inst> = t.iter().flat_map(|n| n.insts().iter().copied()).collect();
             let others: HashSet<Inst> = packed.difference(&mine).copied().collect();
-            cost.saving(pssa, t, &others)
+            cost.saving(pssa, l, t, &others)
         })
         .collect();
     if savings.iter().sum::<i64>() <= 0 {

@@ -5,10 +5,11 @@
 use lanes_ir::{Function, Inst};
 
 use crate::codegen::emit_packs;
+use crate::coiterate::{merge_loops, Merge};
 use crate::cost::{CostModel, RegisterCost};
 use crate::packing::{pack_list, Node, Rejection};
 use crate::pssa::LoopId;
-use crate::unroll::{is_counted, unroll};
+use crate::unroll::{is_counted, unroll_with_copies};
 use crate::{lower, to_pssa, verify_pssa, SlpError};
 
 /// How to vectorize.
@@ -38,6 +39,9 @@ pub struct SlpReport {
     pub rejected: Vec<(u32, Rejection)>,
     /// Loops unrolled because packing their copies pays: unroll factor of each.
     pub unrolled: Vec<u32>,
+    /// Groups of loop copies (of a loop inside an unrolled one) fused, and co-iterated.
+    pub fused: usize,
+    pub coiterated: usize,
 }
 
 impl std::ops::AddAssign<&SlpReport> for SlpReport {
@@ -48,6 +52,8 @@ impl std::ops::AddAssign<&SlpReport> for SlpReport {
         self.cross_predicate_packs += o.cross_predicate_packs;
         self.rejected.extend(o.rejected.iter().cloned());
         self.unrolled.extend(o.unrolled.iter().copied());
+        self.fused += o.fused;
+        self.coiterated += o.coiterated;
     }
 }
 
@@ -86,17 +92,32 @@ pub fn supervectorize_pssa(
             continue;
         };
         let mut trial = pssa.clone();
-        let Some(main) = unroll(&mut trial, l, u) else {
+        let Some((main, copies)) = unroll_with_copies(&mut trial, l, u) else {
             continue;
         };
-        let saving: i64 = pack_list(&trial, Some(main), cost)
-            .trees
+        // The copies of each loop inside merged (§3.3), so that packs span them: with
+        // the unrolling, outer-loop vectorization.
+        let mut lists = vec![Some(main)];
+        let (mut fused, mut coiterated) = (0, 0);
+        for group in copies {
+            if let Some((m, how)) = merge_loops(&mut trial, &group) {
+                lists.push(Some(m));
+                match how {
+                    Merge::Fused => fused += 1,
+                    Merge::CoIterated => coiterated += 1,
+                }
+            }
+        }
+        let saving: i64 = lists
             .iter()
+            .flat_map(|&x| pack_list(&trial, x, cost).trees)
             .map(|t| t.saving)
             .sum();
         if saving > 0 {
             pssa = trial;
             report.unrolled.push(u);
+            report.fused += fused;
+            report.coiterated += coiterated;
         }
     }
     let lists: Vec<Option<LoopId>> = std::iter::once(None)
@@ -183,25 +204,32 @@ fn remove_dead_code(pssa: &mut crate::Pssa) {
 }
 
 /// How far to unroll counted loop `l`: as many lanes as a register holds of the widest
-/// element it stores (`None`: not a counted loop, or it stores nothing to pack).
+/// element it stores, in it or in loops inside it (`None`: not a counted loop, or it
+/// stores nothing to pack).
 fn unroll_factor(pssa: &crate::Pssa, l: LoopId, cost: &dyn CostModel) -> Option<u32> {
     if !is_counted(pssa, l) {
         return None;
     }
     let f = &pssa.func;
-    pssa.loops[l]
-        .items
-        .iter()
-        .filter_map(|&it| match it {
-            crate::Item::Inst(i) => match *f.dfg.inst(i) {
-                lanes_ir::InstData::Store { value, .. } if !f.dfg.value_type(value).is_vector() => {
-                    Some(cost.max_lanes(f.dfg.value_type(value)) as u32)
+    let mut lanes: Option<u32> = None;
+    let mut stack = vec![l];
+    while let Some(x) = stack.pop() {
+        for &it in &pssa.loops[x].items {
+            match it {
+                crate::Item::Inst(i) => {
+                    if let lanes_ir::InstData::Store { value, .. } = *f.dfg.inst(i) {
+                        let ty = f.dfg.value_type(value);
+                        if !ty.is_vector() {
+                            let n = cost.max_lanes(ty) as u32;
+                            lanes = Some(lanes.map_or(n, |m| m.min(n)));
+                        }
+                    }
                 }
-                _ => None,
-            },
-            crate::Item::Loop(_) => None,
-        })
-        .min()
+                crate::Item::Loop(inner) => stack.push(inner),
+            }
+        }
+    }
+    lanes
 }
 
 /// Do the lanes of node `n` run under different predicates (or gates)?

@@ -91,9 +91,6 @@ fn swap(cc: IntCC) -> IntCC {
 pub(crate) fn counted(pssa: &Pssa, l: LoopId) -> Option<Counted> {
     let f = &pssa.func;
     let data = &pssa.loops[l];
-    if data.items.iter().any(|i| matches!(i, Item::Loop(_))) {
-        return None;
-    }
     let crate::PredData::Lit { cond, negated } = *pssa.preds.data(data.cont) else {
         return None;
     };
@@ -205,11 +202,24 @@ impl Emit<'_> {
 /// Unrolls counted loop `l` by `u` (at least 2) into a main loop and `l` as its
 /// remainder; returns the main loop, or `None` if `l` is not a counted loop.
 pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
+    unroll_with_copies(pssa, l, u).map(|(main, _)| main)
+}
+
+/// [`unroll`], and for each loop nested directly in `l`, in order, its `u` copies in the
+/// main loop (the loops fusion or co-iteration may merge, §3.3).
+pub fn unroll_with_copies(
+    pssa: &mut Pssa,
+    l: LoopId,
+    u: u32,
+) -> Option<(LoopId, Vec<Vec<LoopId>>)> {
     let c = counted(pssa, l)?;
     if u < 2 {
         return None;
     }
     let data: LoopData = pssa.loops[l].clone();
+    // A masked tail copies the body once more per lane; with loops inside, the
+    // original loop runs what the main loop leaves.
+    let innermost = !data.items.iter().any(|i| matches!(i, Item::Loop(_)));
     let parent = data.parent;
     let p = data.pred;
     let iv = data.mus[c.iv];
@@ -248,6 +258,7 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
         map.insert(m.value, value);
     }
     let mut body: Vec<Item> = Vec::new();
+    let mut copies: Vec<Vec<LoopId>> = Vec::new();
     let mut last_map = map.clone();
     for copy in 0..u {
         if copy > 0 {
@@ -262,18 +273,29 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
                 map.insert(k, v);
             }
         }
+        let mut nested = 0;
         for &item in &data.items {
-            let Item::Inst(inst) = item else {
-                unreachable!("an innermost loop")
-            };
-            let new = clone_inst(pssa, inst, &map);
-            if let (Some(old), Some(nv)) = (
-                pssa.func.dfg.inst_result(inst),
-                pssa.func.dfg.inst_result(new),
-            ) {
-                map.insert(old, nv);
+            match item {
+                Item::Inst(inst) => {
+                    let new = clone_inst(pssa, inst, &map);
+                    if let (Some(old), Some(nv)) = (
+                        pssa.func.dfg.inst_result(inst),
+                        pssa.func.dfg.inst_result(new),
+                    ) {
+                        map.insert(old, nv);
+                    }
+                    body.push(Item::Inst(new));
+                }
+                Item::Loop(inner) => {
+                    let new = clone_loop(pssa, inner, &mut map, main);
+                    if copies.len() <= nested {
+                        copies.push(Vec::new());
+                    }
+                    copies[nested].push(new);
+                    nested += 1;
+                    body.push(Item::Loop(new));
+                }
             }
-            body.push(Item::Inst(new));
         }
         last_map = map.clone();
     }
@@ -309,12 +331,7 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
     };
     // Values of `l` read after it, for the φs that pick the remainder's or the main
     // loop's last copy's.
-    let mut defined: HashSet<Value> = data.mus.iter().map(|m| m.value).collect();
-    for &it in &data.items {
-        if let Item::Inst(i) = it {
-            defined.extend(pssa.func.dfg.inst_result(i));
-        }
-    }
+    let defined = values_in(pssa, l);
     let live_out = read_outside(pssa, l, &defined);
     let guard_items = outer.items;
     let mut mid = Emit {
@@ -328,9 +345,9 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
         inits.push(v);
     }
     let iv_after = inits[c.iv];
-    if c.step == 1 {
+    if c.step == 1 && innermost {
         let tail = masked_tail(mid, &c, &data, &inits, u, TailContext { p, ran, not_ran });
-        return Some(finish(
+        let main = finish(
             tail,
             l,
             main,
@@ -339,7 +356,8 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
             &inits,
             &last_map,
             live_out,
-        ));
+        );
+        return Some((main, copies));
     }
     let more = mid.runs(&c, iv_after, p);
     let pssa = mid.pssa;
@@ -357,7 +375,7 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
         lasts: vec![(main_only, None)],
         rest_inits_original: false,
     };
-    Some(finish(
+    let main = finish(
         tail,
         l,
         main,
@@ -366,7 +384,89 @@ pub fn unroll(pssa: &mut Pssa, l: LoopId, u: u32) -> Option<LoopId> {
         &inits,
         &last_map,
         live_out,
-    ))
+    );
+    Some((main, copies))
+}
+
+/// Every value loop `l` defines: its μ-nodes and results, nested loops included.
+pub(crate) fn values_in(pssa: &Pssa, l: LoopId) -> HashSet<Value> {
+    let d = &pssa.loops[l];
+    let mut out: HashSet<Value> = d.mus.iter().map(|m| m.value).collect();
+    for &it in &d.items {
+        match it {
+            Item::Inst(i) => out.extend(pssa.func.dfg.inst_result(i)),
+            Item::Loop(inner) => out.extend(values_in(pssa, inner)),
+        }
+    }
+    out
+}
+
+/// A copy of loop `l` (and the loops in it) inside `parent`, reading `map`'s values and
+/// adding its own to it.
+fn clone_loop(
+    pssa: &mut Pssa,
+    l: LoopId,
+    map: &mut HashMap<Value, Value>,
+    parent: LoopId,
+) -> LoopId {
+    let d = pssa.loops[l].clone();
+    let mut memo = HashMap::new();
+    let pred = rewrite_pred(pssa, d.pred, map, &mut memo);
+    let always = pssa.preds.always();
+    let id = pssa.loops.push(LoopData {
+        parent: Some(parent),
+        pred,
+        mus: Vec::new(),
+        items: Vec::new(),
+        cont: always,
+        hints: d.hints.clone(),
+        dead: false,
+    });
+    let mut mus = Vec::with_capacity(d.mus.len());
+    for m in &d.mus {
+        let ty = pssa.func.dfg.value_type(m.value);
+        let inst = pssa.func.dfg.make_inst(
+            InstData::Phi {
+                incoming: Vec::new(),
+            },
+            Some(ty),
+        );
+        let value = pssa.func.dfg.inst_result(inst).expect("a φ has a result");
+        let init = map.get(&m.init).copied().unwrap_or(m.init);
+        map.insert(m.value, value);
+        mus.push(Mu {
+            inst,
+            value,
+            init,
+            rec: m.rec,
+        });
+    }
+    let mut items = Vec::with_capacity(d.items.len());
+    for &it in &d.items {
+        match it {
+            Item::Inst(inst) => {
+                let new = clone_inst(pssa, inst, map);
+                if let (Some(old), Some(nv)) = (
+                    pssa.func.dfg.inst_result(inst),
+                    pssa.func.dfg.inst_result(new),
+                ) {
+                    map.insert(old, nv);
+                }
+                items.push(Item::Inst(new));
+            }
+            Item::Loop(inner) => items.push(Item::Loop(clone_loop(pssa, inner, map, id))),
+        }
+    }
+    for m in &mut mus {
+        m.rec = map.get(&m.rec).copied().unwrap_or(m.rec);
+    }
+    let mut memo = HashMap::new();
+    let cont = rewrite_pred(pssa, d.cont, map, &mut memo);
+    let data = &mut pssa.loops[id];
+    data.mus = mus;
+    data.items = items;
+    data.cont = cont;
+    id
 }
 
 /// The predicates the tail is built under.
@@ -633,8 +733,17 @@ pub(crate) fn read_outside(pssa: &Pssa, l: LoopId, defined: &HashSet<Value>) -> 
             out.push(v);
         }
     };
+    let inside = |mut q: Option<LoopId>| {
+        while let Some(x) = q {
+            if x == l {
+                return true;
+            }
+            q = pssa.loops[x].parent;
+        }
+        false
+    };
     for (parent, item) in pssa.walk() {
-        if parent == Some(l) {
+        if inside(parent) {
             continue;
         }
         match item {

@@ -179,7 +179,7 @@ pub fn run(args: &CompileArgs) -> Result<()> {
         for (name, r) in &compiled.slp {
             let factors: Vec<String> = r.unrolled.iter().map(|u| u.to_string()).collect();
             eprintln!(
-                "slp: @{name}: {} trees, {} packs of {} instructions, {} packs across predicates, {} seeds not packed, {} loops unrolled{}",
+                "slp: @{name}: {} trees, {} packs of {} instructions, {} packs across predicates, {} seeds not packed, {} loops unrolled{}, {} fused and {} co-iterated loop groups",
                 r.trees,
                 r.packs,
                 r.packed_insts,
@@ -190,7 +190,9 @@ pub fn run(args: &CompileArgs) -> Result<()> {
                     String::new()
                 } else {
                     format!(" (by {})", factors.join(", "))
-                }
+                },
+                r.fused,
+                r.coiterated
             );
         }
     }

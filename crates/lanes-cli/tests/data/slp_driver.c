@@ -20,10 +20,11 @@ DECL(clamp_positive, int *restrict, const int *restrict, int)
 unsigned last_sum(unsigned *restrict, const unsigned *restrict, unsigned);
 unsigned ref_last_sum(unsigned *restrict, const unsigned *restrict, unsigned);
 DECL(scale_tail, double *restrict, const double *restrict, const int *restrict)
+DECL(outer_guarded, float (*restrict)[64], float (*restrict)[64], float (*restrict)[64])
 static unsigned got, want;
 static int bounds[2];
 
-enum { N = 512 };
+enum { N = 4096 };
 static unsigned char A[N * 8], B[N * 8], C[N * 8], D[N * 8], RA[N * 8];
 
 static void fill(unsigned seed) {
@@ -81,6 +82,8 @@ int main(void) {
     CHECK("saxpy_by4", saxpy_by4((float *)A, (float *)B, 1.5f, 101), ref_saxpy_by4((float *)A, (float *)B, 1.5f, 101));
     CHECK("stencil_rows", stencil_rows((float *)A, (float *)B, (int *)C, 40), ref_stencil_rows((float *)A, (float *)B, (int *)C, 40));
     CHECK("no_adjacent", no_adjacent((int *)A, (int *)B), ref_no_adjacent((int *)A, (int *)B));
+    CHECK("outer_guarded", outer_guarded((float (*)[64])A, (float (*)[64])B, (float (*)[64])D),
+          ref_outer_guarded((float (*)[64])A, (float (*)[64])B, (float (*)[64])D));
     /* Loops at every trip count around the unroll factors, including none. */
     for (int n = 0; n <= 70; n++) {
         CHECK("saxpy", saxpy((float *)A, (float *)B, 0.75f, n), ref_saxpy((float *)A, (float *)B, 0.75f, n));

@@ -12,7 +12,7 @@ fn kernels() -> std::path::PathBuf {
     lanes_test_support::workspace_root().join("crates/lanes-slp/tests/data/slp_kernels.c")
 }
 
-const KERNELS: [&str; 12] = [
+const KERNELS: [&str; 13] = [
     "add4",
     "add4_alias",
     "cond_scale8",
@@ -25,6 +25,7 @@ const KERNELS: [&str; 12] = [
     "clamp_positive",
     "last_sum",
     "scale_tail",
+    "outer_guarded",
 ];
 
 #[test]

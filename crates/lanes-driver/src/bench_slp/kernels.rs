@@ -56,6 +56,7 @@ pub const SLP_KERNELS: &[SlpKernel] = &[
     k("tsvc_s4112", Suite::Tsvc, 8192),
     k("tsvc_s311", Suite::Tsvc, 8192),
     k("tsvc_s1115", Suite::Tsvc, 65536),
+    k("tsvc_fig16", Suite::Tsvc, 65536),
     k("poly_gemm", Suite::PolyBench, 65536),
     k("poly_jacobi_2d", Suite::PolyBench, 262144),
     k("poly_atax", Suite::PolyBench, 262144),

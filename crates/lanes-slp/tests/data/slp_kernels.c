@@ -120,3 +120,14 @@ void scale_tail(double *restrict a, const double *restrict b, const int *restric
     for (long i = bounds[0]; i < bounds[1]; i++)
         a[i] = b[i] * 0.5 + a[i];
 }
+
+/* PLDI'22 Fig. 16 (TSVC): a guarded inner loop per column; unrolling the outer loop
+ * gives copies of the inner loop over the same rows, fused under their guards, whose
+ * stores to adjacent columns pack (outer-loop vectorization with control flow). */
+#define LEN2 64
+void outer_guarded(float aa[restrict LEN2][LEN2], float bb[restrict LEN2][LEN2], float cc[restrict LEN2][LEN2]) {
+    for (int i = 0; i < LEN2; i++)
+        if (aa[0][i] > (float)0.)
+            for (int j = 1; j < LEN2; j++)
+                aa[j][i] = aa[j - 1][i] + bb[j][i] * cc[j][i];
+}

@@ -30,7 +30,7 @@ fn check(name: &str) -> (SlpReport, String) {
     let mut t = m.clone();
     *t.function_mut(id).expect("defined") = v;
     for seed in 0..40 {
-        let alloc = |mem: &mut Memory| small_arguments(f, 256, seed, mem);
+        let alloc = |mem: &mut Memory| small_arguments(f, 4096, seed, mem);
         let item = WorkItemContext::one_dim(0, 0, 1, 1);
         let (ra, ma, _) = run_traced(&m, id, &alloc, &item, 1_000_000);
         let (rb, mb, _) = run_traced(&t, id, &alloc, &item, 1_000_000);
@@ -156,4 +156,18 @@ fn the_iterations_a_main_loop_leaves_run_as_one_masked_step() {
         text.contains("icmp ult"),
         "the lanes' mask is a vector compare\n{text}"
     );
+}
+
+#[test]
+fn an_outer_loop_with_guarded_inner_loops_is_vectorized() {
+    // Fig. 16: the outer loop unrolled, its inner loops' copies fused under their
+    // guards, the stores to adjacent columns packed and masked by the guards.
+    let (r, text) = check("outer_guarded");
+    assert_eq!(r.unrolled.len(), 1, "{r:?}");
+    assert_eq!(r.fused, 1, "{r:?}");
+    assert!(
+        r.trees >= 1 && r.cross_predicate_packs >= 1,
+        "{r:?}\n{text}"
+    );
+    assert!(text.contains("masked_store"), "{text}");
 }
