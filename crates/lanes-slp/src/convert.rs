@@ -405,8 +405,17 @@ impl Converter<'_> {
                 }
             }
             if out.is_empty() {
-                // The return block.
-                out.push((sink, vec![self.preds.always()]));
+                match n {
+                    // The return block.
+                    Node::Block(_) => out.push((sink, vec![self.preds.always()])),
+                    // A loop without exit: nothing after it runs.
+                    Node::Loop(c) => {
+                        return Err(SlpError::NeverReturns {
+                            func: self.name(),
+                            block: self.loops.header(c),
+                        })
+                    }
+                }
             }
             succs.push(
                 out.into_iter()

@@ -266,7 +266,7 @@ pub fn unroll_with_copies(
             let next: Vec<(Value, Value)> = data
                 .mus
                 .iter()
-                .map(|m| (m.value, last_map[&m.rec]))
+                .map(|m| (m.value, last_map.get(&m.rec).copied().unwrap_or(m.rec)))
                 .collect();
             map = last_map.clone();
             for (k, v) in next {
@@ -300,9 +300,10 @@ pub fn unroll_with_copies(
         last_map = map.clone();
     }
     for (m, orig) in mus.iter_mut().zip(&data.mus) {
-        m.rec = last_map[&orig.rec];
+        // A recurrence from outside the loop (`x = mu(a, b)` with `b` fixed) stays.
+        m.rec = last_map.get(&orig.rec).copied().unwrap_or(orig.rec);
     }
-    let iv_u = last_map[&iv.rec];
+    let iv_u = last_map.get(&iv.rec).copied().unwrap_or(iv.rec);
     let always = pssa.preds.always();
     let mut inner = Emit { pssa, items: body };
     let g = inner.block_runs(&c, iv_u, u, always);
@@ -586,7 +587,11 @@ fn masked_tail<'a>(
             tail_items.push(Item::Inst(new));
         }
         maps.push(map.clone());
-        let next: Vec<(Value, Value)> = data.mus.iter().map(|m| (m.value, map[&m.rec])).collect();
+        let next: Vec<(Value, Value)> = data
+            .mus
+            .iter()
+            .map(|m| (m.value, map.get(&m.rec).copied().unwrap_or(m.rec)))
+            .collect();
         for (k, v) in next {
             map.insert(k, v);
         }

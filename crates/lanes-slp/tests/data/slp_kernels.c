@@ -131,3 +131,14 @@ void outer_guarded(float aa[restrict LEN2][LEN2], float bb[restrict LEN2][LEN2],
             for (int j = 1; j < LEN2; j++)
                 aa[j][i] = aa[j - 1][i] + bb[j][i] * cc[j][i];
 }
+
+/* A recurrence from outside the loop (prev = mu(k, 5), the constant hoisted before
+ * it): its copies keep reading 5 (csmith seed 40 found the unroller expecting every
+ * recurrence inside the loop). */
+void lagged(int *restrict a, const int *restrict b, int k, int n) {
+    int prev = k;
+    for (int i = 0; i < n; i++) {
+        a[i] = prev * b[i];
+        prev = 5;
+    }
+}

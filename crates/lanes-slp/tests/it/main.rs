@@ -8,3 +8,4 @@ mod generated;
 mod generated_slp;
 mod packing;
 mod paper;
+mod regressions;

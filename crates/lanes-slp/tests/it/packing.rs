@@ -171,3 +171,9 @@ fn an_outer_loop_with_guarded_inner_loops_is_vectorized() {
     );
     assert!(text.contains("masked_store"), "{text}");
 }
+
+#[test]
+fn a_recurrence_from_outside_the_loop_is_unrolled() {
+    let (r, text) = check("lagged");
+    assert_eq!(r.unrolled.len(), 1, "{r:?}\n{text}");
+}
