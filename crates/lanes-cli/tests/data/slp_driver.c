@@ -21,6 +21,7 @@ unsigned last_sum(unsigned *restrict, const unsigned *restrict, unsigned);
 unsigned ref_last_sum(unsigned *restrict, const unsigned *restrict, unsigned);
 DECL(scale_tail, double *restrict, const double *restrict, const int *restrict)
 DECL(outer_guarded, float (*restrict)[64], float (*restrict)[64], float (*restrict)[64])
+DECL(lagged, int *restrict, const int *restrict, int, int)
 static unsigned got, want;
 static int bounds[2];
 
@@ -88,6 +89,7 @@ int main(void) {
     for (int n = 0; n <= 70; n++) {
         CHECK("saxpy", saxpy((float *)A, (float *)B, 0.75f, n), ref_saxpy((float *)A, (float *)B, 0.75f, n));
         CHECK("clamp_positive", clamp_positive((int *)A, (int *)D, n), ref_clamp_positive((int *)A, (int *)D, n));
+        CHECK("lagged", lagged((int *)A, (int *)D, n - 3, n), ref_lagged((int *)A, (int *)D, n - 3, n));
         CHECK("last_sum", got = last_sum((unsigned *)A, (unsigned *)D, n), want = ref_last_sum((unsigned *)A, (unsigned *)D, n));
         if (got != want) printf("last_sum DIFFERENT result\n");
         bounds[0] = n % 7;

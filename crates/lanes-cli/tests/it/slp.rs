@@ -12,7 +12,7 @@ fn kernels() -> std::path::PathBuf {
     lanes_test_support::workspace_root().join("crates/lanes-slp/tests/data/slp_kernels.c")
 }
 
-const KERNELS: [&str; 13] = [
+const KERNELS: [&str; 14] = [
     "add4",
     "add4_alias",
     "cond_scale8",
@@ -26,6 +26,7 @@ const KERNELS: [&str; 13] = [
     "last_sum",
     "scale_tail",
     "outer_guarded",
+    "lagged",
 ];
 
 #[test]
