@@ -27,7 +27,7 @@ use lanes_wfv::outer_loop::{vectorize_parallel_loops_in, OuterLoopOptions};
 use lanes_wfv::Mode;
 
 use crate::declare_simd::define_variants;
-use crate::{setup, DriverError, Remark, Setup};
+use crate::{setup, DriverError, Remark, RemarkKind, Setup};
 
 /// What to compile, for which target, into what.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -210,6 +210,20 @@ fn supervectorize_in(
                 remarks.push(Remark::slp_not_packed(input, &name, *line, why));
             }
             if report.packs > 0 {
+                // A function the verifier refuses is never exported: it stays as it was,
+                // with a warning that names the broken invariant (a lanes bug).
+                if let Err(e) = lanes_ir::verifier::verify_function(module, &vectorized) {
+                    let why = lanes_slp::SlpError::Invalid {
+                        func: name.clone(),
+                        message: format!(
+                            "internal error, the vectorized function does not verify: {e}"
+                        ),
+                    };
+                    let mut r = Remark::slp_declined(input, &name, &why);
+                    r.kind = RemarkKind::Warning;
+                    remarks.push(r);
+                    return;
+                }
                 remarks.push(Remark::slp_packed(input, &name, &report));
                 if let Some(slot) = module.function_mut(id) {
                     *slot = vectorized;

@@ -26,9 +26,10 @@ use lanes_ir::{BinaryOp, CastOp, Inst, InstData, IntFlags, Intrinsic, Type, Unar
 use crate::address::{Address, Term};
 
 use crate::dependence::ListDeps;
+use crate::items::Emit;
 use crate::pack_tree::{Mask, Node, PackTree};
 use crate::packing::{schedule, Scheduled};
-use crate::predicate::{Pred, PredData};
+use crate::predicate::Pred;
 use crate::pssa::{Item, LoopId, Pssa};
 use crate::substitute::substitute;
 
@@ -46,19 +47,25 @@ pub fn emit_packs(pssa: &mut Pssa, l: Option<LoopId>, trees: &[PackTree]) {
         .collect();
     let read_outside = values_read_outside(pssa, &members, trees);
     let mut e = Emitter {
-        pssa,
-        items: Vec::new(),
+        e: Emit {
+            pssa,
+            items: Vec::new(),
+        },
         vectors: HashMap::new(),
         subst: HashMap::new(),
         zero: HashMap::new(),
     };
     for entry in order {
         match entry {
-            Scheduled::Item(p) => e.items.push(deps.items[p]),
+            Scheduled::Item(p) => e.e.items.push(deps.items[p]),
             Scheduled::Pack { tree, node } => e.pack(&trees[tree].nodes, tree, node, &read_outside),
         }
     }
-    let Emitter { items, subst, .. } = e;
+    let Emitter {
+        e: Emit { pssa, items },
+        subst,
+        ..
+    } = e;
     match l {
         Some(l) => pssa.loops[l].items = items,
         None => pssa.items = items,
@@ -67,8 +74,8 @@ pub fn emit_packs(pssa: &mut Pssa, l: Option<LoopId>, trees: &[PackTree]) {
 }
 
 struct Emitter<'a> {
-    pssa: &'a mut Pssa,
-    items: Vec<Item>,
+    /// The items of the list being rebuilt.
+    e: Emit<'a>,
     /// The vector of every emitted pack node, by (tree, node).
     vectors: HashMap<(usize, usize), Value>,
     /// Packed scalars still read elsewhere, and their extractions.
@@ -78,20 +85,16 @@ struct Emitter<'a> {
 
 impl Emitter<'_> {
     fn emit(&mut self, data: InstData, ty: Option<Type>, pred: Pred) -> Option<Value> {
-        let inst = self.pssa.func.dfg.make_inst(data, ty);
-        self.pssa.inst_pred[inst] = pred;
-        self.items.push(Item::Inst(inst));
-        self.pssa.func.dfg.inst_result(inst)
-    }
-
-    fn value(&mut self, data: InstData, ty: Type, pred: Pred) -> Value {
-        self.emit(data, Some(ty), pred)
-            .expect("made with a result type")
+        let inst = self.e.pssa.func.dfg.make_inst(data, ty);
+        self.e.pssa.inst_pred[inst] = pred;
+        self.e.items.push(Item::Inst(inst));
+        self.e.pssa.func.dfg.inst_result(inst)
     }
 
     fn lane_index(&mut self, lane: usize) -> Value {
-        let t = self.pssa.preds.always();
-        self.value(InstData::Iconst { imm: lane as i64 }, Type::I32, t)
+        let t = self.e.pssa.preds.always();
+        self.e
+            .value(InstData::Iconst { imm: lane as i64 }, Type::I32, t)
     }
 
     /// A zero vector of type `ty` (for masked loads' inactive lanes).
@@ -99,15 +102,15 @@ impl Emitter<'_> {
         if let Some(&v) = self.zero.get(&ty) {
             return v;
         }
-        let t = self.pssa.preds.always();
+        let t = self.e.pssa.preds.always();
         let scalar = Type::from(ty.elem());
         let data = if scalar.is_float() {
             InstData::Fconst { bits: 0 }
         } else {
             InstData::Iconst { imm: 0 }
         };
-        let s = self.value(data, scalar, t);
-        let v = self.value(
+        let s = self.e.value(data, scalar, t);
+        let v = self.e.value(
             InstData::Intrinsic {
                 id: Intrinsic::Broadcast,
                 args: vec![s],
@@ -121,9 +124,9 @@ impl Emitter<'_> {
 
     /// A vector whose lanes are `values`.
     fn build(&mut self, values: &[Value], pred: Pred) -> Value {
-        let elem = self.pssa.func.dfg.value_type(values[0]).elem();
+        let elem = self.e.pssa.func.dfg.value_type(values[0]).elem();
         let ty = Type::vector(values.len() as u16, elem);
-        let mut v = self.value(
+        let mut v = self.e.value(
             InstData::Intrinsic {
                 id: Intrinsic::Broadcast,
                 args: vec![values[0]],
@@ -136,7 +139,7 @@ impl Emitter<'_> {
                 continue;
             }
             let idx = self.lane_index(lane);
-            v = self.value(
+            v = self.e.value(
                 InstData::Intrinsic {
                     id: Intrinsic::Insert,
                     args: vec![v, x, idx],
@@ -146,50 +149,6 @@ impl Emitter<'_> {
             );
         }
         v
-    }
-
-    /// Predicate `p` as an `i1` value.
-    fn materialize(&mut self, p: Pred) -> Value {
-        let t = self.pssa.preds.always();
-        match self.pssa.preds.data(p).clone() {
-            PredData::True => self.value(InstData::Iconst { imm: 1 }, Type::I1, t),
-            PredData::False => self.value(InstData::Iconst { imm: 0 }, Type::I1, t),
-            PredData::Lit { cond, negated } => {
-                if negated {
-                    self.value(
-                        InstData::Unary {
-                            op: UnaryOp::Not,
-                            arg: cond,
-                        },
-                        Type::I1,
-                        t,
-                    )
-                } else {
-                    cond
-                }
-            }
-            PredData::And(ps) | PredData::Or(ps) => {
-                let op = if matches!(self.pssa.preds.data(p), PredData::And(_)) {
-                    BinaryOp::And
-                } else {
-                    BinaryOp::Or
-                };
-                let mut acc = self.materialize(ps[0]);
-                for &q in &ps[1..] {
-                    let x = self.materialize(q);
-                    acc = self.value(
-                        InstData::Binary {
-                            op,
-                            args: [acc, x],
-                            flags: lanes_ir::IntFlags::NONE,
-                        },
-                        Type::I1,
-                        t,
-                    );
-                }
-                acc
-            }
-        }
     }
 
     /// The mask whose lane `i` is `preds[i]`: the packed conditions of `packed` where
@@ -208,9 +167,9 @@ impl Emitter<'_> {
         let mut acc: Option<Value> = None;
         for &(node, negated) in &m.parts {
             let mut v = self.operand(nodes, tree, node, pred);
-            let ty = self.pssa.func.dfg.value_type(v);
+            let ty = self.e.pssa.func.dfg.value_type(v);
             if negated {
-                v = self.value(
+                v = self.e.value(
                     InstData::Unary {
                         op: UnaryOp::Not,
                         arg: v,
@@ -221,7 +180,7 @@ impl Emitter<'_> {
             }
             acc = Some(match acc {
                 None => v,
-                Some(a) => self.value(
+                Some(a) => self.e.value(
                     InstData::Binary {
                         op: BinaryOp::And,
                         args: [a, v],
@@ -237,7 +196,11 @@ impl Emitter<'_> {
 
     /// The mask whose lane `i` is `preds[i]`.
     fn mask(&mut self, preds: &[Pred], pred: Pred) -> Value {
-        let bits: Vec<Value> = preds.iter().map(|&p| self.materialize(p)).collect();
+        let always = self.e.pssa.preds.always();
+        let bits: Vec<Value> = preds
+            .iter()
+            .map(|&p| self.e.materialize(p, always))
+            .collect();
         self.build(&bits, pred)
     }
 
@@ -247,7 +210,7 @@ impl Emitter<'_> {
     /// so it has run whenever some lane is active.
     fn address(&mut self, addr: &Address, pred: Pred) -> Value {
         let mut sum: Option<Value> = None;
-        let konst = |e: &mut Self, c: i64| e.value(InstData::Iconst { imm: c }, Type::I64, pred);
+        let konst = |e: &mut Self, c: i64| e.e.konst(Type::I64, c, pred);
         for &(term, coeff) in &addr.terms {
             let v = match term {
                 Term::Value(v) => v,
@@ -257,7 +220,7 @@ impl Emitter<'_> {
                     } else {
                         CastOp::Zext
                     };
-                    self.value(
+                    self.e.value(
                         InstData::Cast {
                             op,
                             arg: x,
@@ -269,19 +232,19 @@ impl Emitter<'_> {
                 }
             };
             let c = konst(self, coeff);
-            let scaled = self.binary(BinaryOp::Mul, v, c, Type::I64, pred);
+            let scaled = self.e.binary(BinaryOp::Mul, v, c, pred);
             sum = Some(match sum {
-                Some(acc) => self.binary(BinaryOp::Add, acc, scaled, Type::I64, pred),
+                Some(acc) => self.e.binary(BinaryOp::Add, acc, scaled, pred),
                 None => scaled,
             });
         }
         let k = konst(self, addr.offset);
         let offset = match sum {
-            Some(acc) => self.binary(BinaryOp::Add, acc, k, Type::I64, pred),
+            Some(acc) => self.e.binary(BinaryOp::Add, acc, k, pred),
             None => k,
         };
-        let ty = self.pssa.func.dfg.value_type(addr.base);
-        self.value(
+        let ty = self.e.pssa.func.dfg.value_type(addr.base);
+        self.e.value(
             InstData::PtrAdd {
                 args: [addr.base, offset],
                 flags: IntFlags::NONE,
@@ -291,26 +254,14 @@ impl Emitter<'_> {
         )
     }
 
-    fn binary(&mut self, op: BinaryOp, a: Value, b: Value, ty: Type, pred: Pred) -> Value {
-        self.value(
-            InstData::Binary {
-                op,
-                args: [a, b],
-                flags: IntFlags::NONE,
-            },
-            ty,
-            pred,
-        )
-    }
-
     /// The strongest predicate every one of `preds` implies: their common conjuncts.
     fn common(&mut self, preds: &[Pred]) -> Pred {
-        let mut common = self.pssa.preds.conjuncts(preds[0]);
+        let mut common = self.e.pssa.preds.conjuncts(preds[0]);
         for &p in &preds[1..] {
-            let c = self.pssa.preds.conjuncts(p);
+            let c = self.e.pssa.preds.conjuncts(p);
             common.retain(|t| c.contains(t));
         }
-        self.pssa.preds.and(&common)
+        self.e.pssa.preds.and(&common)
     }
 
     /// The vector of operand node `k` of tree `tree`.
@@ -319,9 +270,9 @@ impl Emitter<'_> {
             Node::Splat(v) => {
                 let ty = Type::vector(
                     lanes_of(nodes, k) as u16,
-                    self.pssa.func.dfg.value_type(*v).elem(),
+                    self.e.pssa.func.dfg.value_type(*v).elem(),
                 );
-                self.value(
+                self.e.value(
                     InstData::Intrinsic {
                         id: Intrinsic::Broadcast,
                         args: vec![*v],
@@ -338,11 +289,11 @@ impl Emitter<'_> {
 
     fn pack(&mut self, nodes: &[Node], tree: usize, k: usize, read_outside: &HashSet<Value>) {
         let insts = nodes[k].insts().to_vec();
-        let preds: Vec<Pred> = insts.iter().map(|&i| self.pssa.inst_pred[i]).collect();
+        let preds: Vec<Pred> = insts.iter().map(|&i| self.e.pssa.inst_pred[i]).collect();
         let same = preds.iter().all(|&p| p == preds[0]);
         let pred = if same { preds[0] } else { self.common(&preds) };
         let lanes = insts.len() as u16;
-        let f = &self.pssa.func;
+        let f = &self.e.pssa.func;
         let result_ty = f
             .dfg
             .inst_result(insts[0])
@@ -353,26 +304,30 @@ impl Emitter<'_> {
                     .iter()
                     .map(|&o| self.operand(nodes, tree, o, pred))
                     .collect();
-                let mut data = self.pssa.func.dfg.inst(insts[0]).clone();
+                let mut data = self.e.pssa.func.dfg.inst(insts[0]).clone();
                 let mut next = ops.into_iter();
                 data.for_each_arg_mut(|v| *v = next.next().expect("one vector per operand"));
-                let fm = self.pssa.func.dfg.fast_math(insts[0]);
-                let v = self.value(data, result_ty.expect("packed values have results"), pred);
-                let inst = self.pssa.func.dfg.def_inst(v).expect("just made");
-                self.pssa.func.dfg.set_fast_math(inst, fm);
+                let fm = self.e.pssa.func.dfg.fast_math(insts[0]);
+                let v = self
+                    .e
+                    .value(data, result_ty.expect("packed values have results"), pred);
+                let inst = self.e.pssa.func.dfg.def_inst(v).expect("just made");
+                self.e.pssa.func.dfg.set_fast_math(inst, fm);
                 Some(v)
             }
             Node::Load {
                 first, perm, mask, ..
             } => {
-                let InstData::Load { ptr, align, access } = *self.pssa.func.dfg.inst(insts[*first])
+                let InstData::Load { ptr, align, access } =
+                    *self.e.pssa.func.dfg.inst(insts[*first])
                 else {
                     unreachable!("a load node holds loads")
                 };
                 let ty = result_ty.expect("a load has a result");
                 let align = if align == 0 { ty.elem().bytes() } else { align };
                 let loaded = if same {
-                    self.value(InstData::Load { ptr, align, access }, ty, pred)
+                    self.e
+                        .value(InstData::Load { ptr, align, access }, ty, pred)
                 } else {
                     // The mask is in memory order.
                     let mut in_memory = preds.clone();
@@ -381,8 +336,8 @@ impl Emitter<'_> {
                     }
                     let mask = self.lane_mask(nodes, tree, mask.as_ref(), &in_memory, pred);
                     let passthru = self.zero_vector(ty);
-                    let ptr = self.address(&Address::of(&self.pssa.func, ptr), pred);
-                    self.value(
+                    let ptr = self.address(&Address::of(&self.e.pssa.func, ptr), pred);
+                    self.e.value(
                         InstData::MaskedLoad {
                             ptr,
                             mask,
@@ -396,7 +351,7 @@ impl Emitter<'_> {
                 Some(if perm.iter().enumerate().all(|(i, &e)| e as usize == i) {
                     loaded
                 } else {
-                    self.value(
+                    self.e.value(
                         InstData::Shuffle {
                             args: [loaded, loaded],
                             mask: perm.clone(),
@@ -409,12 +364,12 @@ impl Emitter<'_> {
             Node::Store { value, mask, .. } => {
                 let InstData::Store {
                     ptr, align, access, ..
-                } = *self.pssa.func.dfg.inst(insts[0])
+                } = *self.e.pssa.func.dfg.inst(insts[0])
                 else {
                     unreachable!("a store node holds stores")
                 };
                 let v = self.operand(nodes, tree, *value, pred);
-                let elem = self.pssa.func.dfg.value_type(v).elem();
+                let elem = self.e.pssa.func.dfg.value_type(v).elem();
                 let align = if align == 0 { elem.bytes() } else { align };
                 if same {
                     self.emit(
@@ -429,7 +384,7 @@ impl Emitter<'_> {
                     );
                 } else {
                     let mask = self.lane_mask(nodes, tree, mask.as_ref(), &preds, pred);
-                    let ptr = self.address(&Address::of(&self.pssa.func, ptr), pred);
+                    let ptr = self.address(&Address::of(&self.e.pssa.func, ptr), pred);
                     self.emit(
                         InstData::MaskedStore {
                             value: v,
@@ -453,19 +408,19 @@ impl Emitter<'_> {
                     .collect();
                 let gates: Vec<Vec<Pred>> = insts
                     .iter()
-                    .map(|i| self.pssa.gates[i].iter().map(|g| g.0).collect())
+                    .map(|i| self.e.pssa.gates[i].iter().map(|g| g.0).collect())
                     .collect();
                 if gates.iter().all(|g| *g == gates[0]) {
-                    let v = self.value(
+                    let v = self.e.value(
                         InstData::Phi {
                             incoming: Vec::new(),
                         },
                         ty,
                         pred,
                     );
-                    let inst = self.pssa.func.dfg.def_inst(v).expect("just made");
+                    let inst = self.e.pssa.func.dfg.def_inst(v).expect("just made");
                     let g: Vec<(Pred, Value)> = gates[0].iter().copied().zip(ins).collect();
-                    self.pssa.gates.insert(inst, g);
+                    self.e.pssa.gates.insert(inst, g);
                     Some(v)
                 } else {
                     let mut acc = ins[0];
@@ -473,7 +428,7 @@ impl Emitter<'_> {
                         let lane_gates: Vec<Pred> = gates.iter().map(|g| g[j]).collect();
                         let mask =
                             self.lane_mask(nodes, tree, masks[j].as_ref(), &lane_gates, pred);
-                        acc = self.value(
+                        acc = self.e.value(
                             InstData::Select {
                                 args: [mask, x, acc],
                             },
@@ -492,6 +447,7 @@ impl Emitter<'_> {
         self.vectors.insert((tree, k), vector);
         for (lane, &i) in insts.iter().enumerate() {
             let scalar = self
+                .e
                 .pssa
                 .func
                 .dfg
@@ -499,8 +455,8 @@ impl Emitter<'_> {
                 .expect("packed values have results");
             if read_outside.contains(&scalar) {
                 let idx = self.lane_index(lane);
-                let ty = self.pssa.func.dfg.value_type(scalar);
-                let x = self.value(
+                let ty = self.e.pssa.func.dfg.value_type(scalar);
+                let x = self.e.value(
                     InstData::Intrinsic {
                         id: Intrinsic::Extract,
                         args: vec![vector, idx],

@@ -22,13 +22,14 @@ use std::collections::{HashMap, HashSet};
 
 use lanes_ir::{InstData, Type, Value};
 
+use crate::clone::read_outside;
 use crate::dependence::{conflict, ListDeps};
 use crate::items::Emit;
 use crate::packing::{schedule_groups, Grouped};
 use crate::predicate::Pred;
 use crate::pssa::{Item, LoopData, LoopId, Mu, Pssa};
 use crate::substitute::substitute_outside;
-use crate::unroll::{counted, read_outside};
+use crate::unroll::counted;
 
 /// How loops were merged.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -61,7 +61,7 @@ impl CostModel for RegisterCost {
         let f = &pssa.func;
         // Values that change in the list's runs; a vector of others (defined before the
         // loop) is built once, outside it, by loop-invariant code motion.
-        let varying = l.map(|l| crate::unroll::values_in(pssa, l));
+        let varying = l.map(|l| crate::clone::values_in(pssa, l));
         let members: HashSet<_> = nodes
             .iter()
             .flat_map(|n| n.insts().iter().copied())

@@ -25,6 +25,7 @@
 
 pub mod address;
 mod block_builder;
+mod clone;
 pub mod codegen;
 pub mod coiterate;
 pub mod convert;
@@ -37,6 +38,7 @@ pub mod pack_tree;
 pub mod packing;
 pub mod predicate;
 pub mod pssa;
+pub mod schedule;
 mod substitute;
 pub mod supervectorize;
 pub mod unroll;
