@@ -42,6 +42,7 @@ pub(crate) fn clone_loop(
         cont: always,
         hints: d.hints.clone(),
         dead: false,
+        columns: Vec::new(),
     });
     let mut mus = Vec::with_capacity(d.mus.len());
     for m in &d.mus {

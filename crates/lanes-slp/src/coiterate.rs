@@ -267,10 +267,39 @@ fn fuse(pssa: &mut Pssa, loops: &[LoopId]) -> LoopId {
             merged.items.push(it);
         }
     }
+    let per_loop: Vec<Vec<lanes_ir::Inst>> = loops
+        .iter()
+        .map(|&l| pssa.loops[l].mus.iter().map(|m| m.inst).collect())
+        .collect();
+    let kept: HashSet<lanes_ir::Inst> = merged.mus.iter().map(|m| m.inst).collect();
+    merged.columns = columns(pssa, &per_loop, &kept);
     let id = finish_merge(pssa, loops, merged);
     // The other loops' inductions are the first's (the same values, every iteration).
     crate::substitute::substitute(pssa, &subst);
     id
+}
+
+/// Position `j` of every loop's μ-nodes in `per_loop`, lane by lane, where the loops
+/// have as many μ-nodes, position by position of one type, and `kept` has them all (a
+/// fused loop keeps only the first loop's induction).
+fn columns(
+    pssa: &Pssa,
+    per_loop: &[Vec<lanes_ir::Inst>],
+    kept: &HashSet<lanes_ir::Inst>,
+) -> Vec<Vec<lanes_ir::Inst>> {
+    let f = &pssa.func;
+    let ty = |i: lanes_ir::Inst| f.dfg.inst_result(i).map(|v| f.dfg.value_type(v));
+    let n = per_loop[0].len();
+    if per_loop.iter().any(|p| p.len() != n) {
+        return Vec::new();
+    }
+    (0..n)
+        .map(|j| per_loop.iter().map(|p| p[j]).collect::<Vec<_>>())
+        .filter(|col| {
+            col.iter()
+                .all(|&i| kept.contains(&i) && ty(i) == ty(col[0]))
+        })
+        .collect()
 }
 
 /// Registers `merged`, reparents the loops nested in it and retires `loops`.
@@ -368,6 +397,7 @@ fn coiterate(
     let cont = pssa.preds.or(&goes);
     // Live-out μs: zero before the loop, the loop's value while it runs, held after.
     let mut last_values: HashMap<Value, Value> = HashMap::new();
+    let mut holds: Vec<Vec<lanes_ir::Inst>> = vec![Vec::new(); loops.len()];
     let mut post = Emit {
         pssa,
         items: Vec::new(),
@@ -398,6 +428,7 @@ fn coiterate(
                 .expect("a φ has a result");
             let last = post.phi(ty, vec![(ran, x), (not_ran, hold)], always);
             last_values.insert(x, last);
+            holds[k].push(hold_phi);
             mus.push(Mu {
                 inst: hold_phi,
                 value: hold,
@@ -437,6 +468,16 @@ fn coiterate(
         items: zero_items,
     } = zeros;
     pre_items.extend(zero_items);
+    // Columns: the flags, each position of the loops' own μ-nodes, the held live-outs.
+    let kept: HashSet<lanes_ir::Inst> = mus.iter().map(|m| m.inst).collect();
+    let flags: Vec<Vec<lanes_ir::Inst>> = actives.iter().map(|a| vec![a.0]).collect();
+    let own: Vec<Vec<lanes_ir::Inst>> = datas
+        .iter()
+        .map(|d| d.mus.iter().map(|m| m.inst).collect())
+        .collect();
+    let mut cols = columns(pssa, &flags, &kept);
+    cols.extend(columns(pssa, &own, &kept));
+    cols.extend(columns(pssa, &holds, &kept));
     let merged = LoopData {
         parent,
         pred: any,
@@ -445,6 +486,7 @@ fn coiterate(
         cont,
         hints: datas[0].hints.clone(),
         dead: false,
+        columns: cols,
     };
     let id = finish_merge(pssa, loops, merged);
     (id, pre_items, last_values)

@@ -103,6 +103,7 @@ pub fn to_pssa(func: &Function) -> Result<Pssa, SlpError> {
     };
     forward_single_phis(&mut pssa);
     hoist_constants(&mut pssa);
+    crate::verify::check_predicate_sizes(&pssa)?;
     Ok(pssa)
 }
 
@@ -325,6 +326,7 @@ impl Converter<'_> {
                 cont: always,
                 hints,
                 dead: false,
+                columns: Vec::new(),
             });
             self.exit_edges.insert(l, (id, HashMap::new()));
         }

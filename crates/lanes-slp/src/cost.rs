@@ -59,6 +59,7 @@ impl CostModel for RegisterCost {
         packed_elsewhere: &HashSet<Inst>,
     ) -> i64 {
         let f = &pssa.func;
+        let l_id = l;
         // Values that change in the list's runs; a vector of others (defined before the
         // loop) is built once, outside it, by loop-invariant code motion.
         let varying = l.map(|l| crate::clone::values_in(pssa, l));
@@ -120,7 +121,8 @@ impl CostModel for RegisterCost {
                         saving -= 1;
                     }
                 }
-                Node::Shared { .. } => {}
+                // A vector μ-node costs what its scalars did (nothing but registers).
+                Node::Shared { .. } | Node::Vector(_) | Node::Mu { .. } => {}
                 Node::Build(values) => {
                     let constants = values.iter().all(|&v| {
                         matches!(
@@ -159,19 +161,47 @@ impl CostModel for RegisterCost {
                 }
             });
         }
-        for l in pssa.loops.values() {
+        // A loop that goes on while any lane of a pack holds tests the vector at once.
+        let any_lanes = l.and_then(|l| {
+            let conds = pssa.preds.disjoined_conds(pssa.loops[l].cont)?;
+            let all: HashSet<Value> = conds.iter().copied().collect();
+            nodes
+                .iter()
+                .any(|n| {
+                    let lanes: HashSet<Value> = n
+                        .insts()
+                        .iter()
+                        .filter_map(|&i| f.dfg.inst_result(i))
+                        .collect();
+                    !lanes.is_empty() && lanes == all
+                })
+                .then_some(all)
+        });
+        if any_lanes.is_some() {
+            saving -= 1;
+        }
+        for (id, l) in pssa.loops.iter() {
+            if l.dead {
+                continue;
+            }
             for m in &l.mus {
+                // A packed μ-node's own values are the vector μ-node's.
+                if members.contains(&m.inst) {
+                    continue;
+                }
                 for v in [m.init, m.rec] {
                     if results.contains(&v) {
                         extracted.insert(v);
                     }
                 }
             }
-            pssa.preds.for_each_cond(l.cont, &mut |v| {
-                if results.contains(&v) {
-                    extracted.insert(v);
-                }
-            });
+            if any_lanes.is_none() || Some(id) != l_id {
+                pssa.preds.for_each_cond(l.cont, &mut |v| {
+                    if results.contains(&v) {
+                        extracted.insert(v);
+                    }
+                });
+            }
             pssa.preds.for_each_cond(l.pred, &mut |v| {
                 if results.contains(&v) {
                     extracted.insert(v);

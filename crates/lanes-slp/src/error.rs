@@ -23,6 +23,14 @@ pub enum SlpError {
         block: Block,
         what: String,
     },
+    /// A control predicate, written out as a formula, would be too large to branch on:
+    /// lowering tests predicates by short-circuit branches, which repeat the parts a
+    /// predicate shares.
+    #[error(
+        "@{func}: its control flow gives a control predicate of more than {terms} terms; \
+         Predicated SSA declines it (the function is compiled without SuperVectorization)"
+    )]
+    TooComplex { func: String, terms: u64 },
     /// The Predicated SSA verifier found a broken invariant.
     #[error("@{func}: invalid Predicated SSA: {message}")]
     Invalid { func: String, message: String },

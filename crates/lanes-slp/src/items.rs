@@ -65,6 +65,30 @@ impl Emit<'_> {
     /// conditions (a condition whose definition did not run reads a value the rest of
     /// the predicate makes irrelevant).
     pub fn materialize(&mut self, p: Pred, pred: Pred) -> Value {
+        self.materialize_shared(p, pred, &mut std::collections::HashMap::new())
+    }
+
+    /// [`Emit::materialize`], each part of `p` computed once (predicates share parts).
+    fn materialize_shared(
+        &mut self,
+        p: Pred,
+        pred: Pred,
+        done: &mut std::collections::HashMap<Pred, Value>,
+    ) -> Value {
+        if let Some(&v) = done.get(&p) {
+            return v;
+        }
+        let v = self.materialize_once(p, pred, done);
+        done.insert(p, v);
+        v
+    }
+
+    fn materialize_once(
+        &mut self,
+        p: Pred,
+        pred: Pred,
+        done: &mut std::collections::HashMap<Pred, Value>,
+    ) -> Value {
         match self.pssa.preds.data(p).clone() {
             PredData::True => self.konst(Type::I1, 1, pred),
             PredData::False => self.konst(Type::I1, 0, pred),
@@ -89,9 +113,9 @@ impl Emit<'_> {
                 } else {
                     BinaryOp::Or
                 };
-                let mut acc = self.materialize(ps[0], pred);
+                let mut acc = self.materialize_shared(ps[0], pred, done);
                 for &q in &ps[1..] {
-                    let x = self.materialize(q, pred);
+                    let x = self.materialize_shared(q, pred, done);
                     acc = self.binary(op, acc, x, pred);
                 }
                 acc

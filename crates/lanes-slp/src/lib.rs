@@ -14,8 +14,11 @@
 //! - [`lower`] with its block builder: back to a CFG (§3.5, Fig. 12);
 //! - [`verify`] and [`write`]: the invariants and the text form;
 //! - [`address`] and [`dependence`]: adjacency and loop-independent dependence (§4.2);
-//! - [`packing`] with [`cost`]: bottom-up SLP packs across predicates (§3.2, §4.3);
-//! - [`codegen`]: scheduling and vector items, masked where predicates differ (§3.4);
+//! - [`packing`] with [`cost`]: bottom-up SLP packs across predicates (§3.2, §4.3),
+//!   seeded by adjacent stores and by the μ-nodes of merged loop copies, grown (in
+//!   `grow`) through instructions, loads, gated φs and μ-nodes;
+//! - [`codegen`]: scheduling and vector items, masked where predicates differ, vector
+//!   μ-nodes for packed loop-carried values (§3.4, Fig. 11);
 //! - [`unroll`]: counted loops unrolled into a main loop and a remainder (§4.1);
 //! - [`supervectorize`]: the pass, function in, function out.
 //!
@@ -32,6 +35,7 @@ pub mod convert;
 pub mod cost;
 pub mod dependence;
 mod error;
+mod grow;
 mod items;
 pub mod lower;
 pub mod pack_tree;

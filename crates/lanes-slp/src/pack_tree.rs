@@ -35,8 +35,21 @@ pub enum Node {
         incoming: Vec<usize>,
         masks: Vec<Option<Mask>>,
     },
+    /// μ-nodes of the list's loop, one per lane: a vector μ-node (Fig. 11) starting as
+    /// node `init` (built before the loop from the lanes' initial values) and taking
+    /// node `rec` (the lanes' recursive values, packed in the loop) from one iteration to
+    /// the next.
+    Mu {
+        insts: Vec<Inst>,
+        init: usize,
+        rec: usize,
+    },
     /// A pack of an earlier tree of the same list with exactly these lanes: its vector.
     Shared { tree: usize, node: usize },
+    /// A vector the function already has whose lanes are these values: a pack of a loop
+    /// nested in this list (read after that loop, so its last iteration's), or of the
+    /// list itself, whose lanes scalar code extracted.
+    Vector(Value),
     /// One value in every lane.
     Splat(Value),
     /// Scalars put into a vector one by one.
@@ -50,8 +63,9 @@ impl Node {
             Node::Pack { insts, .. }
             | Node::Load { insts, .. }
             | Node::Store { insts, .. }
-            | Node::Phi { insts, .. } => insts,
-            Node::Shared { .. } | Node::Splat(_) | Node::Build(_) => &[],
+            | Node::Phi { insts, .. }
+            | Node::Mu { insts, .. } => insts,
+            Node::Shared { .. } | Node::Vector(_) | Node::Splat(_) | Node::Build(_) => &[],
         }
     }
 }

@@ -40,6 +40,8 @@ pub enum PredData {
 pub struct PredPool {
     data: PrimaryMap<Pred, PredData>,
     index: HashMap<PredData, Pred>,
+    /// Negations made, so that a predicate sharing parts is negated part by part once.
+    negations: HashMap<Pred, Pred>,
 }
 
 impl Default for PredPool {
@@ -54,6 +56,7 @@ impl PredPool {
         let mut pool = PredPool {
             data: PrimaryMap::new(),
             index: HashMap::new(),
+            negations: HashMap::new(),
         };
         pool.intern(PredData::True);
         pool.intern(PredData::False);
@@ -111,6 +114,15 @@ impl PredPool {
 
     /// The negation of `p`, by De Morgan's laws down to the literals.
     pub fn not(&mut self, p: Pred) -> Pred {
+        if let Some(&n) = self.negations.get(&p) {
+            return n;
+        }
+        let n = self.negate(p);
+        self.negations.insert(p, n);
+        n
+    }
+
+    fn negate(&mut self, p: Pred) -> Pred {
         match self.data[p].clone() {
             PredData::True => self.never(),
             PredData::False => self.always(),
@@ -180,17 +192,61 @@ impl PredPool {
         }
     }
 
-    /// Calls `f` on every branch condition `p` reads.
+    /// The conditions of `p` if it is a disjunction of conditions taken as they are
+    /// (`c1 | c2 | …`, as a co-iterated loop's continue predicate is).
+    pub fn disjoined_conds(&self, p: Pred) -> Option<Vec<Value>> {
+        let PredData::Or(ps) = &self.data[p] else {
+            return None;
+        };
+        ps.iter()
+            .map(|&q| match self.data[q] {
+                PredData::Lit {
+                    cond,
+                    negated: false,
+                } => Some(cond),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Calls `f` on every branch condition `p` reads. Predicates share their parts (they
+    /// are hash-consed), so each part is visited once: walking the tree instead would take
+    /// time exponential in the depth of nested joins.
     pub fn for_each_cond(&self, p: Pred, f: &mut impl FnMut(Value)) {
         match &self.data[p] {
-            PredData::True | PredData::False => {}
-            PredData::Lit { cond, .. } => f(*cond),
-            PredData::And(ps) | PredData::Or(ps) => {
-                for &q in ps {
-                    self.for_each_cond(q, f);
-                }
+            PredData::True | PredData::False => return,
+            PredData::Lit { cond, .. } => return f(*cond),
+            PredData::And(_) | PredData::Or(_) => {}
+        }
+        let mut seen: std::collections::HashSet<Pred> = std::collections::HashSet::new();
+        let mut stack = vec![p];
+        while let Some(q) = stack.pop() {
+            if !seen.insert(q) {
+                continue;
+            }
+            match &self.data[q] {
+                PredData::True | PredData::False => {}
+                PredData::Lit { cond, .. } => f(*cond),
+                PredData::And(ps) | PredData::Or(ps) => stack.extend(ps.iter().rev()),
             }
         }
+    }
+
+    /// The literals of `p` written out as a formula (shared parts counted each time they
+    /// occur), saturating at `u64::MAX`; `memo` keeps the sizes of parts already counted.
+    pub fn written_size(&self, p: Pred, memo: &mut HashMap<Pred, u64>) -> u64 {
+        if let Some(&n) = memo.get(&p) {
+            return n;
+        }
+        let n = match &self.data[p] {
+            PredData::True | PredData::False => 0,
+            PredData::Lit { .. } => 1,
+            PredData::And(ps) | PredData::Or(ps) => ps.clone().iter().fold(0u64, |acc, &q| {
+                acc.saturating_add(self.written_size(q, memo))
+            }),
+        };
+        memo.insert(p, n);
+        n
     }
 
     /// `p` in the text syntax: `true`, `false`, `v3`, `!v3`, `(a & b)`, `(a | b)`.

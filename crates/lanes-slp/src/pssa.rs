@@ -66,6 +66,10 @@ pub struct LoopData {
     pub hints: Vec<lanes_ir::LoopHint>,
     /// Merged into another loop (fusion, co-iteration): in no list any more.
     pub dead: bool,
+    /// μ-nodes that are one μ-node of each of the loops merged into this one (copies of
+    /// one loop, from unrolling the loop around them), lane by lane, and the flags and
+    /// held live-outs co-iteration gave each: the seeds of vector μ-nodes (Fig. 11).
+    pub columns: Vec<Vec<Inst>>,
 }
 
 /// A function in Predicated SSA.

@@ -23,7 +23,8 @@ pub fn schedule(deps: &ListDeps, trees: &[&[Node]]) -> Option<Vec<Scheduled>> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (t, nodes) in trees.iter().enumerate() {
         for (k, node) in nodes.iter().enumerate() {
-            if node.insts().is_empty() {
+            // μ-nodes are not items: a vector μ-node is defined before the list runs.
+            if node.insts().is_empty() || matches!(node, Node::Mu { .. }) {
                 continue;
             }
             packs.push((t, k));

@@ -35,6 +35,8 @@ pub struct SlpReport {
     pub packed_insts: usize,
     /// Packs whose lanes ran under different predicates (masked, speculated or blended).
     pub cross_predicate_packs: usize,
+    /// Packs of μ-nodes: vector μ-nodes (loop-carried vectors, Fig. 11).
+    pub mu_packs: usize,
     /// Seeds not kept: the first store's source line (0 unknown) and why.
     pub rejected: Vec<(u32, Rejection)>,
     /// Loops unrolled because packing their copies pays: unroll factor of each.
@@ -50,6 +52,7 @@ impl std::ops::AddAssign<&SlpReport> for SlpReport {
         self.packs += o.packs;
         self.packed_insts += o.packed_insts;
         self.cross_predicate_packs += o.cross_predicate_packs;
+        self.mu_packs += o.mu_packs;
         self.rejected.extend(o.rejected.iter().cloned());
         self.unrolled.extend(o.unrolled.iter().copied());
         self.fused += o.fused;
@@ -120,9 +123,18 @@ pub fn supervectorize_pssa(
             report.coiterated += coiterated;
         }
     }
-    let lists: Vec<Option<LoopId>> = std::iter::once(None)
-        .chain(pssa.loops.keys().filter(|&l| !pssa.loops[l].dead).map(Some))
+    // Inner lists first: a list reads the vectors of the loops nested in it (their
+    // lanes extracted after them) as vectors.
+    let mut lists: Vec<Option<LoopId>> = pssa
+        .walk()
+        .into_iter()
+        .filter_map(|(_, item)| match item {
+            crate::Item::Loop(l) => Some(Some(l)),
+            crate::Item::Inst(_) => None,
+        })
         .collect();
+    lists.reverse();
+    lists.push(None);
     for l in lists {
         let packing = pack_list(&pssa, l, cost);
         for t in &packing.trees {
@@ -134,6 +146,9 @@ pub fn supervectorize_pssa(
                 }
                 report.packs += 1;
                 report.packed_insts += insts.len();
+                if matches!(n, Node::Mu { .. }) {
+                    report.mu_packs += 1;
+                }
                 if differ(&pssa, insts, n) {
                     report.cross_predicate_packs += 1;
                 }
@@ -148,6 +163,7 @@ pub fn supervectorize_pssa(
     }
     remove_dead_code(&mut pssa);
     verify_pssa(&pssa)?;
+    crate::verify::check_predicate_sizes(&pssa)?;
     Ok((pssa, report))
 }
 

@@ -237,6 +237,7 @@ pub fn unroll_with_copies(
         cont: p,
         hints: Vec::new(),
         dead: false,
+        columns: Vec::new(),
     });
     // The main loop's μ-nodes and U copies of the body.
     let mut map: HashMap<Value, Value> = HashMap::new();
@@ -321,6 +322,7 @@ pub fn unroll_with_copies(
         cont,
         hints,
         dead: false,
+        columns: Vec::new(),
     };
     // Values of `l` read after it, for the φs that pick the remainder's or the main
     // loop's last copy's.

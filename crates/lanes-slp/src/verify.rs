@@ -11,10 +11,11 @@
 //!   end of its body, and so must the conditions of the continue predicate.
 //! - Conditions are `i1` values, and every predicate is one of the pool's.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use lanes_ir::{Inst, InstData, Type, Value};
 
+use crate::predicate::Pred;
 use crate::pssa::{Item, LoopId, Pssa};
 use crate::SlpError;
 
@@ -171,6 +172,36 @@ impl Verifier<'_> {
         }
         self.pred(data.cont, &format!("the continue predicate of {l}"))
     }
+}
+
+/// The most literals a control predicate, gate or loop predicate may have written out.
+pub const MAX_PREDICATE_TERMS: u64 = 4096;
+
+/// Declines a function whose predicates would be too large to lower: a chain of joins
+/// whose paths cross (clang's expansion of nested `MIN`/`MAX` macros, say) can make
+/// path predicates that share parts at every level, exponentially many when written
+/// out as the short-circuit branches of lowering (§3.5) test them.
+pub(crate) fn check_predicate_sizes(pssa: &Pssa) -> Result<(), SlpError> {
+    let mut memo = HashMap::new();
+    let mut all: Vec<Pred> = Vec::new();
+    for (_, item) in pssa.walk() {
+        match item {
+            Item::Inst(i) => {
+                all.push(pssa.inst_pred[i]);
+                all.extend(pssa.gates.get(&i).into_iter().flatten().map(|g| g.0));
+            }
+            Item::Loop(l) => all.extend([pssa.loops[l].pred, pssa.loops[l].cont]),
+        }
+    }
+    for p in all {
+        if pssa.preds.written_size(p, &mut memo) > MAX_PREDICATE_TERMS {
+            return Err(SlpError::TooComplex {
+                func: pssa.func.name.clone(),
+                terms: MAX_PREDICATE_TERMS,
+            });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

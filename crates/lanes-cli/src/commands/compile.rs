@@ -179,11 +179,12 @@ pub fn run(args: &CompileArgs) -> Result<()> {
         for (name, r) in &compiled.slp {
             let factors: Vec<String> = r.unrolled.iter().map(|u| u.to_string()).collect();
             eprintln!(
-                "slp: @{name}: {} trees, {} packs of {} instructions, {} packs across predicates, {} seeds not packed, {} loops unrolled{}, {} fused and {} co-iterated loop groups",
+                "slp: @{name}: {} trees, {} packs of {} instructions, {} packs across predicates, {} vector μ-nodes, {} seeds not packed, {} loops unrolled{}, {} fused and {} co-iterated loop groups",
                 r.trees,
                 r.packs,
                 r.packed_insts,
                 r.cross_predicate_packs,
+                r.mu_packs,
                 r.rejected.len(),
                 r.unrolled.len(),
                 if factors.is_empty() {

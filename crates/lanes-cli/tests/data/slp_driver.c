@@ -22,6 +22,8 @@ unsigned ref_last_sum(unsigned *restrict, const unsigned *restrict, unsigned);
 DECL(scale_tail, double *restrict, const double *restrict, const int *restrict)
 DECL(outer_guarded, float (*restrict)[64], float (*restrict)[64], float (*restrict)[64])
 DECL(lagged, int *restrict, const int *restrict, int, int)
+DECL(escape_counts, int *restrict, const float *restrict, int)
+DECL(row_sums, unsigned *restrict, const unsigned *restrict, int, int)
 static unsigned got, want;
 static int bounds[2];
 
@@ -90,6 +92,9 @@ int main(void) {
         CHECK("saxpy", saxpy((float *)A, (float *)B, 0.75f, n), ref_saxpy((float *)A, (float *)B, 0.75f, n));
         CHECK("clamp_positive", clamp_positive((int *)A, (int *)D, n), ref_clamp_positive((int *)A, (int *)D, n));
         CHECK("lagged", lagged((int *)A, (int *)D, n - 3, n), ref_lagged((int *)A, (int *)D, n - 3, n));
+        CHECK("escape_counts", escape_counts((int *)A, (float *)B, n), ref_escape_counts((int *)A, (float *)B, n));
+        CHECK("row_sums", row_sums((unsigned *)A, (unsigned *)D, n, n % 9 + 3),
+              ref_row_sums((unsigned *)A, (unsigned *)D, n, n % 9 + 3));
         CHECK("last_sum", got = last_sum((unsigned *)A, (unsigned *)D, n), want = ref_last_sum((unsigned *)A, (unsigned *)D, n));
         if (got != want) printf("last_sum DIFFERENT result\n");
         bounds[0] = n % 7;

@@ -12,7 +12,7 @@ fn kernels() -> std::path::PathBuf {
     lanes_test_support::workspace_root().join("crates/lanes-slp/tests/data/slp_kernels.c")
 }
 
-const KERNELS: [&str; 14] = [
+const KERNELS: [&str; 16] = [
     "add4",
     "add4_alias",
     "cond_scale8",
@@ -27,6 +27,8 @@ const KERNELS: [&str; 14] = [
     "scale_tail",
     "outer_guarded",
     "lagged",
+    "escape_counts",
+    "row_sums",
 ];
 
 #[test]

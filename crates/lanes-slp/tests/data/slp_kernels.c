@@ -142,3 +142,29 @@ void lagged(int *restrict a, const int *restrict b, int k, int n) {
         prev = 5;
     }
 }
+
+/* Escape counts (PLDI'22 Fig. 2 and 11, Mandelbrot's inner loop): per element a loop
+ * with a data-dependent exit. Unrolled, its copies are co-iterated and their μ-nodes
+ * (the counters, the values, the active flags) packed as vector μ-nodes; the loop goes
+ * on while any lane is active; the counts are stored as one vector after it. */
+void escape_counts(int *restrict out, const float *restrict c, int n) {
+    for (int i = 0; i < n; i++) {
+        float z = 0.0f;
+        int k = 0;
+        for (; k < 40; k++) {
+            if (z > 4.0f || z < -4.0f) break;
+            z = z * z * 0.5f + c[i];
+        }
+        out[i] = k;
+    }
+}
+
+/* Row sums: unrolled, the copies of the inner loop run the same iterations and are
+ * fused; their sums are one vector μ-node, summed in the original order per lane. */
+void row_sums(unsigned *restrict out, const unsigned *restrict a, int rows, int cols) {
+    for (int i = 0; i < rows; i++) {
+        unsigned s = 0;
+        for (int j = 0; j < cols; j++) s += a[i * cols + j] * (unsigned)(j + 1);
+        out[i] = s;
+    }
+}

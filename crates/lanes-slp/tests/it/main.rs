@@ -5,6 +5,7 @@ mod coiterate;
 mod corpus;
 mod filetests;
 mod generated;
+mod generated_nested;
 mod generated_slp;
 mod packing;
 mod paper;

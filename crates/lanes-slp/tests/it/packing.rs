@@ -177,3 +177,23 @@ fn a_recurrence_from_outside_the_loop_is_unrolled() {
     let (r, text) = check("lagged");
     assert_eq!(r.unrolled.len(), 1, "{r:?}\n{text}");
 }
+
+#[test]
+fn escape_loops_are_coiterated_with_vector_mu_nodes() {
+    let (r, text) = check("escape_counts");
+    assert!(r.coiterated >= 1, "{r:?}\n{text}");
+    // The values, counters and flags of eight co-iterated loops as vector φs.
+    assert!(count(&text, "<8 x f32> = phi") >= 1, "{text}");
+    assert!(count(&text, "<8 x i1> = phi") >= 1, "{text}");
+    // The loop goes on while any lane is active; the counts leave it as one vector.
+    assert!(text.contains("= any "), "{text}");
+    // (one store in the main loop, one in the remainder, not eight copies)
+    assert_eq!(count(&text, "store "), 2, "{text}");
+}
+
+#[test]
+fn fused_copies_keep_their_sums_in_one_vector_mu_node() {
+    let (r, text) = check("row_sums");
+    assert!(r.fused >= 1, "{r:?}\n{text}");
+    assert!(count(&text, "<8 x i32> = phi") >= 1, "{text}");
+}

@@ -21,17 +21,20 @@
 
 use std::collections::{HashMap, HashSet};
 
-use lanes_ir::{BinaryOp, CastOp, Inst, InstData, IntFlags, Intrinsic, Type, UnaryOp, Value};
+use lanes_ir::{Inst, InstData, Intrinsic, Type, Value};
 
-use crate::address::{Address, Term};
+use crate::address::Address;
 
 use crate::dependence::ListDeps;
 use crate::items::Emit;
-use crate::pack_tree::{Mask, Node, PackTree};
+use crate::pack_tree::{Node, PackTree};
 use crate::packing::{schedule, Scheduled};
 use crate::predicate::Pred;
 use crate::pssa::{Item, LoopId, Pssa};
 use crate::substitute::substitute;
+
+mod mu;
+mod vectors;
 
 /// Replaces the packs of `trees` in the list of `l` by vector items.
 pub fn emit_packs(pssa: &mut Pssa, l: Option<LoopId>, trees: &[PackTree]) {
@@ -55,19 +58,41 @@ pub fn emit_packs(pssa: &mut Pssa, l: Option<LoopId>, trees: &[PackTree]) {
         subst: HashMap::new(),
         zero: HashMap::new(),
     };
+    let opened = e.open_mus(trees, &read_outside);
     for entry in order {
         match entry {
             Scheduled::Item(p) => e.e.items.push(deps.items[p]),
             Scheduled::Pack { tree, node } => e.pack(&trees[tree].nodes, tree, node, &read_outside),
         }
     }
+    let before = match l {
+        Some(l) => {
+            let before = e.close_mus(l, trees, &opened);
+            e.any_cont(l, trees);
+            before
+        }
+        None => Vec::new(),
+    };
     let Emitter {
         e: Emit { pssa, items },
         subst,
         ..
     } = e;
     match l {
-        Some(l) => pssa.loops[l].items = items,
+        Some(l) => {
+            pssa.loops[l].items = items;
+            // The initial vectors of vector μ-nodes, just before the loop.
+            let parent = pssa.loops[l].parent;
+            let list = match parent {
+                Some(q) => &mut pssa.loops[q].items,
+                None => &mut pssa.items,
+            };
+            let at = list
+                .iter()
+                .position(|&i| i == Item::Loop(l))
+                .expect("a loop is in its parent's list");
+            list.splice(at..at, before);
+        }
         None => pssa.items = items,
     }
     substitute(pssa, &subst);
@@ -95,163 +120,6 @@ impl Emitter<'_> {
         let t = self.e.pssa.preds.always();
         self.e
             .value(InstData::Iconst { imm: lane as i64 }, Type::I32, t)
-    }
-
-    /// A zero vector of type `ty` (for masked loads' inactive lanes).
-    fn zero_vector(&mut self, ty: Type) -> Value {
-        if let Some(&v) = self.zero.get(&ty) {
-            return v;
-        }
-        let t = self.e.pssa.preds.always();
-        let scalar = Type::from(ty.elem());
-        let data = if scalar.is_float() {
-            InstData::Fconst { bits: 0 }
-        } else {
-            InstData::Iconst { imm: 0 }
-        };
-        let s = self.e.value(data, scalar, t);
-        let v = self.e.value(
-            InstData::Intrinsic {
-                id: Intrinsic::Broadcast,
-                args: vec![s],
-            },
-            ty,
-            t,
-        );
-        self.zero.insert(ty, v);
-        v
-    }
-
-    /// A vector whose lanes are `values`.
-    fn build(&mut self, values: &[Value], pred: Pred) -> Value {
-        let elem = self.e.pssa.func.dfg.value_type(values[0]).elem();
-        let ty = Type::vector(values.len() as u16, elem);
-        let mut v = self.e.value(
-            InstData::Intrinsic {
-                id: Intrinsic::Broadcast,
-                args: vec![values[0]],
-            },
-            ty,
-            pred,
-        );
-        for (lane, &x) in values.iter().enumerate().skip(1) {
-            if x == values[0] {
-                continue;
-            }
-            let idx = self.lane_index(lane);
-            v = self.e.value(
-                InstData::Intrinsic {
-                    id: Intrinsic::Insert,
-                    args: vec![v, x, idx],
-                },
-                ty,
-                pred,
-            );
-        }
-        v
-    }
-
-    /// The mask whose lane `i` is `preds[i]`: the packed conditions of `packed` where
-    /// the packer found them, else the predicates computed lane by lane.
-    fn lane_mask(
-        &mut self,
-        nodes: &[Node],
-        tree: usize,
-        packed: Option<&Mask>,
-        preds: &[Pred],
-        pred: Pred,
-    ) -> Value {
-        let Some(m) = packed else {
-            return self.mask(preds, pred);
-        };
-        let mut acc: Option<Value> = None;
-        for &(node, negated) in &m.parts {
-            let mut v = self.operand(nodes, tree, node, pred);
-            let ty = self.e.pssa.func.dfg.value_type(v);
-            if negated {
-                v = self.e.value(
-                    InstData::Unary {
-                        op: UnaryOp::Not,
-                        arg: v,
-                    },
-                    ty,
-                    pred,
-                );
-            }
-            acc = Some(match acc {
-                None => v,
-                Some(a) => self.e.value(
-                    InstData::Binary {
-                        op: BinaryOp::And,
-                        args: [a, v],
-                        flags: IntFlags::NONE,
-                    },
-                    ty,
-                    pred,
-                ),
-            });
-        }
-        acc.expect("a mask has parts")
-    }
-
-    /// The mask whose lane `i` is `preds[i]`.
-    fn mask(&mut self, preds: &[Pred], pred: Pred) -> Value {
-        let always = self.e.pssa.preds.always();
-        let bits: Vec<Value> = preds
-            .iter()
-            .map(|&p| self.e.materialize(p, always))
-            .collect();
-        self.build(&bits, pred)
-    }
-
-    /// The address `addr` computed afresh under `pred`: a masked access runs where any
-    /// lane's predicate holds, and the pointer of one lane may have been computed only
-    /// under that lane's. Everything the address reads is read by every lane's address,
-    /// so it has run whenever some lane is active.
-    fn address(&mut self, addr: &Address, pred: Pred) -> Value {
-        let mut sum: Option<Value> = None;
-        let konst = |e: &mut Self, c: i64| e.e.konst(Type::I64, c, pred);
-        for &(term, coeff) in &addr.terms {
-            let v = match term {
-                Term::Value(v) => v,
-                Term::Sext(x) | Term::Zext(x) => {
-                    let op = if matches!(term, Term::Sext(_)) {
-                        CastOp::Sext
-                    } else {
-                        CastOp::Zext
-                    };
-                    self.e.value(
-                        InstData::Cast {
-                            op,
-                            arg: x,
-                            flags: IntFlags::NONE,
-                        },
-                        Type::I64,
-                        pred,
-                    )
-                }
-            };
-            let c = konst(self, coeff);
-            let scaled = self.e.binary(BinaryOp::Mul, v, c, pred);
-            sum = Some(match sum {
-                Some(acc) => self.e.binary(BinaryOp::Add, acc, scaled, pred),
-                None => scaled,
-            });
-        }
-        let k = konst(self, addr.offset);
-        let offset = match sum {
-            Some(acc) => self.e.binary(BinaryOp::Add, acc, k, pred),
-            None => k,
-        };
-        let ty = self.e.pssa.func.dfg.value_type(addr.base);
-        self.e.value(
-            InstData::PtrAdd {
-                args: [addr.base, offset],
-                flags: IntFlags::NONE,
-            },
-            ty,
-            pred,
-        )
     }
 
     /// The strongest predicate every one of `preds` implies: their common conjuncts.
@@ -283,6 +151,7 @@ impl Emitter<'_> {
             }
             Node::Build(values) => self.build(values, pred),
             Node::Shared { tree: t, node } => self.vectors[&(*t, *node)],
+            Node::Vector(v) => *v,
             _ => self.vectors[&(tree, k)],
         }
     }
@@ -422,6 +291,18 @@ impl Emitter<'_> {
                     let g: Vec<(Pred, Value)> = gates[0].iter().copied().zip(ins).collect();
                     self.e.pssa.gates.insert(inst, g);
                     Some(v)
+                } else if ins.len() == 2 && masks[1].is_none() && masks[0].is_some() {
+                    // Two ways, the first's gates packed: pick by them (the gates of a
+                    // φ are exclusive and one holds wherever it runs).
+                    let lane_gates: Vec<Pred> = gates.iter().map(|g| g[0]).collect();
+                    let mask = self.lane_mask(nodes, tree, masks[0].as_ref(), &lane_gates, pred);
+                    Some(self.e.value(
+                        InstData::Select {
+                            args: [mask, ins[0], ins[1]],
+                        },
+                        ty,
+                        pred,
+                    ))
                 } else {
                     let mut acc = ins[0];
                     for (j, &x) in ins.iter().enumerate().skip(1) {
@@ -439,12 +320,28 @@ impl Emitter<'_> {
                     Some(acc)
                 }
             }
-            Node::Shared { .. } | Node::Splat(_) | Node::Build(_) => {
-                unreachable!("leaves are not scheduled")
+            Node::Shared { .. }
+            | Node::Vector(_)
+            | Node::Splat(_)
+            | Node::Build(_)
+            | Node::Mu { .. } => {
+                unreachable!("leaves and μ-nodes are not scheduled")
             }
         };
         let Some(vector) = vector else { return };
         self.vectors.insert((tree, k), vector);
+        self.extract_read(&insts, vector, pred, read_outside);
+    }
+
+    /// The lanes of `vector` (the pack of `insts`) that scalar code reads, extracted under
+    /// `pred`.
+    fn extract_read(
+        &mut self,
+        insts: &[Inst],
+        vector: Value,
+        pred: Pred,
+        read_outside: &HashSet<Value>,
+    ) {
         for (lane, &i) in insts.iter().enumerate() {
             let scalar = self
                 .e
@@ -483,6 +380,7 @@ fn lanes_of(nodes: &[Node], k: usize) -> usize {
                 *value == k || mask.as_ref().is_some_and(|m| m.reads(k))
             }
             Node::Load { mask, .. } => mask.as_ref().is_some_and(|m| m.reads(k)),
+            Node::Mu { init, rec, .. } => *init == k || *rec == k,
             _ => false,
         })
         .map_or(1, |n| n.insts().len())
@@ -512,7 +410,8 @@ fn values_read_outside(pssa: &Pssa, members: &HashSet<Inst>, trees: &[PackTree])
             }
             Item::Loop(l) => {
                 let data = &pssa.loops[l];
-                for m in &data.mus {
+                // A packed μ-node's values are its vector μ-node's.
+                for m in data.mus.iter().filter(|m| !members.contains(&m.inst)) {
                     note(m.init);
                     note(m.rec);
                 }
