@@ -7,13 +7,11 @@
 //! (vectorizers off), packed at three register widths and run against the scalar
 //! function: same result, same memory, the same bytes read and written.
 
-use lanes_interp::differential::{compare_runs_checking, small_arguments, TraceCheck};
-use lanes_interp::{Memory, WorkItemContext};
-use lanes_ir::verifier::verify_function;
-use lanes_ir::write::function_to_string;
-use lanes_slp::{supervectorize, SlpError, SlpOptions, SlpReport};
+use lanes_slp::{SlpError, SlpReport};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+
+use crate::packed_run::pack_and_compare;
 
 /// An expression over the accumulator, the element's inputs and the inner counter.
 fn expr(rng: &mut SmallRng, ty: &str, depth: u32) -> String {
@@ -79,55 +77,22 @@ fn generated_loops_per_element_keep_their_meaning_when_merged_and_packed() {
     let dir = lanes_test_support::scratch_dir("slp-generated-nested");
     let programs = 90 * lanes_test_support::soak();
     let mut total = SlpReport::default();
-    let mut compared = 0;
-    let mut declined = 0;
+    let mut compared = 0u64;
+    let mut declined = 0u64;
     for seed in 0..programs {
         let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
         let ty = ["float", "unsigned", "double"][rng.gen_range(0..3)];
         let src = program(&mut rng, ty);
         let path = dir.join(format!("p{seed}.c"));
-        std::fs::write(&path, &src).expect("scratch");
-        let m = lanes_llvm::driver::import_file(&path, &Default::default())
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
-        let id = m.func_by_name("f").expect("f");
-        let f = m.function(id).expect("body");
         let bits = [128, 256, 512][(seed % 3) as usize];
-        let (v, report) = match supervectorize(
-            f,
-            &SlpOptions {
-                register_bits: bits,
-            },
-        ) {
-            Ok(x) => x,
+        match pack_and_compare(&path, &src, seed, bits, 6, 4_000_000) {
+            Ok((report, runs)) => {
+                total += &report;
+                compared += runs;
+            }
             // Joins clang made of nested MIN/MAX whose predicates are too large.
-            Err(SlpError::TooComplex { .. }) => {
-                declined += 1;
-                continue;
-            }
+            Err(SlpError::TooComplex { .. }) => declined += 1,
             Err(e) => panic!("seed {seed}: {e}\n{src}"),
-        };
-        if let Err(e) = verify_function(&m, &v) {
-            panic!("seed {seed}: {e}\n{src}\n{}", function_to_string(&m, &v));
-        }
-        total += &report;
-        let mut t = m.clone();
-        *t.function_mut(id).expect("defined") = v;
-        for run in 0..6 {
-            let alloc = |mem: &mut Memory| small_arguments(f, 512, seed * 31 + run, mem);
-            let item = WorkItemContext::one_dim(0, 0, 1, 1);
-            let what = format!("seed {seed} run {run} ({bits}-bit registers)\n{src}");
-            if compare_runs_checking(
-                &m,
-                &t,
-                id,
-                &alloc,
-                &item,
-                4_000_000,
-                TraceCheck::Footprint,
-                &what,
-            ) {
-                compared += 1;
-            }
         }
     }
     eprintln!(
@@ -138,7 +103,7 @@ fn generated_loops_per_element_keep_their_meaning_when_merged_and_packed() {
         total.mu_packs,
         total.packs,
     );
-    assert!(compared as u64 >= programs * 4, "{compared}");
+    assert!(compared >= programs * 4, "{compared}");
     assert!(declined * 20 <= programs, "{declined} declined");
     assert!(total.fused as u64 >= programs / 10, "{total:?}");
     assert!(total.coiterated as u64 >= programs / 10, "{total:?}");

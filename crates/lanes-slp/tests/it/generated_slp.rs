@@ -6,13 +6,11 @@
 //! the scalar function: same result, same memory, and the same bytes read and written
 //! (a masked-off lane touches nothing). Plain loops (one lane) must be unrolled first.
 
-use lanes_interp::differential::{compare_runs_checking, small_arguments, TraceCheck};
-use lanes_interp::{Memory, WorkItemContext};
-use lanes_ir::verifier::verify_function;
-use lanes_ir::write::function_to_string;
-use lanes_slp::{supervectorize, SlpOptions, SlpReport};
+use lanes_slp::SlpReport;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+
+use crate::packed_run::pack_and_compare;
 
 /// One random program.
 struct Gen {
@@ -158,7 +156,7 @@ fn generated_c_keeps_its_meaning_when_packed() {
     let dir = lanes_test_support::scratch_dir("slp-generated");
     let programs = 160 * lanes_test_support::soak();
     let mut total = SlpReport::default();
-    let mut compared = 0;
+    let mut compared = 0u64;
     for seed in 0..programs {
         let mut rng = SmallRng::seed_from_u64(seed);
         let ty = ["float", "unsigned", "double", "unsigned short"][rng.gen_range(0..4)];
@@ -166,42 +164,11 @@ fn generated_c_keeps_its_meaning_when_packed() {
         let mut g = Gen { rng, ty, lanes };
         let src = g.program();
         let path = dir.join(format!("p{seed}.c"));
-        std::fs::write(&path, &src).expect("scratch");
-        let m = lanes_llvm::driver::import_file(&path, &Default::default())
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
-        let id = m.func_by_name("f").expect("f");
-        let f = m.function(id).expect("body");
         let bits = [128, 256, 512][(seed % 3) as usize];
-        let (v, report) = supervectorize(
-            f,
-            &SlpOptions {
-                register_bits: bits,
-            },
-        )
-        .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
-        if let Err(e) = verify_function(&m, &v) {
-            panic!("seed {seed}: {e}\n{src}\n{}", function_to_string(&m, &v));
-        }
+        let (report, runs) = pack_and_compare(&path, &src, seed, bits, 8, 2_000_000)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
         total += &report;
-        let mut t = m.clone();
-        *t.function_mut(id).expect("defined") = v;
-        for run in 0..8 {
-            let alloc = |mem: &mut Memory| small_arguments(f, 512, seed * 31 + run, mem);
-            let item = WorkItemContext::one_dim(0, 0, 1, 1);
-            let what = format!("seed {seed} run {run} ({bits}-bit registers)\n{src}");
-            if compare_runs_checking(
-                &m,
-                &t,
-                id,
-                &alloc,
-                &item,
-                2_000_000,
-                TraceCheck::Footprint,
-                &what,
-            ) {
-                compared += 1;
-            }
-        }
+        compared += runs;
     }
     eprintln!(
         "{programs} programs, {compared} runs compared; {} loops unrolled, {} trees, {} packs of {} instructions, {} across predicates, {} seeds rejected",
@@ -212,7 +179,7 @@ fn generated_c_keeps_its_meaning_when_packed() {
         total.cross_predicate_packs,
         total.rejected.len()
     );
-    assert!(compared as u64 >= programs * 6, "{compared}");
+    assert!(compared >= programs * 6, "{compared}");
     assert!(total.trees as u64 >= programs / 4, "{total:?}");
     assert!(
         total.cross_predicate_packs > 20 && !total.rejected.is_empty(),

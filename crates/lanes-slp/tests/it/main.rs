@@ -7,6 +7,7 @@ mod filetests;
 mod generated;
 mod generated_nested;
 mod generated_slp;
+mod packed_run;
 mod packing;
 mod paper;
 mod regressions;
