@@ -42,6 +42,7 @@ pub mod pack_tree;
 pub mod packing;
 pub mod predicate;
 pub mod pssa;
+pub mod reduction;
 pub mod schedule;
 mod substitute;
 pub mod supervectorize;

@@ -98,6 +98,8 @@ pub fn supervectorize_pssa(
         let Some((main, copies)) = unroll_with_copies(&mut trial, l, u) else {
             continue;
         };
+        // Reductions split into one accumulator per copy: a column of μ-nodes to pack.
+        crate::reduction::split_reductions(&mut trial, main, u);
         // The copies of each loop inside merged (§3.3), so that packs span them: with
         // the unrolling, outer-loop vectorization.
         let mut lists = vec![Some(main)];
@@ -245,7 +247,17 @@ fn unroll_factor(pssa: &crate::Pssa, l: LoopId, cost: &dyn CostModel) -> Option<
             }
         }
     }
-    lanes
+    // A loop that stores nothing may still fold values into integer accumulators.
+    lanes.or_else(|| {
+        let c = crate::unroll::counted(pssa, l)?;
+        pssa.loops[l]
+            .mus
+            .iter()
+            .enumerate()
+            .filter(|&(k, m)| k != c.iv && f.dfg.value_type(m.value).is_int())
+            .map(|(_, m)| cost.max_lanes(f.dfg.value_type(m.value)) as u32)
+            .min()
+    })
 }
 
 /// Do the lanes of node `n` run under different predicates (or gates)?

@@ -19,6 +19,8 @@ DECL(saxpy, float *restrict, const float *restrict, float, int)
 DECL(clamp_positive, int *restrict, const int *restrict, int)
 unsigned last_sum(unsigned *restrict, const unsigned *restrict, unsigned);
 unsigned ref_last_sum(unsigned *restrict, const unsigned *restrict, unsigned);
+unsigned int_dot(const unsigned *restrict, const unsigned *restrict, int);
+unsigned ref_int_dot(const unsigned *restrict, const unsigned *restrict, int);
 DECL(scale_tail, double *restrict, const double *restrict, const int *restrict)
 DECL(outer_guarded, float (*restrict)[64], float (*restrict)[64], float (*restrict)[64])
 DECL(lagged, int *restrict, const int *restrict, int, int)
@@ -97,6 +99,8 @@ int main(void) {
               ref_row_sums((unsigned *)A, (unsigned *)D, n, n % 9 + 3));
         CHECK("last_sum", got = last_sum((unsigned *)A, (unsigned *)D, n), want = ref_last_sum((unsigned *)A, (unsigned *)D, n));
         if (got != want) printf("last_sum DIFFERENT result\n");
+        CHECK("int_dot", got = int_dot((unsigned *)B, (unsigned *)D, n), want = ref_int_dot((unsigned *)B, (unsigned *)D, n));
+        if (got != want) printf("int_dot DIFFERENT result\n");
         bounds[0] = n % 7;
         bounds[1] = n;
         CHECK_WITH(fill_doubles, "scale_tail", scale_tail((double *)A, (double *)B, bounds), ref_scale_tail((double *)A, (double *)B, bounds));

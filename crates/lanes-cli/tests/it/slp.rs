@@ -12,7 +12,7 @@ fn kernels() -> std::path::PathBuf {
     lanes_test_support::workspace_root().join("crates/lanes-slp/tests/data/slp_kernels.c")
 }
 
-const KERNELS: [&str; 16] = [
+const KERNELS: [&str; 17] = [
     "add4",
     "add4_alias",
     "cond_scale8",
@@ -29,6 +29,7 @@ const KERNELS: [&str; 16] = [
     "lagged",
     "escape_counts",
     "row_sums",
+    "int_dot",
 ];
 
 #[test]
@@ -89,6 +90,8 @@ fn slp_kernels_built_by_lanes_match_clang() {
             "{k}:\n{text}"
         );
     }
+    // Kernels that return a value say so when the values differ.
+    assert!(!text.contains("DIFFERENT"), "{text}");
 }
 
 #[test]

@@ -168,3 +168,11 @@ void row_sums(unsigned *restrict out, const unsigned *restrict a, int rows, int 
         out[i] = s;
     }
 }
+
+/* A reduction (PLDI'22 §3.2's other seed): unrolled, the sum is split into one
+ * accumulator per copy, packed as one vector μ-node, and folded after the loop. */
+unsigned int_dot(const unsigned *restrict a, const unsigned *restrict b, int n) {
+    unsigned s = 0;
+    for (int i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}

@@ -35,7 +35,26 @@ fn expr(rng: &mut SmallRng, ty: &str, depth: u32) -> String {
     }
 }
 
+/// A loop folding one value per element into an integer accumulator (a reduction seed,
+/// §3.2): unrolled, it is split into one accumulator per copy.
+fn reduction(rng: &mut SmallRng) -> String {
+    let op = ["+", "*", "&", "|", "^"][rng.gen_range(0..5)];
+    let value = expr(rng, "unsigned", 2).replace("acc", "A2[i]");
+    let value = value
+        .replace("A2[i + k]", "A1[i + 1]")
+        .replace("(unsigned)k", "(unsigned)i");
+    let init = ["0", "s", "A1[0]"][rng.gen_range(0..3)];
+    format!(
+        "#define MIN(a, b) ((a) < (b) ? (a) : (b))\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n\
+         void f(unsigned *restrict A0, unsigned *restrict A1, unsigned *restrict A2, unsigned t, unsigned s, int n) {{\n\
+         \x20 unsigned acc = {init};\n  for (int i = 0; i < n; i++) acc = acc {op} {value};\n  A0[0] = acc + t;\n}}\n"
+    )
+}
+
 fn program(rng: &mut SmallRng, ty: &str) -> String {
+    if ty == "unsigned" && rng.gen_bool(0.4) {
+        return reduction(rng);
+    }
     let bound = match rng.gen_range(0..3) {
         0 => format!("{}", rng.gen_range(1..12)),
         1 => "n".to_string(),
@@ -79,6 +98,7 @@ fn generated_loops_per_element_keep_their_meaning_when_merged_and_packed() {
     let mut total = SlpReport::default();
     let mut compared = 0u64;
     let mut declined = 0u64;
+    let (mut reductions, mut reductions_packed) = (0u64, 0u64);
     for seed in 0..programs {
         let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
         let ty = ["float", "unsigned", "double"][rng.gen_range(0..3)];
@@ -87,6 +107,9 @@ fn generated_loops_per_element_keep_their_meaning_when_merged_and_packed() {
         let bits = [128, 256, 512][(seed % 3) as usize];
         match pack_and_compare(&path, &src, seed, bits, 6, 4_000_000) {
             Ok((report, runs)) => {
+                let folds = src.contains("acc = acc ");
+                reductions += u64::from(folds);
+                reductions_packed += u64::from(folds && report.mu_packs > 0);
                 total += &report;
                 compared += runs;
             }
@@ -102,6 +125,12 @@ fn generated_loops_per_element_keep_their_meaning_when_merged_and_packed() {
         total.coiterated,
         total.mu_packs,
         total.packs,
+    );
+    eprintln!("{reductions_packed} of {reductions} reductions packed as vector accumulators");
+    assert!(total.unrolled.len() as u64 >= programs / 3, "{total:?}");
+    assert!(
+        reductions > 0 && reductions_packed * 2 >= reductions,
+        "{reductions_packed} of {reductions}"
     );
     assert!(compared >= programs * 4, "{compared}");
     assert!(declined * 20 <= programs, "{declined} declined");

@@ -197,3 +197,12 @@ fn fused_copies_keep_their_sums_in_one_vector_mu_node() {
     assert!(r.fused >= 1, "{r:?}\n{text}");
     assert!(count(&text, "<8 x i32> = phi") >= 1, "{text}");
 }
+
+#[test]
+fn an_integer_reduction_becomes_a_vector_accumulator() {
+    let (r, text) = check("int_dot");
+    assert_eq!(r.unrolled, vec![8], "{r:?}\n{text}");
+    assert!(r.mu_packs >= 1, "{r:?}\n{text}");
+    assert!(count(&text, "<8 x i32> = phi") >= 1, "{text}");
+    assert!(count(&text, "<8 x i32> = mul") >= 1, "{text}");
+}
