@@ -103,7 +103,7 @@ pub fn to_pssa(func: &Function) -> Result<Pssa, SlpError> {
     };
     forward_single_phis(&mut pssa);
     hoist_constants(&mut pssa);
-    crate::verify::check_predicate_sizes(&pssa)?;
+    crate::verify::check_predicate_sizes(&pssa, crate::verify::MAX_PREDICATE_TERMS)?;
     Ok(pssa)
 }
 

@@ -113,6 +113,10 @@ pub fn supervectorize_pssa(
                 }
             }
         }
+        let limit = crate::verify::MAX_UNROLLED_PREDICATE_TERMS;
+        if crate::verify::check_predicate_sizes(&trial, limit).is_err() {
+            continue;
+        }
         let saving: i64 = lists
             .iter()
             .flat_map(|&x| pack_list(&trial, x, cost).trees)
@@ -165,7 +169,7 @@ pub fn supervectorize_pssa(
     }
     remove_dead_code(&mut pssa);
     verify_pssa(&pssa)?;
-    crate::verify::check_predicate_sizes(&pssa)?;
+    crate::verify::check_predicate_sizes(&pssa, crate::verify::MAX_PREDICATE_TERMS)?;
     Ok((pssa, report))
 }
 

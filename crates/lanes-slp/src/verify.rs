@@ -177,11 +177,16 @@ impl Verifier<'_> {
 /// The most literals a control predicate, gate or loop predicate may have written out.
 pub const MAX_PREDICATE_TERMS: u64 = 4096;
 
+/// The most literals a predicate made by unrolling and merging loops may have written
+/// out: copies multiply the predicates of what they copy, and lowering branches on each
+/// (an unrolling that goes past this is not kept).
+pub const MAX_UNROLLED_PREDICATE_TERMS: u64 = 256;
+
 /// Declines a function whose predicates would be too large to lower: a chain of joins
 /// whose paths cross (clang's expansion of nested `MIN`/`MAX` macros, say) can make
 /// path predicates that share parts at every level, exponentially many when written
 /// out as the short-circuit branches of lowering (§3.5) test them.
-pub(crate) fn check_predicate_sizes(pssa: &Pssa) -> Result<(), SlpError> {
+pub(crate) fn check_predicate_sizes(pssa: &Pssa, limit: u64) -> Result<(), SlpError> {
     let mut memo = HashMap::new();
     let mut all: Vec<Pred> = Vec::new();
     for (_, item) in pssa.walk() {
@@ -194,10 +199,10 @@ pub(crate) fn check_predicate_sizes(pssa: &Pssa) -> Result<(), SlpError> {
         }
     }
     for p in all {
-        if pssa.preds.written_size(p, &mut memo) > MAX_PREDICATE_TERMS {
+        if pssa.preds.written_size(p, &mut memo) > limit {
             return Err(SlpError::TooComplex {
                 func: pssa.func.name.clone(),
-                terms: MAX_PREDICATE_TERMS,
+                terms: limit,
             });
         }
     }

@@ -41,10 +41,27 @@ pub struct SlpKernel {
     pub name: &'static str,
     pub suite: Suite,
     pub size: u64,
+    /// The kernel's arrays have a size of their own (TSVC's `LEN2`): `--scale` leaves
+    /// it alone, as smaller buffers would be overrun.
+    pub fixed: bool,
 }
 
 const fn k(name: &'static str, suite: Suite, size: u64) -> SlpKernel {
-    SlpKernel { name, suite, size }
+    SlpKernel {
+        name,
+        suite,
+        size,
+        fixed: false,
+    }
+}
+
+const fn fixed(name: &'static str, suite: Suite, size: u64) -> SlpKernel {
+    SlpKernel {
+        name,
+        suite,
+        size,
+        fixed: true,
+    }
 }
 
 /// Every kernel, by suite.
@@ -56,7 +73,7 @@ pub const SLP_KERNELS: &[SlpKernel] = &[
     k("tsvc_s4112", Suite::Tsvc, 8192),
     k("tsvc_s311", Suite::Tsvc, 8192),
     k("tsvc_s1115", Suite::Tsvc, 65536),
-    k("tsvc_fig16", Suite::Tsvc, 65536),
+    fixed("tsvc_fig16", Suite::Tsvc, 65536),
     k("poly_gemm", Suite::PolyBench, 65536),
     k("poly_jacobi_2d", Suite::PolyBench, 262144),
     k("poly_atax", Suite::PolyBench, 262144),

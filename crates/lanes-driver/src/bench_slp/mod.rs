@@ -131,7 +131,11 @@ pub fn run_slp_bench(
     };
     for (step, kernel) in kernels.iter().enumerate() {
         progress(step + 1, kernels.len(), kernel.name);
-        let size = ((kernel.size as f64 * req.scale) as u64).max(256);
+        let size = if kernel.fixed {
+            kernel.size
+        } else {
+            ((kernel.size as f64 * req.scale) as u64).max(256)
+        };
         let mut outcome = SlpKernelOutcome {
             kernel: kernel.name.to_string(),
             size,
