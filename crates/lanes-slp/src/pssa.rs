@@ -105,6 +105,20 @@ impl Pssa {
         }
     }
 
+    /// The item list holding loop `l` (its parent's, or the function's) and `l`'s
+    /// position in it.
+    pub fn list_holding(&mut self, l: LoopId) -> (&mut Vec<Item>, usize) {
+        let list = match self.loops[l].parent {
+            Some(q) => &mut self.loops[q].items,
+            None => &mut self.items,
+        };
+        let at = list
+            .iter()
+            .position(|&i| i == Item::Loop(l))
+            .expect("a loop is in its parent's list");
+        (list, at)
+    }
+
     /// The μ-nodes of `l` keyed by their instruction, for lookups.
     pub fn mu_of(&self, l: LoopId, inst: Inst) -> Option<&Mu> {
         self.loops[l].mus.iter().find(|m| m.inst == inst)

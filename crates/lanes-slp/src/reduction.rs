@@ -182,15 +182,7 @@ fn split_chain(pssa: &mut Pssa, main: LoopId, m: &Mu, chain: &[Inst]) {
     let subst = [(last, acc)].into_iter().collect();
     let excluded = [main].into_iter().collect();
     substitute_outside(pssa, &subst, &excluded);
-    let parent = pssa.loops[main].parent;
-    let list = match parent {
-        Some(q) => &mut pssa.loops[q].items,
-        None => &mut pssa.items,
-    };
-    let at = list
-        .iter()
-        .position(|&i| i == Item::Loop(main))
-        .expect("a loop is in its parent's list");
+    let (list, at) = pssa.list_holding(main);
     list.splice(at + 1..at + 1, post);
     list.splice(at..at, pre);
 }

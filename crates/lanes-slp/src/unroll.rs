@@ -342,16 +342,7 @@ pub fn unroll_with_copies(
     let iv_after = inits[c.iv];
     if c.step == 1 && innermost {
         let tail = masked_tail(mid, &c, &data, &inits, u, TailContext { p, ran, not_ran });
-        let main = finish(
-            tail,
-            l,
-            main,
-            parent,
-            guard_items,
-            &inits,
-            &last_map,
-            live_out,
-        );
+        let main = finish(tail, l, main, guard_items, &inits, &last_map, live_out);
         return Some((main, copies));
     }
     let more = mid.runs(&c, iv_after, p);
@@ -370,16 +361,7 @@ pub fn unroll_with_copies(
         lasts: vec![(main_only, None)],
         rest_inits_original: false,
     };
-    let main = finish(
-        tail,
-        l,
-        main,
-        parent,
-        guard_items,
-        &inits,
-        &last_map,
-        live_out,
-    );
+    let main = finish(tail, l, main, guard_items, &inits, &last_map, live_out);
     Some((main, copies))
 }
 
@@ -531,12 +513,10 @@ fn masked_tail<'a>(
 }
 
 /// Values after the loop, the remainder's start and predicate, and the splice.
-#[allow(clippy::too_many_arguments)]
 fn finish(
     tail: Tail<'_>,
     l: LoopId,
     main: LoopId,
-    parent: Option<LoopId>,
     guard_items: Vec<Item>,
     inits: &[Value],
     last_map: &HashMap<Value, Value>,
@@ -583,14 +563,7 @@ fn finish(
     }
     pssa.loops[l].pred = rest_runs;
     // Splice: guard, main loop, where it stopped, tail, remainder, values after it.
-    let list = match parent {
-        Some(q) => &mut pssa.loops[q].items,
-        None => &mut pssa.items,
-    };
-    let pos = list
-        .iter()
-        .position(|&i| i == Item::Loop(l))
-        .expect("the loop is in its parent's list");
+    let (list, pos) = pssa.list_holding(l);
     let mut spliced = guard_items;
     spliced.push(Item::Loop(main));
     spliced.extend(mid_items);

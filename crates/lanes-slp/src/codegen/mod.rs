@@ -82,15 +82,7 @@ pub fn emit_packs(pssa: &mut Pssa, l: Option<LoopId>, trees: &[PackTree]) {
         Some(l) => {
             pssa.loops[l].items = items;
             // The initial vectors of vector μ-nodes, just before the loop.
-            let parent = pssa.loops[l].parent;
-            let list = match parent {
-                Some(q) => &mut pssa.loops[q].items,
-                None => &mut pssa.items,
-            };
-            let at = list
-                .iter()
-                .position(|&i| i == Item::Loop(l))
-                .expect("a loop is in its parent's list");
+            let (list, at) = pssa.list_holding(l);
             list.splice(at..at, before);
         }
         None => pssa.items = items,

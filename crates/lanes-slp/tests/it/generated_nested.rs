@@ -42,7 +42,9 @@ fn reduction(rng: &mut SmallRng) -> String {
     let value = expr(rng, "unsigned", 2).replace("acc", "A2[i]");
     let value = value
         .replace("A2[i + k]", "A1[i + 1]")
-        .replace("(unsigned)k", "(unsigned)i");
+        // (not `(unsigned)i`: clang folds sums of powers of `i` into a closed form with
+        // odd-width integers, which lanes does not import yet)
+        .replace("(unsigned)k", "A1[i + 2]");
     let init = ["0", "s", "A1[0]"][rng.gen_range(0..3)];
     format!(
         "#define MIN(a, b) ((a) < (b) ? (a) : (b))\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n\
@@ -98,6 +100,7 @@ fn generated_loops_per_element_keep_their_meaning_when_merged_and_packed() {
     let mut total = SlpReport::default();
     let mut compared = 0u64;
     let mut declined = 0u64;
+    let mut odd_widths = 0u64;
     let (mut reductions, mut reductions_packed) = (0u64, 0u64);
     for seed in 0..programs {
         let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
@@ -106,7 +109,9 @@ fn generated_loops_per_element_keep_their_meaning_when_merged_and_packed() {
         let path = dir.join(format!("p{seed}.c"));
         let bits = [128, 256, 512][(seed % 3) as usize];
         match pack_and_compare(&path, &src, seed, bits, 6, 4_000_000) {
-            Ok((report, runs)) => {
+            // Clang folded a sum over the counter into odd-width integers.
+            Ok(None) => odd_widths += 1,
+            Ok(Some((report, runs))) => {
                 let folds = src.contains("acc = acc ");
                 reductions += u64::from(folds);
                 reductions_packed += u64::from(folds && report.mu_packs > 0);
@@ -119,7 +124,7 @@ fn generated_loops_per_element_keep_their_meaning_when_merged_and_packed() {
         }
     }
     eprintln!(
-        "{programs} programs ({declined} declined as too complex), {compared} runs compared; {} loops unrolled, {} fused and {} co-iterated groups, {} vector μ-nodes, {} packs",
+        "{programs} programs ({declined} declined as too complex, {odd_widths} not imported), {compared} runs compared; {} loops unrolled, {} fused and {} co-iterated groups, {} vector μ-nodes, {} packs",
         total.unrolled.len(),
         total.fused,
         total.coiterated,
@@ -134,6 +139,7 @@ fn generated_loops_per_element_keep_their_meaning_when_merged_and_packed() {
     );
     assert!(compared >= programs * 4, "{compared}");
     assert!(declined * 20 <= programs, "{declined} declined");
+    assert!(odd_widths * 20 <= programs, "{odd_widths} not imported");
     assert!(total.fused as u64 >= programs / 10, "{total:?}");
     assert!(total.coiterated as u64 >= programs / 10, "{total:?}");
     assert!(total.mu_packs as u64 >= programs / 4, "{total:?}");

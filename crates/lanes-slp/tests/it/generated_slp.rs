@@ -166,7 +166,8 @@ fn generated_c_keeps_its_meaning_when_packed() {
         let path = dir.join(format!("p{seed}.c"));
         let bits = [128, 256, 512][(seed % 3) as usize];
         let (report, runs) = pack_and_compare(&path, &src, seed, bits, 8, 2_000_000)
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"))
+            .unwrap_or_else(|| panic!("seed {seed}: not imported\n{src}"));
         total += &report;
         compared += runs;
     }
