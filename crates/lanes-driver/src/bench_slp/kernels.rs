@@ -80,4 +80,5 @@ pub const SLP_KERNELS: &[SlpKernel] = &[
     k("poly_seidel_2d", Suite::PolyBench, 262144),
     k("ispc_options", Suite::Ispc, 16384),
     k("ispc_mandelbrot", Suite::Ispc, 65536),
+    k("ispc_raysphere", Suite::Ispc, 65536),
 ];
