@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use lanes_ir::{Inst, InstData, Value};
+use lanes_ir::{Inst, Value};
 
 use crate::pssa::{Item, LoopData, LoopId, Mu, Pssa};
 use crate::substitute::rewrite_pred;
@@ -47,13 +47,7 @@ pub(crate) fn clone_loop(
     let mut mus = Vec::with_capacity(d.mus.len());
     for m in &d.mus {
         let ty = pssa.func.dfg.value_type(m.value);
-        let inst = pssa.func.dfg.make_inst(
-            InstData::Phi {
-                incoming: Vec::new(),
-            },
-            Some(ty),
-        );
-        let value = pssa.func.dfg.inst_result(inst).expect("a φ has a result");
+        let (inst, value) = pssa.new_phi(ty);
         let init = map.get(&m.init).copied().unwrap_or(m.init);
         map.insert(m.value, value);
         mus.push(Mu {

@@ -344,13 +344,7 @@ fn coiterate(
     let mut body: Vec<Item> = Vec::new();
     let mut actives = Vec::with_capacity(loops.len());
     for d in &datas {
-        let phi = pssa.func.dfg.make_inst(
-            InstData::Phi {
-                incoming: Vec::new(),
-            },
-            Some(Type::I1),
-        );
-        let active = pssa.func.dfg.inst_result(phi).expect("a φ has a result");
+        let (phi, active) = pssa.new_phi(Type::I1);
         actives.push((phi, active));
         let on = pssa.preds.lit(active, false);
         for &it in &d.items {
@@ -414,18 +408,7 @@ fn coiterate(
             let on = post.pssa.preds.lit(active, false);
             let ran = post.pssa.preds.and2(on, x_pred);
             let not_ran = post.pssa.preds.not(ran);
-            let hold_phi = post.pssa.func.dfg.make_inst(
-                InstData::Phi {
-                    incoming: Vec::new(),
-                },
-                Some(ty),
-            );
-            let hold = post
-                .pssa
-                .func
-                .dfg
-                .inst_result(hold_phi)
-                .expect("a φ has a result");
+            let (hold_phi, hold) = post.pssa.new_phi(ty);
             let last = post.phi(ty, vec![(ran, x), (not_ran, hold)], always);
             last_values.insert(x, last);
             holds[k].push(hold_phi);

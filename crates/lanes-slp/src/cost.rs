@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use lanes_ir::{Inst, InstData, Type, Value};
 
 use crate::pack_tree::Node;
-use crate::pssa::{Item, LoopId, Pssa};
+use crate::pssa::{LoopId, Pssa, Reader};
 
 /// Estimates what packing saves.
 pub trait CostModel {
@@ -59,7 +59,6 @@ impl CostModel for RegisterCost {
         packed_elsewhere: &HashSet<Inst>,
     ) -> i64 {
         let f = &pssa.func;
-        let l_id = l;
         // Values that change in the list's runs; a vector of others (defined before the
         // loop) is built once, outside it, by loop-invariant code motion.
         let varying = l.map(|l| crate::clone::values_in(pssa, l));
@@ -144,70 +143,39 @@ impl CostModel for RegisterCost {
             .iter()
             .filter_map(|&i| f.dfg.inst_result(i))
             .collect();
-        let mut extracted: HashSet<Value> = HashSet::new();
-        for (_, item) in pssa.walk() {
-            let Item::Inst(i) = item else { continue };
-            if members.contains(&i) || packed_elsewhere.contains(&i) {
-                continue;
-            }
-            pssa.for_each_operand(i, |v| {
-                if results.contains(&v) {
-                    extracted.insert(v);
-                }
-            });
-            pssa.for_each_cond(i, |v| {
-                if results.contains(&v) {
-                    extracted.insert(v);
-                }
-            });
-        }
         // A loop that goes on while any lane of a pack holds tests the vector at once.
-        let any_lanes = l.and_then(|l| {
-            let conds = pssa.preds.disjoined_conds(pssa.loops[l].cont)?;
-            let all: HashSet<Value> = conds.iter().copied().collect();
-            nodes
-                .iter()
-                .any(|n| {
-                    let lanes: HashSet<Value> = n
-                        .insts()
-                        .iter()
-                        .filter_map(|&i| f.dfg.inst_result(i))
-                        .collect();
-                    !lanes.is_empty() && lanes == all
-                })
-                .then_some(all)
+        let any_lanes = l.filter(|&l| {
+            let Some(conds) = pssa.preds.disjoined_conds(pssa.loops[l].cont) else {
+                return false;
+            };
+            let all: HashSet<Value> = conds.into_iter().collect();
+            nodes.iter().any(|n| {
+                let lanes: HashSet<Value> = n
+                    .insts()
+                    .iter()
+                    .filter_map(|&i| f.dfg.inst_result(i))
+                    .collect();
+                !lanes.is_empty() && lanes == all
+            })
         });
         if any_lanes.is_some() {
             saving -= 1;
         }
-        for (id, l) in pssa.loops.iter() {
-            if l.dead {
-                continue;
-            }
-            for m in &l.mus {
-                // A packed μ-node's own values are the vector μ-node's.
-                if members.contains(&m.inst) {
-                    continue;
+        let mut extracted: HashSet<Value> = HashSet::new();
+        pssa.for_each_read(|reader, v| {
+            let inside = match reader {
+                // Members read each other as vectors, a packed μ-node is the vector
+                // μ-node's, other kept trees read these lanes as vectors too.
+                Reader::Operand(i) | Reader::Cond(i) | Reader::Mu(i) => {
+                    members.contains(&i) || packed_elsewhere.contains(&i)
                 }
-                for v in [m.init, m.rec] {
-                    if results.contains(&v) {
-                        extracted.insert(v);
-                    }
-                }
+                Reader::LoopCont(x) => Some(x) == any_lanes,
+                Reader::LoopPred(_) => false,
+            };
+            if !inside && results.contains(&v) {
+                extracted.insert(v);
             }
-            if any_lanes.is_none() || Some(id) != l_id {
-                pssa.preds.for_each_cond(l.cont, &mut |v| {
-                    if results.contains(&v) {
-                        extracted.insert(v);
-                    }
-                });
-            }
-            pssa.preds.for_each_cond(l.pred, &mut |v| {
-                if results.contains(&v) {
-                    extracted.insert(v);
-                }
-            });
-        }
+        });
         // A member read by another member of the tree is not a use from outside, unless
         // it is a leaf built from scalars.
         for node in nodes {

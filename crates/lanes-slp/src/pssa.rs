@@ -22,7 +22,7 @@
 use std::collections::HashMap;
 
 use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
-use lanes_ir::{Function, Inst, InstData, Value};
+use lanes_ir::{Function, Inst, InstData, Type, Value};
 
 use crate::predicate::{Pred, PredPool};
 
@@ -36,6 +36,21 @@ entity_impl!(LoopId, "L");
 pub enum Item {
     Inst(Inst),
     Loop(LoopId),
+}
+
+/// What reads a value ([`Pssa::for_each_read`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Reader {
+    /// An instruction item, as an operand (or a gated φ's incoming value).
+    Operand(Inst),
+    /// An instruction item, as a condition of its predicate or of its gates.
+    Cond(Inst),
+    /// The μ-node of this φ instruction, as its initial or recursive value.
+    Mu(Inst),
+    /// A loop, as a condition of its own predicate.
+    LoopPred(LoopId),
+    /// A loop, as a condition of its continue predicate.
+    LoopCont(LoopId),
 }
 
 /// A loop-carried value: `value = mu(init, rec)` is `init` in the first iteration and the
@@ -142,6 +157,46 @@ impl Pssa {
                 self.preds.for_each_cond(g, &mut f);
             }
         }
+    }
+
+    /// Calls `f` on every read of a value in the function, with who reads it: the
+    /// operands and conditions of every instruction item at any depth, the initial and
+    /// recursive values of every μ-node, and every loop's own and continue predicates.
+    pub fn for_each_read(&self, mut f: impl FnMut(Reader, Value)) {
+        for (_, item) in self.walk() {
+            match item {
+                Item::Inst(i) => {
+                    self.for_each_operand(i, |v| f(Reader::Operand(i), v));
+                    self.for_each_cond(i, |v| f(Reader::Cond(i), v));
+                }
+                Item::Loop(l) => {
+                    let d = &self.loops[l];
+                    for m in &d.mus {
+                        f(Reader::Mu(m.inst), m.init);
+                        f(Reader::Mu(m.inst), m.rec);
+                    }
+                    self.preds
+                        .for_each_cond(d.pred, &mut |v| f(Reader::LoopPred(l), v));
+                    self.preds
+                        .for_each_cond(d.cont, &mut |v| f(Reader::LoopCont(l), v));
+                }
+            }
+        }
+    }
+
+    /// A new φ instruction of type `ty` in no list, and its result: a μ-node's or a
+    /// gated φ's, whose incoming values the tables hold.
+    pub fn new_phi(&mut self, ty: Type) -> (Inst, Value) {
+        let inst = self.func.dfg.make_inst(
+            InstData::Phi {
+                incoming: Vec::new(),
+            },
+            Some(ty),
+        );
+        (
+            inst,
+            self.func.dfg.inst_result(inst).expect("a φ has a result"),
+        )
     }
 
     /// Every item in pre-order (a loop before its items), with the loop holding it.

@@ -22,9 +22,11 @@ use crate::substitute::substitute_outside;
 /// accumulators each; how many chains were split.
 pub fn split_reductions(pssa: &mut Pssa, main: LoopId, u: u32) -> usize {
     let mus = pssa.loops[main].mus.clone();
+    // Splitting one chain changes no other chain's reads.
+    let uses = use_counts(pssa);
     let mut split = 0;
     for m in mus {
-        if let Some(chain) = chain_of(pssa, main, &m, u) {
+        if let Some(chain) = chain_of(pssa, &uses, main, &m, u) {
             split_chain(pssa, main, &m, &chain);
             split += 1;
         }
@@ -36,10 +38,15 @@ pub fn split_reductions(pssa: &mut Pssa, main: LoopId, u: u32) -> usize {
 /// unconditional operations of one reassociable kind, each reading the previous value
 /// (the μ-node's, for the first) and nothing else reading it, the last being `m`'s
 /// recursive value and read in the loop only by `m`.
-fn chain_of(pssa: &Pssa, main: LoopId, m: &Mu, u: u32) -> Option<Vec<Inst>> {
+fn chain_of(
+    pssa: &Pssa,
+    uses: &std::collections::HashMap<Value, usize>,
+    main: LoopId,
+    m: &Mu,
+    u: u32,
+) -> Option<Vec<Inst>> {
     let f = &pssa.func;
     let always = pssa.preds.always();
-    let uses = use_counts(pssa);
     let items = &pssa.loops[main].items;
     let mut v = m.value;
     let mut chain = Vec::with_capacity(u as usize);
@@ -82,24 +89,7 @@ fn chain_of(pssa: &Pssa, main: LoopId, m: &Mu, u: u32) -> Option<Vec<Inst>> {
 /// How many times each value is read: operands, gates, predicates, μ-nodes.
 fn use_counts(pssa: &Pssa) -> std::collections::HashMap<Value, usize> {
     let mut n: std::collections::HashMap<Value, usize> = Default::default();
-    let mut note = |v: Value| *n.entry(v).or_insert(0) += 1;
-    for (_, item) in pssa.walk() {
-        match item {
-            Item::Inst(i) => {
-                pssa.for_each_operand(i, &mut note);
-                pssa.for_each_cond(i, &mut note);
-            }
-            Item::Loop(l) => {
-                let d = &pssa.loops[l];
-                for m in &d.mus {
-                    note(m.init);
-                    note(m.rec);
-                }
-                pssa.preds.for_each_cond(d.pred, &mut note);
-                pssa.preds.for_each_cond(d.cont, &mut note);
-            }
-        }
-    }
+    pssa.for_each_read(|_, v| *n.entry(v).or_insert(0) += 1);
     n
 }
 
@@ -134,13 +124,7 @@ fn split_chain(pssa: &mut Pssa, main: LoopId, m: &Mu, chain: &[Inst]) {
     let mut column = Vec::with_capacity(chain.len());
     let mut prev = m.value;
     for (k, &op_k) in chain.iter().enumerate() {
-        let phi = pssa.func.dfg.make_inst(
-            InstData::Phi {
-                incoming: Vec::new(),
-            },
-            Some(ty),
-        );
-        let p = pssa.func.dfg.inst_result(phi).expect("a φ has a result");
+        let (phi, p) = pssa.new_phi(ty);
         pssa.func.dfg.inst_mut(op_k).for_each_arg_mut(|a| {
             if *a == prev {
                 *a = p;

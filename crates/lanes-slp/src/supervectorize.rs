@@ -178,31 +178,9 @@ pub fn supervectorize_pssa(
 fn remove_dead_code(pssa: &mut crate::Pssa) {
     loop {
         let mut read: std::collections::HashSet<lanes_ir::Value> = Default::default();
-        for (_, item) in pssa.walk() {
-            match item {
-                crate::Item::Inst(i) => {
-                    pssa.for_each_operand(i, |v| {
-                        read.insert(v);
-                    });
-                    pssa.for_each_cond(i, |v| {
-                        read.insert(v);
-                    });
-                }
-                crate::Item::Loop(l) => {
-                    let d = &pssa.loops[l];
-                    for m in &d.mus {
-                        read.insert(m.init);
-                        read.insert(m.rec);
-                    }
-                    pssa.preds.for_each_cond(d.cont, &mut |v| {
-                        read.insert(v);
-                    });
-                    pssa.preds.for_each_cond(d.pred, &mut |v| {
-                        read.insert(v);
-                    });
-                }
-            }
-        }
+        pssa.for_each_read(|_, v| {
+            read.insert(v);
+        });
         let f = &pssa.func;
         let dead = |item: &crate::Item| match *item {
             crate::Item::Inst(i) => {

@@ -244,13 +244,7 @@ pub fn unroll_with_copies(
     let mut mus = Vec::with_capacity(data.mus.len());
     for m in &data.mus {
         let ty = pssa.func.dfg.value_type(m.value);
-        let inst = pssa.func.dfg.make_inst(
-            InstData::Phi {
-                incoming: Vec::new(),
-            },
-            Some(ty),
-        );
-        let value = pssa.func.dfg.inst_result(inst).expect("a φ has a result");
+        let (inst, value) = pssa.new_phi(ty);
         mus.push(Mu {
             inst,
             value,

@@ -30,7 +30,7 @@ use crate::items::Emit;
 use crate::pack_tree::{Node, PackTree};
 use crate::packing::{schedule, Scheduled};
 use crate::predicate::Pred;
-use crate::pssa::{Item, LoopId, Pssa};
+use crate::pssa::{Item, LoopId, Pssa, Reader};
 use crate::substitute::substitute;
 
 mod mu;
@@ -392,26 +392,12 @@ fn values_read_outside(pssa: &Pssa, members: &HashSet<Inst>, trees: &[PackTree])
             out.insert(v);
         }
     };
-    for (_, item) in pssa.walk() {
-        match item {
-            Item::Inst(i) => {
-                pssa.for_each_cond(i, &mut note);
-                if !members.contains(&i) {
-                    pssa.for_each_operand(i, &mut note);
-                }
-            }
-            Item::Loop(l) => {
-                let data = &pssa.loops[l];
-                // A packed μ-node's values are its vector μ-node's.
-                for m in data.mus.iter().filter(|m| !members.contains(&m.inst)) {
-                    note(m.init);
-                    note(m.rec);
-                }
-                pssa.preds.for_each_cond(data.cont, &mut note);
-                pssa.preds.for_each_cond(data.pred, &mut note);
-            }
-        }
-    }
+    // A packed μ-node's values are its vector μ-node's; a member reads the other
+    // members' lanes as vectors, but its predicate's conditions as scalars.
+    pssa.for_each_read(|reader, v| match reader {
+        Reader::Operand(i) | Reader::Mu(i) if members.contains(&i) => {}
+        _ => note(v),
+    });
     // A pack reads another pack's lanes as a vector, except through a leaf built from
     // scalars (a permutation, a mix with other values, a splat).
     for t in trees {

@@ -31,18 +31,12 @@ impl Emitter<'_> {
                 let Node::Mu { insts, .. } = node else {
                     continue;
                 };
-                let dfg = &mut self.e.pssa.func.dfg;
+                let dfg = &self.e.pssa.func.dfg;
                 let elem = dfg
                     .value_type(dfg.inst_result(insts[0]).expect("a μ"))
                     .elem();
                 let ty = Type::vector(insts.len() as u16, elem);
-                let phi = dfg.make_inst(
-                    InstData::Phi {
-                        incoming: Vec::new(),
-                    },
-                    Some(ty),
-                );
-                let v = dfg.inst_result(phi).expect("a φ has a result");
+                let (phi, v) = self.e.pssa.new_phi(ty);
                 self.vectors.insert((t, k), v);
                 let always = self.e.pssa.preds.always();
                 self.extract_read(insts, v, always, read_outside);
