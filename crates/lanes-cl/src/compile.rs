@@ -95,6 +95,9 @@ pub struct CompiledProgram {
     pub width: u16,
     /// The source file's name, for messages.
     pub file: String,
+    /// Does the host keep masks in mask registers (AVX-512)? Else the vector code holds
+    /// them as lane-width integers (`lanes_wfv::lane_masks`).
+    mask_registers: bool,
 }
 
 /// The resolved host target (the JIT compiles for the host CPU).
@@ -147,6 +150,10 @@ pub fn compile_program(source: &Path, opts: &BuildOptions) -> Result<CompiledPro
         .flat_map(|k| k.phases.iter().cloned())
         .collect();
     lanes_driver::vectorize::drop_unreached(&mut module, &roots);
+    let mask_registers = target.has_mask_registers();
+    if !mask_registers {
+        lanes_wfv::lane_masks::lane_width_masks_in(&mut module);
+    }
     lanes_ir::verifier::verify_module(&module).map_err(|e| ClError::Internal(e.to_string()))?;
     Ok(CompiledProgram {
         module,
@@ -156,6 +163,7 @@ pub fn compile_program(source: &Path, opts: &BuildOptions) -> Result<CompiledPro
         kernels,
         width,
         file,
+        mask_registers,
     })
 }
 
@@ -177,6 +185,9 @@ impl CompiledProgram {
             Some(local),
         )?;
         lanes_driver::vectorize::drop_unreached(&mut module, &info.phases);
+        if !self.mask_registers {
+            lanes_wfv::lane_masks::lane_width_masks_in(&mut module);
+        }
         lanes_ir::verifier::verify_module(&module).map_err(|e| ClError::Internal(e.to_string()))?;
         Ok((module, info))
     }

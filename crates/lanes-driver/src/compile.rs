@@ -177,6 +177,9 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
                 supervectorize_in(module, id, &opts, &req.input, &mut remarks, &mut slp);
             }
         }
+        if !target.has_mask_registers() {
+            lanes_wfv::lane_masks::lane_width_masks_in(module);
+        }
         Ok::<_, DriverError>(internal)
     })?;
     for kept in &compiled.kept {

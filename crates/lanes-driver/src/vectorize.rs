@@ -234,6 +234,11 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
             scalar.name
         )),
     }
+    if !target.has_mask_registers() {
+        times.time("masks as lane-width integers (no mask registers)", || {
+            lanes_wfv::lane_masks::lane_width_masks_in(&mut module)
+        });
+    }
     times
         .time("verify the vector module", || {
             lanes_ir::verifier::verify_module(&module)

@@ -164,6 +164,14 @@ impl Target {
             .map_or(isa, |p| isa.min(p.max(128)))
     }
 
+    /// Does the target have mask registers (AVX-512's `k`), so that vector masks are best
+    /// kept as `<W x i1>`? Without them (SSE, AVX, AVX2, NEON) a compare writes an
+    /// all-ones/all-zeros lane-width vector, and lanes keeps masks in that form
+    /// (`lanes_wfv::lane_masks`).
+    pub fn has_mask_registers(&self) -> bool {
+        self.is_x86() && self.has("avx512f")
+    }
+
     /// The natural number of lanes for elements of `elem_bits` bits.
     pub fn natural_width(&self, elem_bits: u32) -> u16 {
         u16::try_from(self.vector_bits() / elem_bits.max(8)).unwrap_or(u16::MAX)

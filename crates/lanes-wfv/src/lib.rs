@@ -56,6 +56,7 @@ pub mod divergent_loops;
 pub mod entry_mask;
 pub mod guards;
 pub mod index_division;
+pub mod lane_masks;
 pub mod linearize;
 pub(crate) mod loop_guard;
 pub mod mode;

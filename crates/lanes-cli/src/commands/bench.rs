@@ -74,6 +74,16 @@ pub struct WfvArgs {
     #[arg(long, value_delimiter = ',', value_name = "W",
           value_parser = clap::value_parser!(u16).range(1..=64))]
     pub widths: Vec<u16>,
+    /// The CPU to build for, as `-march=` takes it (every lanes, clang and ISPC build; ISPC
+    /// at its AVX-512 targets only if the CPU has AVX-512): `haswell` measures AVX2 code
+    /// on an AVX-512 machine
+    #[arg(
+        long = "target-cpu",
+        visible_alias = "march",
+        default_value = "native",
+        value_name = "CPU"
+    )]
+    pub target_cpu: String,
 }
 
 /// The `ispc` binary to run: `given`, else one on PATH, else `scripts/build-ispc`'s.
@@ -138,6 +148,7 @@ pub(super) fn run_wfv(args: &WfvArgs) -> Result<()> {
     req.kernels = args.kernels.clone();
     req.ispc = find_ispc(args.ispc.as_ref())?;
     req.widths = args.widths.clone();
+    req.cpu = args.target_cpu.clone();
     if !args.configs.is_empty() {
         req.configs = args
             .configs
@@ -181,7 +192,9 @@ pub(super) fn run_wfv(args: &WfvArgs) -> Result<()> {
         let records: Vec<_> = report.kernels.iter().flat_map(|k| &k.records).collect();
         let json = serde_json::json!({
             "machine": lanes_driver::bench_wfv::machine(),
-            "flags": FLAGS,
+            "flags": flags(&report.cpu),
+            "target_cpu": report.cpu,
+            "isa": report.isa,
             "ispc": req.ispc.as_deref().map(ispc_version),
             "natural_width": report.natural_width,
             "runs": report.runs,
@@ -203,7 +216,11 @@ pub(super) fn run_wfv(args: &WfvArgs) -> Result<()> {
 }
 
 /// How every build is made, for the table's header and the JSON.
-const FLAGS: &str = "lanes vectorize -O3 -march=native; clang-19 -O3 -march=native (plain loop over the instances); ispc -O3 --target=avx2-i32xW (avx512skx-xW with AVX-512) on the .ispc twins; driver clang-19 -O2";
+fn flags(cpu: &str) -> String {
+    format!(
+        "lanes vectorize -O3 -march={cpu}; clang-19 -O3 -march={cpu} (plain loop over the instances); ispc -O3 --target=avx2-i32xW (avx512skx-xW where the CPU has AVX-512) on the .ispc twins; driver clang-19 -O2"
+    )
+}
 
 /// The results as text: machine and flags, then per kernel clang's median and each lanes
 /// build's speedup over it.
@@ -212,8 +229,12 @@ fn table(report: &BenchReport) -> String {
     let _ = writeln!(out, "machine: {}", lanes_driver::bench_wfv::machine());
     let _ = writeln!(
         out,
-        "natural width {} (32-bit lanes); {FLAGS}; median of {} runs, builds taking turns",
-        report.natural_width, report.runs
+        "target {} ({}), natural width {} (32-bit lanes); {}; median of {} runs, builds taking turns",
+        report.cpu,
+        report.isa,
+        report.natural_width,
+        flags(&report.cpu),
+        report.runs
     );
     let built = |c: &Config| {
         let records = report.kernels.iter().flat_map(|k| &k.records);

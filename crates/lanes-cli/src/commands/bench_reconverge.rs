@@ -106,6 +106,7 @@ pub fn run(args: &ReconvergeArgs) -> Result<()> {
             sources: None,
             ispc: None,
             widths: Vec::new(),
+            target_cpu: "native".into(),
         })?;
     }
     Ok(())

@@ -158,3 +158,67 @@ fn unknown_cpus_and_features_are_errors() {
         assert!(err.starts_with("lanes: error: "), "{err}");
     }
 }
+
+/// The assembly of function `name` in `asm` (from its label to the next `.size`).
+fn function_asm<'a>(asm: &'a str, name: &str) -> &'a str {
+    let start = asm
+        .find(&format!("\n{name}:"))
+        .unwrap_or_else(|| panic!("no {name} in the assembly"));
+    let body = &asm[start..];
+    &body[..body.find("\t.size").unwrap_or(body.len())]
+}
+
+/// Without mask registers (Haswell's AVX2) the masks of a divergent loop are lane-width
+/// integer vectors: no `<W x i1>` φ in the lanes IR, and in the vector function's code no
+/// packing of masks into words or bytes and back (`vpackssdw`, `vpacksswb`, `vpmovzxwd`,
+/// `vpslld $31`), the loop's `any` a `vptest`/`vtestps`/`vmovmskps`; with AVX-512's mask
+/// registers masks stay `<W x i1>`.
+#[test]
+fn masks_are_lane_width_integers_without_mask_registers() {
+    let d = scratch_dir("target-masks");
+    let src = data("vectorize_kernels.c");
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../include");
+    let vectorize = |march: &str, width: u16, out: &Path| {
+        run(lanes()
+            .args(["vectorize", s(&src), "--function", "mandel"])
+            .args(["--shapes", "c,u,u,u,u,u,u", "-I", s(&include)])
+            .args([march, "--width", &width.to_string(), "-O3", "-o", s(out)]));
+        std::fs::read_to_string(out).expect("output")
+    };
+    for width in [8u16, 16] {
+        let lir = vectorize("-march=haswell", width, &d.join(format!("m{width}.lir")));
+        let i1_phis: Vec<&str> = lir
+            .lines()
+            .filter(|l| l.contains(&format!("<{width} x i1> = phi")))
+            .collect();
+        assert!(i1_phis.is_empty(), "W={width}: {}", i1_phis.join("\n"));
+        assert!(
+            lir.contains(&format!("<{width} x i32> = phi")),
+            "W={width}:\n{lir}"
+        );
+        let asm = vectorize("-march=haswell", width, &d.join(format!("m{width}.s")));
+        let body = function_asm(&asm, &format!("_ZGVdN{width}luuuuuu_mandel"));
+        let packing: Vec<&str> = body
+            .lines()
+            .filter(|l| {
+                // (Widening constants from memory, `vpmovsxbd .LCPI…`, is not mask work.)
+                ["vpackss", "vpmovzxwd\t%", "vpmovzxbd\t%", "vpslld\t$31"]
+                    .iter()
+                    .any(|p| l.contains(p))
+            })
+            .collect();
+        assert!(
+            packing.is_empty(),
+            "W={width}: {}\n{body}",
+            packing.join("\n")
+        );
+        assert!(
+            ["vptest", "vtestps", "vmovmskps"]
+                .iter()
+                .any(|t| body.contains(t)),
+            "W={width}: no mask test:\n{body}"
+        );
+    }
+    let lir = vectorize("-march=skylake-avx512", 16, &d.join("m16_avx512.lir"));
+    assert!(lir.contains("<16 x i1> = phi"), "{lir}");
+}

@@ -1,7 +1,7 @@
 //! Building one kernel of `lanes bench wfv` into a timing program: every lanes build of
-//! its SPMD function (through [`crate::vectorize`], as `lanes vectorize -O3
-//! -march=native` would), clang-19 -O3 -march=native's build of the plain loop over the
-//! instances (the reference), the kernel's data functions and `driver.c`, linked with a
+//! its SPMD function (through [`crate::vectorize`], as `lanes vectorize -O3 -march=CPU`
+//! would; `native` unless the bench names another CPU), clang-19 -O3 -march=CPU's build
+//! of the plain loop over the instances (the reference), the kernel's data functions and `driver.c`, linked with a
 //! generated table of the builds.
 
 use std::fmt::Write as _;
@@ -10,7 +10,7 @@ use std::process::Command;
 
 use lanes_llvm::clang::{clang_program, ClangOptions};
 use lanes_llvm::emit::EmitKind;
-use lanes_llvm::target::TargetRequest;
+use lanes_llvm::target::{Target, TargetRequest};
 
 use super::error::BenchError;
 use super::kernels::{Config, Kernel};
@@ -40,8 +40,13 @@ pub const REFERENCE: &str = "clang";
 
 /// The target of every lanes build: this machine (`-march=native`).
 pub fn native_target() -> TargetRequest {
+    cpu_target("native")
+}
+
+/// The target `-march=cpu` names (`native`: this machine).
+pub fn cpu_target(cpu: &str) -> TargetRequest {
     TargetRequest {
-        cpu: Some("native".into()),
+        cpu: Some(cpu.into()),
         ..TargetRequest::default()
     }
 }
@@ -52,6 +57,7 @@ pub fn vectorize_build(
     dir: &Path,
     kernel: &Kernel,
     build: Build,
+    cpu: &str,
 ) -> Result<PathBuf, BenchError> {
     let symbol = build.symbol(kernel);
     let failed = |message: String| BenchError::Vectorize {
@@ -70,7 +76,7 @@ pub fn vectorize_build(
             opt: Some("3".into()),
             ..ClangOptions::default()
         },
-        target: native_target(),
+        target: cpu_target(cpu),
         function: Some(symbol.clone()),
         shapes: Some(kernel.shapes()),
         width: Some(build.width),
@@ -97,10 +103,10 @@ pub fn ispc_source(sources: &Path, kernel: &Kernel) -> Option<PathBuf> {
     path.is_file().then_some(path)
 }
 
-/// ISPC's target for `width` lanes of 32 bits on this machine: its AVX-512 targets where
-/// the host has AVX-512, else its AVX2 ones.
-pub fn ispc_target(width: u16) -> Option<String> {
-    let avx512 = std::arch::is_x86_feature_detected!("avx512f");
+/// ISPC's target for `width` lanes of 32 bits on `target`: its AVX-512 targets where the
+/// target has AVX-512, else its AVX2 ones.
+pub fn ispc_target(width: u16, target: &Target) -> Option<String> {
+    let avx512 = target.has("avx512f");
     match (avx512, width) {
         (true, 4 | 8 | 16) => Some(format!("avx512skx-x{width}")),
         (false, 4 | 8 | 16) => Some(format!("avx2-i32x{width}")),
@@ -116,6 +122,7 @@ pub fn ispc_build(
     dir: &Path,
     kernel: &Kernel,
     build: Build,
+    target: &Target,
 ) -> Result<PathBuf, BenchError> {
     let failed = |message: String| BenchError::Ispc {
         kernel: kernel.name.to_string(),
@@ -124,7 +131,7 @@ pub fn ispc_build(
     };
     let src = ispc_source(sources, kernel)
         .ok_or_else(|| failed(format!("no {}.ispc in {}", kernel.name, sources.display())))?;
-    let target = ispc_target(build.width)
+    let target = ispc_target(build.width, target)
         .ok_or_else(|| failed(format!("ISPC has no {}-lane target here", build.width)))?;
     let object = dir.join(format!("{}.o", build.symbol(kernel)));
     let out = Command::new(ispc)
@@ -147,13 +154,14 @@ pub fn link_driver(
     dir: &Path,
     kernel: &Kernel,
     builds: &[Build],
+    cpu: &str,
 ) -> Result<PathBuf, BenchError> {
     let src = sources.join(format!("{}.c", kernel.name));
     let include = format!("-I{}", sources.display());
     let reference = dir.join(format!("{}_reference.o", kernel.name));
     clang(&[
         "-O3",
-        "-march=native",
+        &format!("-march={cpu}"),
         "-DWFV_REFERENCE",
         &format!("-DKERNEL={}_ref", kernel.name),
         &include,

@@ -33,7 +33,7 @@ use std::path::PathBuf;
 use lanes_llvm::target::Target;
 use serde::Serialize;
 
-use build::{ispc_build, ispc_source, link_driver, native_target, vectorize_build, REFERENCE};
+use build::{cpu_target, ispc_build, ispc_source, link_driver, vectorize_build, REFERENCE};
 use measure::run_driver;
 use utilization::simt_utilization;
 
@@ -55,6 +55,9 @@ pub struct BenchRequest {
     pub ispc: Option<PathBuf>,
     /// The widths to build; empty: the natural width and 8.
     pub widths: Vec<u16>,
+    /// The CPU every build is for, as `-march=` takes it (`native`: this machine). An
+    /// older CPU than the host's (`haswell` on an AVX-512 machine) measures that ISA here.
+    pub cpu: String,
 }
 
 impl BenchRequest {
@@ -69,6 +72,7 @@ impl BenchRequest {
             configs: Config::ALL.to_vec(),
             ispc: None,
             widths: Vec::new(),
+            cpu: "native".into(),
         }
     }
 }
@@ -102,8 +106,11 @@ pub struct KernelOutcome {
 /// Everything one run measured.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct BenchReport {
-    /// The natural width of 32-bit lanes on this machine, and the widths built.
+    /// The natural width of 32-bit lanes on the target, and the widths built.
     pub natural_width: u16,
+    /// The target's CPU (`-march=`) and whether it has AVX-512 (else AVX2 or less).
+    pub cpu: String,
+    pub isa: String,
     pub widths: Vec<u16>,
     pub runs: u32,
     pub kernels: Vec<KernelOutcome>,
@@ -144,7 +151,8 @@ pub fn run_bench(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<BenchReport, BenchError> {
     let kernels = select_kernels(&req.kernels)?;
-    let natural = Target::resolve(&native_target())?.natural_width(32);
+    let target = Target::resolve(&cpu_target(&req.cpu))?;
+    let natural = target.natural_width(32);
     let mut widths = req.widths.clone();
     if widths.is_empty() {
         widths.push(natural);
@@ -169,6 +177,8 @@ pub fn run_bench(
     let steps = kernels.iter().map(builds_of).sum();
     let mut report = BenchReport {
         natural_width: natural,
+        cpu: req.cpu.clone(),
+        isa: isa_name(&target).into(),
         widths: widths.clone(),
         runs,
         kernels: Vec::new(),
@@ -194,9 +204,9 @@ pub fn run_bench(
                 });
                 let made = match (&req.ispc, config) {
                     (Some(ispc), Config::Ispc) => {
-                        ispc_build(ispc, &req.sources, &req.work_dir, kernel, build)
+                        ispc_build(ispc, &req.sources, &req.work_dir, kernel, build, &target)
                     }
-                    _ => vectorize_build(&req.sources, &req.work_dir, kernel, build),
+                    _ => vectorize_build(&req.sources, &req.work_dir, kernel, build, &req.cpu),
                 };
                 match made {
                     Ok(_) => builds.push(build),
@@ -210,7 +220,7 @@ pub fn run_bench(
             kernel: kernel.name,
             what: format!("run {} builds × {runs}", builds.len() + 1),
         });
-        let exe = match link_driver(&req.sources, &req.work_dir, kernel, &builds) {
+        let exe = match link_driver(&req.sources, &req.work_dir, kernel, &builds, &req.cpu) {
             Ok(exe) => exe,
             Err(e) => {
                 outcome.failures.push(e.to_string());
@@ -282,4 +292,17 @@ fn records(kernel: &str, builds: &[Build], timings: &[measure::Timing]) -> Vec<R
 /// within one run on one machine).
 pub fn machine() -> String {
     lanes_llvm::target::host_machine()
+}
+
+/// The widest x86 vector ISA of `target`, for the report.
+pub fn isa_name(target: &Target) -> &'static str {
+    if target.has("avx512f") {
+        "AVX-512"
+    } else if target.has("avx2") {
+        "AVX2"
+    } else if target.has("avx") {
+        "AVX"
+    } else {
+        "SSE"
+    }
 }

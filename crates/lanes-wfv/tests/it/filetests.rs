@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! ; vectorize: @f width=4 [mode=partial|full|reconverge] [order=df|dfpd|bf|rpot]
-//! ;            [skip=auto|all|off] [masked]
+//! ;            [skip=auto|all|off] [masked] [masks=lane-width]
 //! ```
 //!
 //! or `; reconverge: @f [order=df|dfpd|bf|rpot]` (the reconverging CFG alone, steps 1–3 of
@@ -11,7 +11,9 @@
 //! `; expect:`, the vector function the whole pipeline makes of it
 //! ([`lanes_wfv::define_variant`]: normalization, the divergent loop transform,
 //! partial or full linearization, widening; or the reconverging transform in `order`
-//! (default dfpd) and its lowering to masks with empty-mask skips by `skip`). The output is the lanes IR text of the
+//! (default dfpd) and its lowering to masks with empty-mask skips by `skip`; with
+//! `masks=lane-width`, then masks as lane-width integers, [`lanes_wfv::lane_masks`], as
+//! for targets without mask registers). The output is the lanes IR text of the
 //! widened function, verified, so a change in what the vectorizer emits is a reviewed
 //! diff: `LANES_BLESS=1 cargo test -p lanes-wfv --test it filetests` rewrites the
 //! expected sections. These tests need neither clang nor LLVM; whether the vector code
@@ -33,6 +35,7 @@ struct Request {
     width: u16,
     mode: Mode,
     masked: bool,
+    lane_width_masks: bool,
 }
 
 impl Request {
@@ -48,6 +51,7 @@ impl Request {
             width: 4,
             mode: Mode::PARTIAL,
             masked: false,
+            lane_width_masks: false,
         };
         for word in words {
             match word.split_once('=') {
@@ -74,10 +78,11 @@ impl Request {
                         .ok_or_else(|| format!("unknown skip policy `{k}`"))?;
                 }
                 None if word == "masked" => req.masked = true,
+                Some(("masks", "lane-width")) => req.lane_width_masks = true,
                 _ => {
                     return Err(format!(
                         "unknown option `{word}` (width=N, mode=partial|full|reconverge, \
-                         order=df|dfpd|bf|rpot, skip=auto|all|off, masked)"
+                         order=df|dfpd|bf|rpot, skip=auto|all|off, masked, masks=lane-width)"
                     ))
                 }
             }
@@ -168,6 +173,9 @@ fn vectorize(test: &FileTest) -> Result<String, String> {
         let before = module.funcs.len();
         let wid = define_variant(&mut module, id, &[], req.mode, req.width, req.masked, &name)
             .map_err(|e| at(e.to_string()))?;
+        if req.lane_width_masks {
+            lanes_wfv::lane_masks::lane_width_masks_in(&mut module);
+        }
         out.push(format!("vectorize: {text}"));
         // The variant, then the callees' variants made with it (scalar copies left out).
         let callee_variant = format!(".w{}.", req.width);

@@ -78,6 +78,7 @@ fn widened_functions_run_natively_as_in_the_interpreter() {
     let mut compared = 0;
     let (mut twins, mut fused, mut interleaved) = (0, 0, 0);
     let mut reconverged = 0;
+    let mut lane_width_masks = 0;
     for seed in 0..PROGRAMS {
         let mut bytes = vec![0; 4096];
         SmallRng::seed_from_u64(seed + 90_000).fill_bytes(&mut bytes);
@@ -147,6 +148,12 @@ fn widened_functions_run_natively_as_in_the_interpreter() {
         interleaved += p.interleaved;
         let mut m = g.module.clone();
         let wid = widen_into(&mut m, &p, &shapes, w).unwrap_or_else(|e| panic!("{what}: {e}"));
+        // Half the programs with masks as lane-width integers (targets without mask
+        // registers), whatever this machine has.
+        if (seed / 3) % 2 == 1 {
+            lane_width_masks += usize::from(lanes_wfv::lane_masks::lane_width_masks_in(&mut m) > 0);
+            lanes_ir::verifier::verify_module(&m).unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
         let wf = m.function(wid).unwrap().clone();
         let jit = Jit::new(&ctx, &m, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
         // Arguments: interpreter values and native bytes; buffers per lane or shared.
@@ -228,11 +235,15 @@ fn widened_functions_run_natively_as_in_the_interpreter() {
         }
         compared += 1;
     }
-    eprintln!("native: {compared} of {PROGRAMS} programs compared; {twins} twin-sided diamonds, {fused} pairs fused; {interleaved} stack-array families interleaved; {reconverged} reconverged");
+    eprintln!("native: {compared} of {PROGRAMS} programs compared; {twins} twin-sided diamonds, {fused} pairs fused; {interleaved} stack-array families interleaved; {reconverged} reconverged; {lane_width_masks} with lane-width masks");
     assert!(compared >= 300, "only {compared} programs compared");
     assert!(
         fused > twins,
         "fusion merged too little: {fused} pairs in {twins} diamonds"
+    );
+    assert!(
+        lane_width_masks > 100,
+        "{lane_width_masks} programs with lane-width masks"
     );
     assert!(
         interleaved > 40,

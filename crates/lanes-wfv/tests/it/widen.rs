@@ -30,6 +30,11 @@ pub(crate) enum ArgGen {
     Buf(ScalarType, usize, bool),
 }
 
+thread_local! {
+    /// Calls of [`differential`] so far on this test's thread.
+    static ALTERNATE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 #[derive(Default, Debug)]
 pub(crate) struct Tally {
     pub(crate) compared: usize,
@@ -45,6 +50,9 @@ pub(crate) struct Tally {
     pub(crate) fused: usize,
     /// Stack-array families laid out element-major across lanes.
     pub(crate) interleaved: usize,
+    /// Comparisons run with masks as lane-width integers (`lanes_wfv::lane_masks`, the
+    /// layout of targets without mask registers): every other one.
+    pub(crate) lane_width_masks: usize,
     reasons: std::collections::BTreeMap<String, usize>,
 }
 
@@ -179,6 +187,18 @@ pub(crate) fn differential(
         }
         Err(e) => panic!("{what}: {e}"),
     };
+    // Every other comparison (in each test's own order) with lane-width masks.
+    let lane_width = ALTERNATE.with(|n| {
+        n.set(n.get() + 1);
+        n.get() % 2 == 0
+    });
+    if lane_width {
+        lanes_wfv::lane_masks::lane_width_masks_in(&mut vm);
+    }
+    let what = &format!(
+        "{what}{}",
+        if lane_width { " lane-width masks" } else { "" }
+    );
     if let Err(e) = lanes_ir::verifier::verify_module(&vm) {
         panic!(
             "{what} widened: verifier: {e}\n{}",
@@ -320,6 +340,7 @@ pub(crate) fn differential(
         }
     }
     tally.compared += 1;
+    tally.lane_width_masks += usize::from(lane_width);
     tally.callee_variants += usize::from(calls_variant);
 }
 
@@ -417,6 +438,7 @@ fn kernels_widened_equal_lanes_run_one_by_one() {
     let tally = kernels_widened(&[Mode::PARTIAL, Mode::FULL, boscc], 2);
     eprintln!("kernels: {tally:?}");
     assert!(tally.compared > 300, "{tally:?}");
+    assert!(tally.lane_width_masks > 100, "{tally:?}");
 }
 
 #[test]
@@ -429,6 +451,10 @@ fn generated_programs_widened_equal_lanes_run_one_by_one() {
         generated_programs((0..5000 * common::soak()).filter(|&s| only.is_none_or(|o| o == s)));
     eprintln!("generated: {tally:?}");
     assert!(only.is_some() || tally.compared > 9_000, "{tally:?}");
+    assert!(
+        only.is_some() || tally.lane_width_masks > 4_000,
+        "{tally:?}"
+    );
     // Calls of the generated helper with lane-varying arguments call its vector variant.
     assert!(only.is_some() || tally.callee_variants > 1_000, "{tally:?}");
     // Branch fusion merged pairs in the twin-sided programs, at every width.
