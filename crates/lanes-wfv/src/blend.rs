@@ -109,6 +109,56 @@ pub fn fold_phis(
             let mut acc = last;
             // A φ of one value needs no blend (and stays as uniform as that value).
             let same = incoming.iter().all(|&(_, v)| v == last);
+            let kept: Vec<Block> = incoming
+                .iter()
+                .map(|&(p, _)| p)
+                .filter(|p| new_preds[b].contains(p))
+                .collect();
+            let last_kept = incoming.last().is_some_and(|(p, _)| kept.contains(p));
+            if !same
+                && last_kept
+                && new_preds[b].len() > 1
+                && everywhere_in(cur.func, loops, last, b)
+            {
+                // `b` is still a join of the linearized CFG (a uniform branch kept two
+                // edges to it, one of them the last incoming's, whose value lanes keep
+                // that take no edge): the edges linearization kept stay φ edges, each
+                // blended at its source (once per pass through it, not in every pass
+                // through `b`: a divergent loop's uniform exit updates its masks and
+                // live-outs only when it is taken); the folded ones are blended on top.
+                let mut merged: Vec<(Block, Value)> = Vec::new();
+                for &q in &new_preds[b] {
+                    let v = match incoming.iter().find(|&&(p, _)| p == q) {
+                        Some(&(_, v)) if v != last => {
+                            let Some(&c) = edge_preds.get(&(q, b)) else {
+                                return Err(WfvError::Internal(format!(
+                                    "no predicate for {q}->{b}"
+                                )));
+                            };
+                            let c = subst.resolve(c);
+                            cur.goto_before_terminator(q);
+                            cur.insert_value(InstData::Select { args: [c, v, last] }, ty)
+                        }
+                        _ => last,
+                    };
+                    merged.push((q, v));
+                }
+                if merged.iter().any(|&(_, v)| v != last) {
+                    cur.goto_top(b);
+                    acc = cur.insert_phi(ty, merged);
+                }
+                for &(p, v) in incoming.iter().rev().filter(|(p, _)| !kept.contains(p)) {
+                    let Some(&c) = edge_preds.get(&(p, b)) else {
+                        return Err(WfvError::Internal(format!("no predicate for {p}->{b}")));
+                    };
+                    let c = subst.resolve(c);
+                    cur.set_position(blends);
+                    acc = cur.insert_value(InstData::Select { args: [c, v, acc] }, ty);
+                }
+                subst.insert(me, acc);
+                cur.goto_inst(phi).remove_inst();
+                continue;
+            }
             for &(p, v) in incoming.iter().rev().skip(1).filter(|_| !same) {
                 let Some(&c) = edge_preds.get(&(p, b)) else {
                     return Err(WfvError::Internal(format!("no predicate for {p}->{b}")));
@@ -123,4 +173,22 @@ pub fn fold_phis(
     }
     func.dfg.apply_substitution(&subst);
     Ok(())
+}
+
+/// Is `v` defined on every path to `b`, in the linearized CFG as in the original: a
+/// parameter, a value of the entry block, or a φ of the header of a loop holding `b`
+/// (linearization keeps loop headers dominating their loops)?
+fn everywhere_in(func: &Function, loops: &LoopForest, v: Value, b: Block) -> bool {
+    let inst = match func.dfg.value_def(v) {
+        lanes_ir::ValueDef::Param(_) => return true,
+        lanes_ir::ValueDef::Result(inst) => inst,
+    };
+    let Some(def) = func.layout.inst_block(inst) else {
+        return false;
+    };
+    func.layout.entry_block() == Some(def)
+        || (func.dfg.inst(inst).is_phi()
+            && loops
+                .loop_of_header(def)
+                .is_some_and(|l| loops.contains(l, b)))
 }

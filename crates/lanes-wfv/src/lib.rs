@@ -335,6 +335,11 @@ pub fn prepare(
         }
         let done = transform_divergent_loops(&mut func, info.analyses_mut(), &headers)?;
         transformed.extend(done);
+        let dont_care: Vec<Value> = transformed
+            .iter()
+            .flat_map(|t| t.dont_care.iter().copied())
+            .collect();
+        analysis.set_dont_care(&dont_care);
         after_pass("divergent_loops", &func);
         info = analysis.analyze_in(&func, args, info.into_analyses())?;
     }

@@ -249,6 +249,20 @@ pub fn linearize(
         .collect();
     // Predicates and guards, computed on the original branches.
     let mut preds = Predicates::compute(a.cfg(), a.loops(), &index, &div, transformed);
+    // Kept uniform branches into blocks they alone enter: those edges' predicates are
+    // their source's, placed in the target.
+    let mut sole_entries: Vec<(Block, Block)> = Vec::new();
+    for &b in &order {
+        if plan.folded[b] || div(b) || distinct(&func.successors(b)) < 2 {
+            continue;
+        }
+        for s in func.successors(b) {
+            if plan.targets[b].contains(&s) && a.cfg().preds(s) == [b] {
+                sole_entries.push((b, s));
+            }
+        }
+    }
+    preds.place_at_target(sole_entries);
     let mut predication = Predication::default();
     for &b in &order {
         if let Some(p) = preds.block_pred(func, b) {

@@ -22,11 +22,12 @@
 //! predicates become `i1` values (vectors after widening).
 //!
 //! Predicates are materialized on demand: a block predicate at the top of its block, an
-//! edge predicate before the terminator of its source, both *before* linearization
+//! edge predicate before the terminator of its source (or, for the edge of a kept uniform
+//! branch into a block it alone enters, at the top of that block), all *before* linearization
 //! rewrites the branches. Their uses may then no longer be dominated by their definitions;
 //! linearization's SSA repair supplies `false` on paths that skip the defining block.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use cranelift_entity::SecondaryMap;
 use lanes_analysis::{ControlFlowGraph, LoopForest};
@@ -69,6 +70,9 @@ pub struct Predicates {
     /// The materialized predicate of each block asked for so far (`Some(None)`: uniform).
     block_value: SecondaryMap<Block, Option<Option<Value>>>,
     edge_value: HashMap<(Block, Block), Value>,
+    /// Edges of kept uniform branches into a block they alone enter
+    /// ([`Predicates::place_at_target`]).
+    at_target: HashSet<(Block, Block)>,
 }
 
 impl Default for Predicates {
@@ -80,6 +84,7 @@ impl Default for Predicates {
             cdep: SecondaryMap::new(),
             block_value: SecondaryMap::new(),
             edge_value: HashMap::new(),
+            at_target: HashSet::new(),
         }
     }
 }
@@ -213,17 +218,23 @@ impl Predicates {
                     live,
                     entries,
                 } => {
-                    let entry_v = if entry_uniform || entry.is_empty() {
+                    // The live mask starts as the predicate of the block entering the loop.
+                    let mut all_set = true;
+                    for pre in entries {
+                        match self.block_pred(func, pre) {
+                            Some(pp) => set_incoming(func, live, pre, pp),
+                            None => all_set = false,
+                        }
+                    }
+                    // Every lane of an entry block's predicate enters the loop, so when
+                    // the live mask starts from those predicates it never holds a lane
+                    // outside the loop's entry predicate: the conjunction with it, loop-
+                    // invariant work in every iteration, is left out.
+                    let entry_v = if entry_uniform || entry.is_empty() || all_set {
                         None
                     } else {
                         Some(self.or_at_top(func, b, &entry))
                     };
-                    // The live mask starts as the predicate of the block entering the loop.
-                    for pre in entries {
-                        if let Some(pp) = self.block_pred(func, pre) {
-                            set_incoming(func, live, pre, pp);
-                        }
-                    }
                     Some(match entry_v {
                         None => live,
                         Some(e) => at_top(
@@ -264,11 +275,35 @@ impl Predicates {
         acc
     }
 
+    /// Edges `a → s` of uniform branches that linearization keeps, where `a` is the only
+    /// predecessor of `s`: control reaches `s` only when the (uniform) condition holds, so
+    /// the edge's predicate is `a`'s own, placed at the top of `s` instead of `pred(a) ∧
+    /// cond` before `a`'s terminator. A loop's uniform exit (a kill exit kept as a branch
+    /// out of a divergent loop's body) then costs nothing in the iterations that do not
+    /// take it, where the conjunction would be computed, broadcast and masked in each.
+    pub fn place_at_target(&mut self, edges: impl IntoIterator<Item = (Block, Block)>) {
+        self.at_target.extend(edges);
+    }
+
     /// The predicate of the edge `a → s`, placed before `a`'s terminator (which must still
-    /// be the original branch).
+    /// be the original branch), or at the top of `s` ([`Predicates::place_at_target`]).
     pub fn edge_pred(&mut self, func: &mut Function, a: Block, s: Block) -> Value {
         if let Some(&v) = self.edge_value.get(&(a, s)) {
             return v;
+        }
+        if self.at_target.contains(&(a, s)) {
+            if let Some(p) = self.block_pred(func, a) {
+                let v = at_top(
+                    func,
+                    s,
+                    InstData::Unary {
+                        op: UnaryOp::Copy,
+                        arg: p,
+                    },
+                );
+                self.edge_value.insert((a, s), v);
+                return v;
+            }
         }
         let cond = edge_condition(func, a, s);
         let bp = self.block_pred(func, a);
@@ -302,6 +337,9 @@ fn at_top(func: &mut Function, b: Block, data: InstData) -> Value {
             func.dfg.inst(i),
             InstData::Binary {
                 op: BinaryOp::And | BinaryOp::Or,
+                ..
+            } | InstData::Unary {
+                op: UnaryOp::Copy,
                 ..
             }
         ) && func.dfg.inst_result(i).map(|r| func.dfg.value_type(r)) == Some(Type::I1)

@@ -114,6 +114,8 @@ pub struct ShapeInfo {
     /// The parameters' shapes were declared (analysis of a function), not taken from a
     /// call site (summary of a callee); see [`no_wrap`].
     declared_params: bool,
+    /// φ operands that stand for "any value" ([`ShapeAnalysis::set_dont_care`]).
+    dont_care: Vec<Value>,
 }
 
 /// Analyzes defined functions of a module.
@@ -124,6 +126,8 @@ pub struct ShapeAnalysis<'m> {
     /// The module's call graph, built at the first call summary: a recursive callee's
     /// summary would be a fixpoint over its cycle, so it is varying instead.
     calls: OnceCell<CallGraph>,
+    /// φ operands of the analysed function that stand for "any value".
+    dont_care: RefCell<Vec<Value>>,
 }
 
 impl<'m> ShapeAnalysis<'m> {
@@ -133,7 +137,18 @@ impl<'m> ShapeAnalysis<'m> {
             walk_budget: Some(DEFAULT_WALK_BUDGET),
             summaries: RefCell::new(HashMap::new()),
             calls: OnceCell::new(),
+            dont_care: RefCell::new(Vec::new()),
         }
+    }
+
+    /// Values of the function analysed by [`Self::analyze_in`] (not of callees) that only
+    /// stand for "any value": what PLDI'18 §5's divergent loop transform passes back to
+    /// the header for the instances that left the loop, which are dead there. A φ ignores
+    /// such incoming values, so that a counter the live instances share stays uniform
+    /// although the pure latch joins divergent paths: its exit test stays a uniform branch
+    /// that linearization keeps (the Mandelbrot loop's `k == limit`, Fig. 9's kill exit).
+    pub fn set_dont_care(&self, values: &[Value]) {
+        *self.dont_care.borrow_mut() = values.to_vec();
     }
 
     /// Steps one label-propagation walk may take before the rest of it is summarized
@@ -257,6 +272,11 @@ impl<'m> ShapeAnalysis<'m> {
             effects: HashMap::new(),
             temporal: SecondaryMap::new(),
             declared_params,
+            dont_care: if declared_params {
+                self.dont_care.borrow().clone()
+            } else {
+                Vec::new()
+            },
             analyses,
         };
         for (p, &s) in func.params.iter().zip(seeds) {
@@ -529,6 +549,18 @@ impl ShapeInfo {
                 self.analyses.cfg().is_reachable(p) && self.analyses.cfg().has_edge(p, block)
             })
             .collect();
+        // Instances bringing a don't-care value are dead: if all others bring one value,
+        // the φ is that value for every live instance.
+        let real: Vec<Value> = live
+            .iter()
+            .map(|&(_, v)| v)
+            .filter(|v| !self.dont_care.contains(v))
+            .collect();
+        if let Some(&first) = real.first() {
+            if real.len() < live.len() && real.iter().all(|&v| v == first) {
+                return self.shape_in(first, block);
+            }
+        }
         let joined = live.iter().fold(VShape::Undef, |acc, &(_, v)| {
             acc.join(self.shape_in(v, block))
         });
