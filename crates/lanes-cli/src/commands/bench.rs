@@ -24,7 +24,8 @@ pub enum Suite {
     /// (tree search, XSBench, kd-tree point correlation and nearest neighbour, Mandelbrot,
     /// N-body, Black-Scholes, an if-cascade, ray/sphere, a branch with similar sides, an
     /// int-indexed stencil, binomial options in a private array, a postfix evaluator with a
-    /// private stack)
+    /// private stack, ambient occlusion, noise, a 3-D stencil, volume rendering, a BVH ray
+    /// tracer), with ISPC's build of the kernels' `.ispc` twins as a peer
     Wfv(WfvArgs),
     /// Control flow the reconverging transform adds per block order, against partial
     /// linearization and LLVM's structurizecfg, per function of the C corpus, the benchmark

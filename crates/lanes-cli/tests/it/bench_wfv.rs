@@ -147,7 +147,7 @@ fn bench_wfv_runs_ispc_as_a_peer_where_it_is_installed() {
             "bench",
             "wfv",
             "--kernels",
-            "mandelbrot,rpn_eval,tree_search",
+            "mandelbrot,rpn_eval,twin_sides",
         ])
         .args([
             "--configs",
@@ -174,13 +174,13 @@ fn bench_wfv_runs_ispc_as_a_peer_where_it_is_installed() {
         .filter(|r| r["config"] == "ispc")
         .filter_map(|r| r["kernel"].as_str())
         .collect();
-    // tree_search has no twin.
+    // twin_sides has no twin.
     assert!(
         ispc_kernels.contains(&"mandelbrot") && ispc_kernels.contains(&"rpn_eval"),
         "{} gave {ispc_kernels:?}",
         ispc.display()
     );
-    assert!(!ispc_kernels.contains(&"tree_search"), "{ispc_kernels:?}");
+    assert!(!ispc_kernels.contains(&"twin_sides"), "{ispc_kernels:?}");
     assert!(
         v["failures"].as_array().is_some_and(|f| f.is_empty()),
         "{v}"

@@ -129,6 +129,41 @@ pub const KERNELS: &[Kernel] = &[
         after: "GP fitness, postfix program, private stack",
         private_arrays: true,
     },
+    Kernel {
+        name: "ao",
+        uniform_params: 5,
+        instances: 256 * 256,
+        after: "aobench ambient occlusion, hash-sampled hemisphere",
+        private_arrays: false,
+    },
+    Kernel {
+        name: "noise",
+        uniform_params: 6,
+        instances: 512 * 512,
+        after: "Perlin improved noise, octave turbulence",
+        private_arrays: false,
+    },
+    Kernel {
+        name: "stencil3d",
+        uniform_params: 9,
+        instances: 128 * 128 * 128,
+        after: "27-point 3-d stencil, boundary copy",
+        private_arrays: false,
+    },
+    Kernel {
+        name: "volume",
+        uniform_params: 6,
+        instances: 320 * 320,
+        after: "volume ray marching, early opacity exit",
+        private_arrays: false,
+    },
+    Kernel {
+        name: "bvh",
+        uniform_params: 5,
+        instances: 256 * 256,
+        after: "BVH ray casting, private traversal stack",
+        private_arrays: true,
+    },
 ];
 
 /// A way lanes builds a kernel (PLDI'18 §7's configurations, plus branch fusion).

@@ -3,7 +3,9 @@
 //! and four radii, kd-tree nearest-neighbour search, Mandelbrot, N-body, Black-Scholes, an nab-like if-cascade, an
 //! aobench-like ray/sphere kernel, a branch with two similar sides, an `int`-indexed
 //! stencil, binomial option pricing in a private array, a postfix-program evaluator with a
-//! private stack) is built as clang-19 -O3 -march=native compiles the plain loop over its
+//! private stack, and the ISPC-style kernels: aobench-style ambient occlusion, Perlin-style
+//! noise, a 3-D stencil, volume rendering with early exits, a ray tracer over a BVH with a
+//! per-instance stack) is built as clang-19 -O3 -march=native compiles the plain loop over its
 //! instances (LLVM's vectorizers on) and as lanes vectorizes its SPMD function — full
 //! if-conversion, partial linearization, partial + BOSCC (§6.1), partial + BOSCC + branch
 //! fusion (PACT'11 §IV-A), and for kernels with private arrays the last with those laid out
