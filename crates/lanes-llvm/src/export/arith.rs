@@ -1,6 +1,7 @@
 //! Arithmetic, comparisons and casts on export, where lanes semantics are spelled out:
 //! shift amounts masked to the width, `fmin`/`fmax` as `llvm.minnum`/`maxnum`, integer
-//! min/max as `llvm.smin` etc., `fptosi`/`fptoui` as the saturating `llvm.fpto[su]i.sat`.
+//! min/max as `llvm.smin` etc., `fptosi`/`fptoui` as the saturating `llvm.fpto[su]i.sat`
+//! (spelled out as clamp, convert and a NaN blend on vectors).
 //! Integer flags (`nuw`, `nsw`, `exact`, `disjoint`, `nneg`) go back onto the LLVM
 //! instruction with the same meaning ([`lanes_ir::flags`]; the tables are in `opcode_map`).
 
@@ -75,6 +76,9 @@ impl FuncCx<'_> {
             CastOp::Sext => LLVMBuildSExt(bd, x, lt, n),
             CastOp::FpTrunc => LLVMBuildFPTrunc(bd, x, lt, n),
             CastOp::FpExt => LLVMBuildFPExt(bd, x, lt, n),
+            CastOp::FpToSi | CastOp::FpToUi if to.is_vector() => {
+                self.saturating_vector_conversion(op == CastOp::FpToSi, arg, to)
+            }
             CastOp::FpToSi => self.call_intrinsic("llvm.fptosi.sat", &[lt, LLVMTypeOf(x)], &[x])?,
             CastOp::FpToUi => self.call_intrinsic("llvm.fptoui.sat", &[lt, LLVMTypeOf(x)], &[x])?,
             CastOp::SiToFp => LLVMBuildSIToFP(bd, x, lt, n),
@@ -84,5 +88,49 @@ impl FuncCx<'_> {
             CastOp::IntToPtr => LLVMBuildIntToPtr(bd, x, lt, n),
             CastOp::AddrSpaceCast => LLVMBuildAddrSpaceCast(bd, x, lt, n),
         })
+    }
+
+    /// A vector `fptosi`/`fptoui` with lanes' saturating semantics, spelled out: the
+    /// operand raised to the integer type's minimum (a power of two, exact as a float), the
+    /// plain conversion, the maximum where the operand reaches the first integer out of
+    /// range (also a power of two), and 0 for NaN. LLVM 19 scalarizes
+    /// `llvm.fpto[su]i.sat` on vectors for targets without AVX-512 (a conversion, two
+    /// compares and two moves per lane); this is a few vector compares and blends around
+    /// one `vcvttps2dq`.
+    unsafe fn saturating_vector_conversion(
+        &self,
+        signed: bool,
+        arg: Value,
+        to: Type,
+    ) -> LLVMValueRef {
+        use inkwell::llvm_sys::LLVMRealPredicate::{LLVMRealOGE, LLVMRealOLT, LLVMRealUNO};
+        let from = self.vt(arg);
+        let x = self.arg(arg);
+        let (bd, n) = (self.b, noname());
+        let bits = to.elem().bits();
+        let (lo, limit, max) = if signed {
+            let k = 2f64.powi(bits as i32 - 1);
+            (-k, k, (1u64 << (bits - 1)) - 1)
+        } else {
+            (0.0, 2f64.powi(bits as i32), u64::MAX >> (64 - bits))
+        };
+        let float = |v: f64| match from.elem() {
+            lanes_ir::ScalarType::F32 => self.const_bits(from, u64::from((v as f32).to_bits())),
+            _ => self.const_bits(from, v.to_bits()),
+        };
+        let (lo, limit) = (float(lo), float(limit));
+        let below = LLVMBuildFCmp(bd, LLVMRealOLT, x, lo, n);
+        let raised = LLVMBuildSelect(bd, below, lo, x, n);
+        let lt = self.t.ty(to);
+        // Poison where the operand is at or past the limit, or NaN: both replaced below.
+        let converted = if signed {
+            LLVMBuildFPToSI(bd, raised, lt, n)
+        } else {
+            LLVMBuildFPToUI(bd, raised, lt, n)
+        };
+        let above = LLVMBuildFCmp(bd, LLVMRealOGE, x, limit, n);
+        let capped = LLVMBuildSelect(bd, above, self.const_bits(to, max), converted, n);
+        let nan = LLVMBuildFCmp(bd, LLVMRealUNO, x, x, n);
+        LLVMBuildSelect(bd, nan, self.const_bits(to, 0), capped, n)
     }
 }

@@ -222,3 +222,93 @@ fn transcendental_math_agrees() {
         assert!(n >= 80, "{w:?}: only {n} runs compared");
     }
 }
+
+/// Vector float-to-integer conversions (exported as compare, convert and blend, not as
+/// LLVM's scalarized `llvm.fpto[su]i.sat`) saturate exactly as the interpreter's: NaN to
+/// 0, out-of-range values to the type's extremes, at and around every limit, for `f32`
+/// and `f64` to signed and unsigned integers of 8 to 64 bits.
+#[test]
+fn vector_float_to_int_conversions_saturate_as_in_the_interpreter() {
+    let edges: [f64; 24] = [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        -0.9,
+        0.5,
+        -1.0,
+        127.9,
+        128.0,
+        255.9,
+        256.0,
+        -129.0,
+        32768.0,
+        65536.0,
+        2147483520.0,
+        2147483648.0,
+        -2147483648.0,
+        -2147483904.0,
+        4294967040.0,
+        4294967296.0,
+        9.2e18,
+        1.9e19,
+        -1.0e20,
+    ];
+    let ctx = Context::create();
+    let opts = PipelineOptions::default();
+    for from in ["f32", "f64"] {
+        for to in ["i8", "i16", "i32", "i64"] {
+            for op in ["fptosi", "fptoui"] {
+                let text = format!(
+                    "function @conv(v0: <8 x {from}>, v1: ptr) {{\nblock0:\n    v2: <8 x {to}> = {op} v0\n    store v2, v1 align 1\n    ret\n}}\n"
+                );
+                let module = lanes_ir::parse_module(&text).expect("parses");
+                let jit = Jit::new(&ctx, &module, &opts).expect("compiles");
+                let elem = if from == "f32" {
+                    ScalarType::F32
+                } else {
+                    ScalarType::F64
+                };
+                for chunk in edges.chunks(8) {
+                    let lanes = chunk
+                        .iter()
+                        .map(|&x| match elem {
+                            ScalarType::F32 => u64::from((x as f32).to_bits()),
+                            _ => x.to_bits(),
+                        })
+                        .collect();
+                    let x = RtValue::from_lanes(Type::vector(8, elem), lanes).expect("lanes");
+                    let mut mem = Memory::new();
+                    let out = mem
+                        .alloc_init(&[0; 64], 16, AddrSpace::GLOBAL, false)
+                        .expect("fits");
+                    let ptr = RtValue::ptr_of(ScalarType::Ptr(AddrSpace::PRIVATE), out);
+                    Interpreter::new(&module)
+                        .call(
+                            module.func_by_name("conv").unwrap(),
+                            &[x.clone(), ptr],
+                            &mut mem,
+                        )
+                        .expect("runs");
+                    let want = mem.read_bytes(out, 64).expect("reads");
+                    let mut got = vec![0u128; 4];
+                    // SAFETY: `got` holds 64 bytes, more than the widest result stored.
+                    unsafe {
+                        jit.call(
+                            "conv",
+                            &[
+                                x.to_le_bytes(),
+                                (got.as_mut_ptr() as u64).to_le_bytes().to_vec(),
+                            ],
+                        )
+                    }
+                    .expect("runs natively");
+                    // SAFETY: as above.
+                    let got = unsafe { std::slice::from_raw_parts(got.as_ptr().cast::<u8>(), 64) };
+                    assert_eq!(want, got, "{op} <8 x {from}> to <8 x {to}> of {chunk:?}");
+                }
+            }
+        }
+    }
+}
