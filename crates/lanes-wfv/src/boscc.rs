@@ -13,8 +13,14 @@
 //!
 //! Which branches get one: `All` guards every divergent two-way branch that is not a loop's
 //! back edge or exit and has a side with a single predecessor (the heavier side when both
-//! qualify); `Auto` only those whose guarded side dominates at least
-//! [`AUTO_MIN_INSTS`] instructions, where skipping can repay the test.
+//! qualify); `Auto` only those whose guarded side dominates work of at least
+//! [`AUTO_MIN_COST`], where skipping can repay the test. The work is weighed per
+//! instruction, as ISPC weighs the statements of a varying `if` before it decides to test
+//! its mask: a square root, a division or a transcendental function, a memory access under
+//! a varying mask (a masked access or a gather once vectorized) and a call count many
+//! times an add. A vector test and a branch cost two instructions; a skipped square root
+//! alone repays them when most groups skip it (ray/sphere intersections: most rays miss
+//! most spheres).
 
 use cranelift_entity::EntitySet;
 use lanes_analysis::shapes::ShapeInfo;
@@ -25,14 +31,54 @@ use crate::cfg_edit::brif_targets;
 /// Which divergent branches get a BOSCC gadget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BosccPolicy {
-    /// Where the skippable side is heavy enough ([`AUTO_MIN_INSTS`]).
+    /// Where the skippable side is heavy enough ([`AUTO_MIN_COST`]).
     Auto,
     /// Every divergent branch that can have one.
     All,
 }
 
-/// The least number of instructions a side must dominate for `Auto` to guard it.
-pub const AUTO_MIN_INSTS: usize = 24;
+/// The least work ([`work`]) a side must dominate for `Auto` to guard it.
+pub const AUTO_MIN_COST: usize = 12;
+
+/// What one instruction weighs in the work a gadget may skip.
+pub fn work(data: &InstData) -> usize {
+    use lanes_ir::BinaryOp;
+    match data {
+        InstData::Phi { .. } | InstData::Jump { .. } | InstData::Brif { .. } => 0,
+        InstData::Unary {
+            op: UnaryOp::Copy, ..
+        } => 0,
+        InstData::Call { .. } | InstData::CallIndirect { .. } => 16,
+        InstData::Load { .. }
+        | InstData::Store { .. }
+        | InstData::MaskedLoad { .. }
+        | InstData::MaskedStore { .. }
+        | InstData::Gather { .. }
+        | InstData::Scatter { .. }
+        | InstData::AtomicRmw { .. }
+        | InstData::AtomicCas { .. } => 4,
+        InstData::Binary {
+            op: BinaryOp::FDiv | BinaryOp::FRem | BinaryOp::SDiv | BinaryOp::UDiv,
+            ..
+        }
+        | InstData::Binary {
+            op: BinaryOp::SRem | BinaryOp::URem,
+            ..
+        } => 8,
+        InstData::Intrinsic { id, .. } => match id.class() {
+            lanes_ir::IntrinsicClass::FloatMath(_)
+                if !matches!(
+                    id,
+                    Intrinsic::Fabs | Intrinsic::Copysign | Intrinsic::Fma | Intrinsic::FMulAdd
+                ) =>
+            {
+                8
+            }
+            _ => 1,
+        },
+        _ => 1,
+    }
+}
 
 /// Inserts gadgets into `func` (whose shapes, CFG and loops `info` describes) by
 /// `policy`; returns how many.
@@ -41,12 +87,13 @@ pub fn insert_gadgets(func: &mut Function, info: &ShapeInfo, policy: BosccPolicy
     let loops = info.loops();
     let dom = info.domtree();
     let blocks: Vec<Block> = func.layout.blocks().collect();
-    // Instructions in the blocks each block dominates.
+    // The work of the blocks each block dominates.
     let weight = |side: Block| -> usize {
         blocks
             .iter()
             .filter(|&&x| dom.dominates(side, x))
-            .map(|&x| func.layout.block_insts(x).len())
+            .flat_map(|&x| func.layout.block_insts(x))
+            .map(|&i| work(func.dfg.inst(i)))
             .sum()
     };
     let mut plans: Vec<(Block, Block, Block, bool)> = Vec::new();
@@ -75,7 +122,7 @@ pub fn insert_gadgets(func: &mut Function, info: &ShapeInfo, policy: BosccPolicy
         let Some((w, side, taken)) = best else {
             continue;
         };
-        if policy == BosccPolicy::Auto && w < AUTO_MIN_INSTS {
+        if policy == BosccPolicy::Auto && w < AUTO_MIN_COST {
             continue;
         }
         let other = if taken { else_dest } else { then_dest };

@@ -61,7 +61,7 @@ use lanes_ir::{Block, FuncCursor, Function, InstData, Value};
 
 use super::masks::{Divergent, Masks};
 use super::open_tree::succs_of;
-use crate::boscc::AUTO_MIN_INSTS;
+use crate::boscc::{work, AUTO_MIN_COST};
 use crate::cfg_edit::{brif_targets, def_block};
 use crate::guards::Predication;
 use crate::WfvError;
@@ -70,7 +70,8 @@ use crate::WfvError;
 /// there (the paper's step-4 option). Regions with a cycle always keep it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum SkipEmpty {
-    /// Where the region holds at least [`AUTO_MIN_INSTS`] instructions (BOSCC's threshold).
+    /// Where the region holds at least [`AUTO_MIN_COST`] of work (BOSCC's measure and
+    /// threshold).
     #[default]
     Auto,
     /// At every divergent branch.
@@ -126,11 +127,12 @@ pub fn lower_to_masks(
         let weight: usize = region
             .keys()
             .filter(|&x| region.contains(x))
-            .map(|x| func.layout.block_insts(x).len())
+            .flat_map(|x| func.layout.block_insts(x))
+            .map(|&i| work(func.dfg.inst(i)))
             .sum();
         skips.push(match skip {
             SkipEmpty::All => true,
-            SkipEmpty::Auto => weight >= AUTO_MIN_INSTS,
+            SkipEmpty::Auto => weight >= AUTO_MIN_COST,
             SkipEmpty::Off => false,
         });
         regions.push(region);
