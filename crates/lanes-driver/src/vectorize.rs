@@ -263,7 +263,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
                     slp_vectorize: false,
                     verify_each: false,
                 },
-                target: target.options(opt),
+                target: target.vector_code_options(opt),
                 emit,
                 export: ExportOptions { veclib },
             };

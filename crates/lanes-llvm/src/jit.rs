@@ -47,12 +47,15 @@ use crate::pipeline::{optimize, verify, PipelineOptions};
 /// Gives every function the host CPU and its features as attributes, as clang does for
 /// `-march=native`: MCJIT builds its own target machine for a generic CPU, and the
 /// attributes make its code generation (and the optimizer's cost model) use the host's
-/// instructions — FMA, so that `llvm.fmuladd` fuses exactly as in clang's native code.
+/// instructions — FMA, so that `llvm.fmuladd` fuses exactly as in clang's native code —,
+/// with hardware gathers on AVX2 as in lanes' compiled vector code
+/// ([`crate::target::Target::vector_code_options`]).
 fn for_host_cpu(ctx: &Context, llm: &LlModule<'_>) {
     use inkwell::attributes::AttributeLoc;
     let cpu = TargetMachine::get_host_cpu_name();
     let features = TargetMachine::get_host_cpu_features();
     let (cpu, features) = (cpu.to_string_lossy(), features.to_string_lossy());
+    let features = crate::target::with_hardware_gathers(&features);
     for f in llm.get_functions() {
         if f.count_basic_blocks() == 0 {
             continue;

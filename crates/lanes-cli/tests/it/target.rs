@@ -222,3 +222,43 @@ fn masks_are_lane_width_integers_without_mask_registers() {
     let lir = vectorize("-march=skylake-avx512", 16, &d.join("m16_avx512.lir"));
     assert!(lir.contains("<16 x i1> = phi"), "{lir}");
 }
+
+/// A lookup `t[idx[i]]` with an `int` index is one hardware gather with 32-bit indices
+/// scaled by the element size: `vpgatherdd (base,%ymm,4)` for Haswell (whose LLVM tuning
+/// would otherwise make it eight branches and scalar loads) and on `zmm` for AVX-512.
+#[test]
+fn int_indexed_lookups_are_hardware_gathers_with_32_bit_indices() {
+    let d = scratch_dir("target-gathers");
+    let src = d.join("lookup.c");
+    std::fs::write(
+        &src,
+        "void look(long i, const int *t, const int *idx, int *out) { out[i] = t[idx[i]]; }\n",
+    )
+    .expect("writes");
+    for (march, reg) in [
+        ("-march=haswell", "%ymm"),
+        ("-march=skylake-avx512", "%zmm"),
+    ] {
+        let asm = d.join("lookup.s");
+        run(lanes()
+            .args([
+                "vectorize",
+                s(&src),
+                "--function",
+                "look",
+                "--shapes",
+                "c,u,u,u",
+            ])
+            .args([march, "-O3", "-o", s(&asm)]));
+        let text = std::fs::read_to_string(&asm).expect("assembly");
+        let gathers: Vec<&str> = text.lines().filter(|l| l.contains("gather")).collect();
+        assert!(
+            gathers.iter().any(|l| l.contains("vpgatherdd")
+                && l.contains(&format!("{reg}"))
+                && l.contains(",4)")),
+            "{march}: {}\n{text}",
+            gathers.join("\n")
+        );
+        assert!(!text.contains("vpinsrd"), "{march}: scalar loads:\n{text}");
+    }
+}

@@ -331,6 +331,10 @@ impl FuncCx<'_> {
                 phi
             }
             InstData::PtrAdd { args, flags } => {
+                let inbounds = flags.contains(lanes_ir::IntFlags::INBOUNDS);
+                if let Some(g) = self.scaled_vector_ptradd(args[0], args[1], inbounds) {
+                    return Ok(Some(g));
+                }
                 let mut off = self.arg(args[1]);
                 let g = LLVMBuildGEP2(b, self.t.i8(), self.arg(args[0]), &mut off, 1, noname());
                 let mut nowrap = 0;

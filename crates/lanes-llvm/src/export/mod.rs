@@ -21,6 +21,7 @@
 //! bodies in [`func`], intrinsic lowering in [`intrinsics`], vector math library calls
 //! (`-fveclib=libmvec`) in [`veclib`].
 
+mod addressing;
 mod arith;
 mod func;
 mod in_place;

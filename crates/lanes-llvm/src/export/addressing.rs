@@ -1,0 +1,106 @@
+//! Vector addresses in the form LLVM's gathers and scatters use best.
+//!
+//! lanes IR adds byte offsets to pointers (`ptradd`); widened, an access `a[i]` with a
+//! varying `int i` becomes `ptradd a, (sext i) << 2`, which exported as `gep i8` hides
+//! the element scale from the code generator: its gathers then take 64-bit indices, two
+//! `vpgatherqd` of four lanes each on AVX2 instead of one `vpgatherdd` of eight. A vector
+//! `ptradd` of a uniform base and an offset that is a sign-extended narrow integer
+//! scaled by a power of two is exported as `gep iS, base, sext i` instead (the same
+//! address, `base + sext(i) · S`), which LLVM's instruction selection recognizes as base,
+//! 32-bit index and scale.
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+
+use lanes_ir::{BinaryOp, CastOp, InstData, Intrinsic, Value};
+
+use super::func::FuncCx;
+use crate::llvm::noname;
+
+impl FuncCx<'_> {
+    /// `ptradd base, off` with a vector offset, as `gep iS, base, index` where that form
+    /// applies (module docs); `None` otherwise.
+    pub(super) unsafe fn scaled_vector_ptradd(
+        &self,
+        base: Value,
+        off: Value,
+        inbounds: bool,
+    ) -> Option<LLVMValueRef> {
+        if !self.vt(off).is_vector() {
+            return None;
+        }
+        let base = self.uniform_pointer(base)?;
+        let (index, log2) = self.scaled_narrow_index(off)?;
+        let elem = match log2 {
+            0 => self.t.i8(),
+            1 => LLVMInt16TypeInContext(self.t.ctx),
+            2 => self.t.i32(),
+            3 => self.t.i64(),
+            _ => LLVMArrayType2(self.t.i8(), 1 << log2),
+        };
+        let mut idx = self.arg(index);
+        let g = LLVMBuildGEP2(self.b, elem, self.arg(base), &mut idx, 1, noname());
+        if inbounds && !LLVMIsAInstruction(g).is_null() {
+            LLVMGEPSetNoWrapFlags(g, inkwell::llvm_sys::LLVMGEPFlagInBounds);
+        }
+        Some(g)
+    }
+
+    /// The scalar pointer `v` is, or is a splat of.
+    fn uniform_pointer(&self, v: Value) -> Option<Value> {
+        if !self.vt(v).is_vector() {
+            return Some(v);
+        }
+        match self.def(v)? {
+            InstData::Intrinsic {
+                id: Intrinsic::Broadcast,
+                args,
+            } => args.first().copied().filter(|&s| !self.vt(s).is_vector()),
+            _ => None,
+        }
+    }
+
+    /// `(s, k)` where `off` is `s << k` (or `s · 2^k`) and `s` a sign extension from
+    /// integers of at most 32 bits; `k` at most 6.
+    fn scaled_narrow_index(&self, off: Value) -> Option<(Value, u32)> {
+        let narrow_sext = |v: Value| match self.def(v) {
+            Some(InstData::Cast {
+                op: CastOp::Sext,
+                arg,
+                ..
+            }) if self.vt(*arg).elem().bits() <= 32 => Some(v),
+            _ => None,
+        };
+        if let Some(s) = narrow_sext(off) {
+            return Some((s, 0));
+        }
+        let InstData::Binary { op, args, .. } = self.def(off)? else {
+            return None;
+        };
+        let s = narrow_sext(args[0])?;
+        let c = self.constant_int(args[1])?;
+        let k = match op {
+            BinaryOp::Shl if (0..=6).contains(&c) => c as u32,
+            BinaryOp::Mul if c > 0 && (c as u64).is_power_of_two() && c <= 64 => c.trailing_zeros(),
+            _ => return None,
+        };
+        Some((s, k))
+    }
+
+    /// The integer constant `v` is (a constant or a splat of one).
+    fn constant_int(&self, v: Value) -> Option<i64> {
+        match self.def(v)? {
+            InstData::Iconst { imm } => Some(*imm),
+            InstData::Intrinsic {
+                id: Intrinsic::Broadcast,
+                args,
+            } => args.first().and_then(|&s| self.constant_int(s)),
+            _ => None,
+        }
+    }
+
+    /// The instruction defining `v`, if an instruction does.
+    fn def(&self, v: Value) -> Option<&InstData> {
+        self.func.dfg.def_inst(v).map(|i| self.func.dfg.inst(i))
+    }
+}
