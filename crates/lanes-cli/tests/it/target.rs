@@ -253,9 +253,9 @@ fn int_indexed_lookups_are_hardware_gathers_with_32_bit_indices() {
         let text = std::fs::read_to_string(&asm).expect("assembly");
         let gathers: Vec<&str> = text.lines().filter(|l| l.contains("gather")).collect();
         assert!(
-            gathers.iter().any(|l| l.contains("vpgatherdd")
-                && l.contains(&format!("{reg}"))
-                && l.contains(",4)")),
+            gathers
+                .iter()
+                .any(|l| l.contains("vpgatherdd") && l.contains(reg) && l.contains(",4)")),
             "{march}: {}\n{text}",
             gathers.join("\n")
         );
