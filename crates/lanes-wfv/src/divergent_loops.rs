@@ -7,7 +7,9 @@
 //!
 //! - the header gets a **live mask** φ (which instances still iterate), one **exit mask**
 //!   φ per exit block (which instances left to it), and one **tracking** φ per LCSSA φ of
-//!   the exits (the value each instance carried out when it left);
+//!   the exits (the value each instance carried out when it left) unless every exiting
+//!   edge to that exit carries one value defined before the loop, which the exit then
+//!   reads directly (no blend in every iteration);
 //! - every exiting edge `e → x` is **rebound** to a new block `c` that jumps to a new,
 //!   empty **pure latch** `P`; the old back edge `l → h` goes to `P` too;
 //! - `P` updates the masks with φs (an instance arriving from `c` is no longer live, has
@@ -99,7 +101,7 @@ pub fn transform_divergent_loops(
         if exiting.is_empty() {
             return Err(WfvError::InfiniteLoop(h));
         }
-        let t = transform_one(func, h, pre, *latch, &exiting);
+        let t = transform_one(func, h, pre, *latch, &exiting, &blocks);
         done.push(t);
         analyses.keep_after(Edits::ControlFlow);
         simplify_loops(func, analyses)?;
@@ -114,6 +116,7 @@ fn transform_one(
     pre: Block,
     latch: Block,
     exiting: &[(Block, Block)],
+    blocks: &[Block],
 ) -> TransformedLoop {
     let mut exits: Vec<Block> = Vec::new();
     for &(_, x) in exiting {
@@ -163,11 +166,36 @@ fn transform_one(
         .iter()
         .map(|_| phi_in(func, h, Type::I1, vec![(pre, f)]))
         .collect();
-    let mut tracks: Vec<Value> = Vec::new();
-    for &(_, phi) in &exit_phis {
+    // A live-out that every exiting edge to its exit carries as one value defined outside
+    // the loop needs no tracking: every lane that left there has that value, which the
+    // exit's φ reads once, after the loop (a `return 1` from inside a search loop).
+    let invariant: Vec<Option<Value>> = exit_phis
+        .iter()
+        .map(|&(k, phi)| {
+            let mut vals = exiting
+                .iter()
+                .filter(|&&(_, x)| x == exits[k])
+                .map(|&(e, _)| incoming_of(func, phi, e));
+            let first = vals.next()??;
+            let outside = match func.dfg.value_def(first) {
+                lanes_ir::ValueDef::Param(_) => true,
+                lanes_ir::ValueDef::Result(i) => func
+                    .layout
+                    .inst_block(i)
+                    .is_some_and(|b| !blocks.contains(&b)),
+            };
+            (outside && vals.all(|v| v == Some(first))).then_some(first)
+        })
+        .collect();
+    let mut tracks: Vec<Option<Value>> = Vec::new();
+    for (j, &(_, phi)) in exit_phis.iter().enumerate() {
+        if invariant[j].is_some() {
+            tracks.push(None);
+            continue;
+        }
         let ty = func.dfg.value_type(phi_result(func, phi));
         let z = zero_value(func, ty, &mut zeros);
-        tracks.push(phi_in(func, h, ty, vec![(pre, z)]));
+        tracks.push(Some(phi_in(func, h, ty, vec![(pre, z)])));
     }
     // Pure latch φs: incoming from each `c`, then from the old latch last.
     let live_upd = {
@@ -184,19 +212,23 @@ fn transform_one(
         inc.push((latch, exit_masks[k]));
         mask_upd.push(phi_in(func, pure, Type::I1, inc));
     }
-    let mut track_upd = Vec::new();
+    let mut track_upd: Vec<Value> = Vec::new();
     for (j, &(k, phi)) in exit_phis.iter().enumerate() {
-        let ty = func.dfg.value_type(tracks[j]);
+        let (Some(track), None) = (tracks[j], invariant[j]) else {
+            track_upd.push(invariant[j].expect("an untracked live-out is invariant"));
+            continue;
+        };
+        let ty = func.dfg.value_type(track);
         let mut inc: Vec<(Block, Value)> = Vec::new();
         for &(c, e, to) in &rebound {
             let v = if to == exits[k] {
-                incoming_of(func, phi, e).unwrap_or(tracks[j])
+                incoming_of(func, phi, e).unwrap_or(track)
             } else {
-                tracks[j]
+                track
             };
             inc.push((c, v));
         }
-        inc.push((latch, tracks[j]));
+        inc.push((latch, track));
         track_upd.push(phi_in(func, pure, ty, inc));
     }
     // Header φs: the old back-edge incoming now comes from P; values of instances that
@@ -227,7 +259,8 @@ fn transform_one(
     for (k, &m) in exit_masks.iter().enumerate() {
         set_back_incoming(func, m, pure, mask_upd[k]);
     }
-    for (j, &tr) in tracks.iter().enumerate() {
+    for (j, tr) in tracks.iter().enumerate() {
+        let Some(tr) = *tr else { continue };
         set_back_incoming(func, tr, pure, track_upd[j]);
     }
     // P: continue while any instance is live.
