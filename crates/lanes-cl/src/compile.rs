@@ -95,9 +95,10 @@ pub struct CompiledProgram {
     pub width: u16,
     /// The source file's name, for messages.
     pub file: String,
-    /// Does the host keep masks in mask registers (AVX-512)? Else the vector code holds
-    /// them as lane-width integers (`lanes_wfv::lane_masks`).
-    mask_registers: bool,
+    /// The host's vector register width in bits if it has no mask registers (AVX2 and
+    /// older): the vector code then holds masks as lane-width integers
+    /// (`lanes_wfv::lane_masks`).
+    lane_width_masks: Option<u32>,
 }
 
 /// The resolved host target (the JIT compiles for the host CPU).
@@ -150,9 +151,9 @@ pub fn compile_program(source: &Path, opts: &BuildOptions) -> Result<CompiledPro
         .flat_map(|k| k.phases.iter().cloned())
         .collect();
     lanes_driver::vectorize::drop_unreached(&mut module, &roots);
-    let mask_registers = target.has_mask_registers();
-    if !mask_registers {
-        lanes_wfv::lane_masks::lane_width_masks_in(&mut module);
+    let lane_width_masks = (!target.has_mask_registers()).then(|| target.vector_bits());
+    if let Some(bits) = lane_width_masks {
+        lanes_wfv::lane_masks::lane_width_masks_in(&mut module, bits);
     }
     lanes_ir::verifier::verify_module(&module).map_err(|e| ClError::Internal(e.to_string()))?;
     Ok(CompiledProgram {
@@ -163,7 +164,7 @@ pub fn compile_program(source: &Path, opts: &BuildOptions) -> Result<CompiledPro
         kernels,
         width,
         file,
-        mask_registers,
+        lane_width_masks,
     })
 }
 
@@ -185,8 +186,8 @@ impl CompiledProgram {
             Some(local),
         )?;
         lanes_driver::vectorize::drop_unreached(&mut module, &info.phases);
-        if !self.mask_registers {
-            lanes_wfv::lane_masks::lane_width_masks_in(&mut module);
+        if let Some(bits) = self.lane_width_masks {
+            lanes_wfv::lane_masks::lane_width_masks_in(&mut module, bits);
         }
         lanes_ir::verifier::verify_module(&module).map_err(|e| ClError::Internal(e.to_string()))?;
         Ok((module, info))

@@ -178,7 +178,7 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
             }
         }
         if !target.has_mask_registers() {
-            lanes_wfv::lane_masks::lane_width_masks_in(module);
+            lanes_wfv::lane_masks::lane_width_masks_in(module, target.vector_bits());
         }
         Ok::<_, DriverError>(internal)
     })?;

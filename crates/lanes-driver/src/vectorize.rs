@@ -236,7 +236,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
     }
     if !target.has_mask_registers() {
         times.time("masks as lane-width integers (no mask registers)", || {
-            lanes_wfv::lane_masks::lane_width_masks_in(&mut module)
+            lanes_wfv::lane_masks::lane_width_masks_in(&mut module, target.vector_bits())
         });
     }
     times

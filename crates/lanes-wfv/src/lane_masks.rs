@@ -129,10 +129,11 @@ fn wide_operand(func: &Function, data: &InstData, position: usize) -> bool {
     }
 }
 
-/// Rewrites the vector masks of `func` as lane-width integer vectors (module docs).
-/// Parameters and results keep their types (a mask parameter is sign-extended on entry),
-/// so callers and the vector-function ABI see no difference.
-pub fn lane_width_masks(func: &mut Function) -> LaneMasks {
+/// Rewrites the vector masks of `func` as lane-width integer vectors (module docs), for
+/// vector registers of `register_bits` bits. Parameters and results keep their types (a
+/// mask parameter is sign-extended on entry), so callers and the vector-function ABI see
+/// no difference.
+pub fn lane_width_masks(func: &mut Function, register_bits: u32) -> LaneMasks {
     let Some(entry) = func.layout.entry_block() else {
         return LaneMasks::default();
     };
@@ -203,7 +204,10 @@ pub fn lane_width_masks(func: &mut Function) -> LaneMasks {
         } = &data
         {
             if let [m] = args[..] {
-                if masks.contains(&m) {
+                // A mask in one register is tested with one `movmsk` of its sign bits; one
+                // spread over several is or-ed (or and-ed) first.
+                let bits = func.dfg.value_type(m).lane_count() * elem.bits();
+                if masks.contains(&m) && bits > register_bits {
                     test_as_reduction(func, inst, *id, wide[&m], elem);
                     continue;
                 }
@@ -274,11 +278,11 @@ pub fn lane_width_masks(func: &mut Function) -> LaneMasks {
     report
 }
 
-/// Rewrites `inst`, `any m` or `all m`, as a test of the lane-width mask's bits: `any` is
-/// `reduce_or m != 0`, `all` is `reduce_and m == -1` (all-ones or all-zeros lanes make
-/// every bit the lane's). The code generator turns both into one `ptest` of the mask's
-/// registers (`vpor` + `vptest` for 16 lanes of AVX2) where a `movmsk` of a `<W x i1>`
-/// would first pack two registers into one.
+/// Rewrites `inst`, `any m` or `all m` of a mask wider than a register, as a test of the
+/// lane-width mask's bits: `any` is `reduce_or m != 0`, `all` is `reduce_and m == -1`
+/// (all-ones or all-zeros lanes make every bit the lane's). The code generator turns both
+/// into one `ptest` of the mask's registers (`vpor` + `vptest` for 16 lanes of AVX2) where
+/// a `movmsk` of a `<W x i1>` would first pack two registers into one.
 fn test_as_reduction(func: &mut Function, inst: Inst, id: Intrinsic, m: Value, elem: ScalarType) {
     let (reduce, cond, imm) = match id {
         Intrinsic::Any => (Intrinsic::ReduceOr, IntCC::Ne, 0),
@@ -421,12 +425,12 @@ fn def_block(func: &Function, v: Value) -> Option<Block> {
 
 /// [`lane_width_masks`] on every function of `module` that has vector masks (the vector
 /// code lanes made: scalar functions have none); the number of functions changed.
-pub fn lane_width_masks_in(module: &mut lanes_ir::Module) -> usize {
+pub fn lane_width_masks_in(module: &mut lanes_ir::Module, register_bits: u32) -> usize {
     let ids: Vec<lanes_ir::FuncId> = module.functions().map(|(id, _)| id).collect();
     let mut changed = 0;
     for id in ids {
         if let Some(func) = module.function_mut(id) {
-            changed += usize::from(lane_width_masks(func).elem.is_some());
+            changed += usize::from(lane_width_masks(func, register_bits).elem.is_some());
         }
     }
     changed

@@ -174,7 +174,7 @@ fn vectorize(test: &FileTest) -> Result<String, String> {
         let wid = define_variant(&mut module, id, &[], req.mode, req.width, req.masked, &name)
             .map_err(|e| at(e.to_string()))?;
         if req.lane_width_masks {
-            lanes_wfv::lane_masks::lane_width_masks_in(&mut module);
+            lanes_wfv::lane_masks::lane_width_masks_in(&mut module, 256);
         }
         out.push(format!("vectorize: {text}"));
         // The variant, then the callees' variants made with it (scalar copies left out).

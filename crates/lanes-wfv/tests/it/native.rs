@@ -151,7 +151,8 @@ fn widened_functions_run_natively_as_in_the_interpreter() {
         // Half the programs with masks as lane-width integers (targets without mask
         // registers), whatever this machine has.
         if (seed / 3) % 2 == 1 {
-            lane_width_masks += usize::from(lanes_wfv::lane_masks::lane_width_masks_in(&mut m) > 0);
+            lane_width_masks +=
+                usize::from(lanes_wfv::lane_masks::lane_width_masks_in(&mut m, 256) > 0);
             lanes_ir::verifier::verify_module(&m).unwrap_or_else(|e| panic!("{what}: {e}"));
         }
         let wf = m.function(wid).unwrap().clone();

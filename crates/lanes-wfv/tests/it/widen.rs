@@ -193,7 +193,7 @@ pub(crate) fn differential(
         n.get() % 2 == 0
     });
     if lane_width {
-        lanes_wfv::lane_masks::lane_width_masks_in(&mut vm);
+        lanes_wfv::lane_masks::lane_width_masks_in(&mut vm, 256);
     }
     let what = &format!(
         "{what}{}",
