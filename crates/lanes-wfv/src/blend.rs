@@ -115,10 +115,16 @@ pub fn fold_phis(
                 .filter(|p| new_preds[b].contains(p))
                 .collect();
             let last_kept = incoming.last().is_some_and(|(p, _)| kept.contains(p));
-            if !same
-                && last_kept
-                && new_preds[b].len() > 1
-                && everywhere_in(cur.func, loops, last, b)
+            let predicate = |p: Block| {
+                edge_preds
+                    .get(&(p, b))
+                    .map(|&c| subst.resolve(c))
+                    .ok_or_else(|| WfvError::Internal(format!("no predicate for {p}->{b}")))
+            };
+            // The incoming edges blended in `b`, on top of `acc`, last first.
+            let blended: Vec<(Block, Value)> = if same {
+                Vec::new()
+            } else if last_kept && new_preds[b].len() > 1 && everywhere_in(cur.func, loops, last, b)
             {
                 // `b` is still a join of the linearized CFG (a uniform branch kept two
                 // edges to it, one of them the last incoming's, whose value lanes keep
@@ -130,12 +136,7 @@ pub fn fold_phis(
                 for &q in &new_preds[b] {
                     let v = match incoming.iter().find(|&&(p, _)| p == q) {
                         Some(&(_, v)) if v != last => {
-                            let Some(&c) = edge_preds.get(&(q, b)) else {
-                                return Err(WfvError::Internal(format!(
-                                    "no predicate for {q}->{b}"
-                                )));
-                            };
-                            let c = subst.resolve(c);
+                            let c = predicate(q)?;
                             cur.goto_before_terminator(q);
                             cur.insert_value(InstData::Select { args: [c, v, last] }, ty)
                         }
@@ -147,23 +148,17 @@ pub fn fold_phis(
                     cur.goto_top(b);
                     acc = cur.insert_phi(ty, merged);
                 }
-                for &(p, v) in incoming.iter().rev().filter(|(p, _)| !kept.contains(p)) {
-                    let Some(&c) = edge_preds.get(&(p, b)) else {
-                        return Err(WfvError::Internal(format!("no predicate for {p}->{b}")));
-                    };
-                    let c = subst.resolve(c);
-                    cur.set_position(blends);
-                    acc = cur.insert_value(InstData::Select { args: [c, v, acc] }, ty);
-                }
-                subst.insert(me, acc);
-                cur.goto_inst(phi).remove_inst();
-                continue;
-            }
-            for &(p, v) in incoming.iter().rev().skip(1).filter(|_| !same) {
-                let Some(&c) = edge_preds.get(&(p, b)) else {
-                    return Err(WfvError::Internal(format!("no predicate for {p}->{b}")));
-                };
-                let c = subst.resolve(c);
+                incoming
+                    .iter()
+                    .rev()
+                    .filter(|(p, _)| !kept.contains(p))
+                    .copied()
+                    .collect()
+            } else {
+                incoming.iter().rev().skip(1).copied().collect()
+            };
+            for (p, v) in blended {
+                let c = predicate(p)?;
                 cur.set_position(blends);
                 acc = cur.insert_value(InstData::Select { args: [c, v, acc] }, ty);
             }
