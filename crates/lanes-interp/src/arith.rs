@@ -158,7 +158,7 @@ pub fn unary(op: UnaryOp, a: &RtValue) -> Result<RtValue, ErrorKind> {
     let elem = a.elem();
     let w = elem.bits();
     match op {
-        UnaryOp::Copy => Ok(a.clone()),
+        UnaryOp::Copy | UnaryOp::Freeze => Ok(a.clone()),
         UnaryOp::Ineg if elem.is_int() => map_lanes(a, a.ty(), |x| Ok(x.wrapping_neg())),
         UnaryOp::Not if elem.is_int() => map_lanes(a, a.ty(), |x| Ok(!x)),
         UnaryOp::Fneg if elem.is_float() => map_lanes(a, a.ty(), |x| Ok(x ^ (1u64 << (w - 1)))),

@@ -126,6 +126,11 @@ named_enum!(
         Fneg = "fneg",
         /// Identity; what LLVM's `freeze` becomes, since lanes IR has no poison.
         Copy = "copy",
+        /// Identity, exported as LLVM's `freeze`: a value LLVM's combiner must not look
+        /// through (lane-width masks spread over several registers, whose sign-extended
+        /// compares it would otherwise combine back into `<W x i1>` logic, which x86
+        /// without mask registers legalizes as packed bytes).
+        Freeze = "freeze",
     }
 );
 

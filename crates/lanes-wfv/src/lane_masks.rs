@@ -16,6 +16,11 @@
 //! and are sign-extended once for the others; a use that needs `<W x i1>` elsewhere (a
 //! blend of data, a masked memory access, `any`/`all`, a call) reads the sign bit,
 //! `icmp slt m, 0`, which the code generator folds into the instruction that consumes it.
+//! A mask wider than a register (16 lanes of 32 bits on AVX2) is tested with one `ptest`
+//! of its registers or-ed together, and its compares' sign extensions are frozen
+//! (`UnaryOp::Freeze`): LLVM's combiner would otherwise fold the logic on them back into
+//! `<W x i1>` logic, which x86 legalizes as packed bytes (`vpackssdw`, `vpacksswb`,
+//! `vpmovzxbd`) in every iteration.
 //!
 //! The result is ordinary lanes IR: the interpreter runs it and the verifier checks it as
 //! any other, which is how the differential tests cover both layouts.
@@ -183,7 +188,18 @@ pub fn lane_width_masks(func: &mut Function, register_bits: u32) -> LaneMasks {
             let ty = wide_ty(func.dfg.value_type(v));
             let mut cur = FuncCursor::new(func);
             cur.goto_after_inst(inst);
-            let s = cur.insert_value(cast(CastOp::Sext, v), ty);
+            let mut s = cur.insert_value(cast(CastOp::Sext, v), ty);
+            if ty.lane_count() * elem.bits() > register_bits {
+                // Over several registers: LLVM would fold `or (sext a), (sext b)` into
+                // `sext (or a, b)`, logic on `<W x i1>` that x86 packs into bytes.
+                s = cur.insert_value(
+                    InstData::Unary {
+                        op: UnaryOp::Freeze,
+                        arg: s,
+                    },
+                    ty,
+                );
+            }
             wide.insert(v, s);
         }
     }

@@ -253,7 +253,7 @@ pub fn transfer(
             let a = op(*arg);
             match (u, a) {
                 (_, VShape::Undef) => VShape::Undef,
-                (UnaryOp::Copy, a) => a,
+                (UnaryOp::Copy | UnaryOp::Freeze, a) => a,
                 (UnaryOp::Ineg | UnaryOp::Not, VShape::Strided { stride, align }) => {
                     let bits = elem_bits(rty);
                     let align = if *u == UnaryOp::Ineg { align } else { 1 };

@@ -221,6 +221,27 @@ fn masks_are_lane_width_integers_without_mask_registers() {
     }
     let lir = vectorize("-march=skylake-avx512", 16, &d.join("m16_avx512.lir"));
     assert!(lir.contains("<16 x i1> = phi"), "{lir}");
+    // A loop with two divergent exits (binary-tree search) at 16 lanes, two registers per
+    // mask: the exits' combined compares stay lane-width too.
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/wfv");
+    let asm = d.join("tree16.s");
+    run(lanes()
+        .args([
+            "vectorize",
+            s(&bench.join("tree_search.c")),
+            "--function",
+            "ts",
+        ])
+        .args(["-DKERNEL=ts", "-I", s(&bench), "--shapes", "c,u,u,u,u"])
+        .args(["-march=haswell", "--width", "16", "-O3", "-o", s(&asm)]));
+    let text = std::fs::read_to_string(&asm).expect("assembly");
+    let body = function_asm(&text, "_ZGVdN16luuuu_ts");
+    assert!(
+        !body
+            .lines()
+            .any(|l| l.contains("vpackss") || l.contains("vpslld\t$31")),
+        "{body}"
+    );
 }
 
 /// A lookup `t[idx[i]]` with an `int` index is one hardware gather with 32-bit indices

@@ -57,7 +57,7 @@ pub(super) fn check_inst(
             let ok = match op {
                 UnaryOp::Ineg | UnaryOp::Not => ty(*arg).is_int(),
                 UnaryOp::Fneg => ty(*arg).is_float(),
-                UnaryOp::Copy => true,
+                UnaryOp::Copy | UnaryOp::Freeze => true,
             };
             if !ok {
                 err(format!("{op} does not apply to {}", ty(*arg)));

@@ -301,6 +301,7 @@ impl FuncCx<'_> {
                     UnaryOp::Not => LLVMBuildNot(b, x, noname()),
                     UnaryOp::Fneg => LLVMBuildFNeg(b, x, noname()),
                     UnaryOp::Copy => x,
+                    UnaryOp::Freeze => LLVMBuildFreeze(b, x, noname()),
                 }
             }
             InstData::Binary { op, args, flags } => {
