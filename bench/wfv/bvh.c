@@ -29,14 +29,8 @@ void KERNEL(long i, float *out, const float *box, const int *link, const float *
     /* The ray starts at the origin: the slab distances are the planes times 1/d. */
     float ax = b[0] * ix, bx = b[3] * ix, ay = b[1] * iy, by = b[4] * iy;
     float az = b[2] * iz, bz = b[5] * iz;
-    float t0 = ax < bx ? ax : bx, t1 = ax < bx ? bx : ax;
-    float lo = ay < by ? ay : by, hi = ay < by ? by : ay;
-    t0 = lo > t0 ? lo : t0;
-    t1 = hi < t1 ? hi : t1;
-    lo = az < bz ? az : bz;
-    hi = az < bz ? bz : az;
-    t0 = lo > t0 ? lo : t0;
-    t1 = hi < t1 ? hi : t1;
+    float t0, t1;
+    wfv_slabs(ax, bx, ay, by, az, bz, &t0, &t1);
     if (t1 < t0 || t1 < 0.0f || t0 > best) continue;
     int first = link[2 * node], count = link[2 * node + 1];
     if (count > 0) {

@@ -24,14 +24,8 @@ void KERNEL(long i, float *out, const float *grid, int n, int width, float step,
   float ix = 1.0f / dx, iy = 1.0f / dy, iz = 1.0f / dz;
   float ax = -ex * ix, bx = (1.0f - ex) * ix, ay = -ey * iy, by = (1.0f - ey) * iy;
   float az = -ez * iz, bz = (1.0f - ez) * iz;
-  float t0 = ax < bx ? ax : bx, t1 = ax < bx ? bx : ax;
-  float lo = ay < by ? ay : by, hi = ay < by ? by : ay;
-  t0 = lo > t0 ? lo : t0;
-  t1 = hi < t1 ? hi : t1;
-  lo = az < bz ? az : bz;
-  hi = az < bz ? bz : az;
-  t0 = lo > t0 ? lo : t0;
-  t1 = hi < t1 ? hi : t1;
+  float t0, t1;
+  wfv_slabs(ax, bx, ay, by, az, bz, &t0, &t1);
   float color = 0.0f, alpha = 0.0f;
   int steps = t1 > t0 ? (int)((t1 - t0) / step) : 0;
   float scale = (float)(n - 1);

@@ -24,6 +24,21 @@ static inline unsigned wfv_rand(void) {
   wfv_seed = wfv_seed * 1103515245u + 12345u;
   return wfv_seed >> 8;
 }
+/* The parameter interval [*t0, *t1] where a ray is inside an axis-aligned box, from the
+ * ray parameters (ax, bx), (ay, by), (az, bz) where it meets the two planes of each axis
+ * (slabs); empty when *t1 < *t0. */
+static inline void wfv_slabs(float ax, float bx, float ay, float by, float az, float bz,
+                             float *t0, float *t1) {
+  float lo = ax < bx ? ax : bx, hi = ax < bx ? bx : ax;
+  float l = ay < by ? ay : by, h = ay < by ? by : ay;
+  lo = l > lo ? l : lo;
+  hi = h < hi ? h : hi;
+  l = az < bz ? az : bz;
+  h = az < bz ? bz : az;
+  *t0 = l > lo ? l : lo;
+  *t1 = h < hi ? h : hi;
+}
+
 /* Uniform in [lo, hi). */
 static inline float wfv_uniform(float lo, float hi) {
   return lo + (hi - lo) * (float)(wfv_rand() % 1000000u) / 1000000.0f;

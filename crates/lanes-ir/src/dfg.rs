@@ -131,6 +131,24 @@ impl DataFlowGraph {
         }
     }
 
+    /// The integer every lane of `v` holds, if `v` is an `iconst` or a `broadcast` or
+    /// `sext` of one (immediates are stored sign-extended, so a sign extension keeps it).
+    pub fn splat_constant(&self, v: Value) -> Option<i64> {
+        match self.inst(self.def_inst(v)?) {
+            InstData::Iconst { imm } => Some(*imm),
+            InstData::Intrinsic {
+                id: crate::opcodes::Intrinsic::Broadcast,
+                args,
+            } => self.splat_constant(*args.first()?),
+            InstData::Cast {
+                op: crate::opcodes::CastOp::Sext,
+                arg,
+                ..
+            } => self.splat_constant(*arg),
+            _ => None,
+        }
+    }
+
     pub fn value_data_mut(&mut self, v: Value) -> &mut ValueData {
         &mut self.values[v]
     }

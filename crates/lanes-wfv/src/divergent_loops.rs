@@ -131,14 +131,6 @@ fn transform_one(
         .enumerate()
         .flat_map(|(k, &x)| phis(func, x).into_iter().map(move |p| (k, p)))
         .collect();
-    let incoming_of = |func: &Function, phi: lanes_ir::Inst, from: Block| -> Option<Value> {
-        match func.dfg.inst(phi) {
-            InstData::Phi { incoming } => {
-                incoming.iter().find(|(p, _)| *p == from).map(|&(_, v)| v)
-            }
-            _ => None,
-        }
-    };
     // Rebind the exiting edges through fresh blocks `c`.
     let pure = FuncCursor::new(func).create_block_after(latch);
     let mut rebound: Vec<(Block, Block, Block)> = Vec::new(); // (c, exiting block, exit)
@@ -169,33 +161,18 @@ fn transform_one(
     // A live-out that every exiting edge to its exit carries as one value defined outside
     // the loop needs no tracking: every lane that left there has that value, which the
     // exit's φ reads once, after the loop (a `return 1` from inside a search loop).
-    let invariant: Vec<Option<Value>> = exit_phis
-        .iter()
-        .map(|&(k, phi)| {
-            let mut vals = exiting
-                .iter()
-                .filter(|&&(_, x)| x == exits[k])
-                .map(|&(e, _)| incoming_of(func, phi, e));
-            let first = vals.next()??;
-            let outside = match func.dfg.value_def(first) {
-                lanes_ir::ValueDef::Param(_) => true,
-                lanes_ir::ValueDef::Result(i) => func
-                    .layout
-                    .inst_block(i)
-                    .is_some_and(|b| !blocks.contains(&b)),
-            };
-            (outside && vals.all(|v| v == Some(first))).then_some(first)
-        })
-        .collect();
-    let mut tracks: Vec<Option<Value>> = Vec::new();
-    for (j, &(_, phi)) in exit_phis.iter().enumerate() {
-        if invariant[j].is_some() {
-            tracks.push(None);
-            continue;
-        }
-        let ty = func.dfg.value_type(phi_result(func, phi));
-        let z = zero_value(func, ty, &mut zeros);
-        tracks.push(Some(phi_in(func, h, ty, vec![(pre, z)])));
+    let mut live_outs: Vec<LiveOut> = Vec::with_capacity(exit_phis.len());
+    for &(k, phi) in &exit_phis {
+        live_outs.push(
+            match invariant_live_out(func, phi, exiting, exits[k], blocks) {
+                Some(v) => LiveOut::Invariant(v),
+                None => {
+                    let ty = func.dfg.value_type(phi_result(func, phi));
+                    let z = zero_value(func, ty, &mut zeros);
+                    LiveOut::Tracked(phi_in(func, h, ty, vec![(pre, z)]))
+                }
+            },
+        );
     }
     // Pure latch φs: incoming from each `c`, then from the old latch last.
     let live_upd = {
@@ -214,9 +191,12 @@ fn transform_one(
     }
     let mut track_upd: Vec<Value> = Vec::new();
     for (j, &(k, phi)) in exit_phis.iter().enumerate() {
-        let (Some(track), None) = (tracks[j], invariant[j]) else {
-            track_upd.push(invariant[j].expect("an untracked live-out is invariant"));
-            continue;
+        let track = match live_outs[j] {
+            LiveOut::Invariant(v) => {
+                track_upd.push(v);
+                continue;
+            }
+            LiveOut::Tracked(track) => track,
         };
         let ty = func.dfg.value_type(track);
         let mut inc: Vec<(Block, Value)> = Vec::new();
@@ -259,9 +239,10 @@ fn transform_one(
     for (k, &m) in exit_masks.iter().enumerate() {
         set_back_incoming(func, m, pure, mask_upd[k]);
     }
-    for (j, tr) in tracks.iter().enumerate() {
-        let Some(tr) = *tr else { continue };
-        set_back_incoming(func, tr, pure, track_upd[j]);
+    for (j, out) in live_outs.iter().enumerate() {
+        if let LiveOut::Tracked(tr) = *out {
+            set_back_incoming(func, tr, pure, track_upd[j]);
+        }
     }
     // P: continue while any instance is live.
     let exit = FuncCursor::new(func).create_block_after(pure);
@@ -306,6 +287,47 @@ fn transform_one(
         pure_latch: pure,
         exit,
         dont_care,
+    }
+}
+
+/// How the value an exit's LCSSA φ reads is carried out of the loop.
+#[derive(Clone, Copy)]
+enum LiveOut {
+    /// One value defined before the loop, on every exiting edge to the exit.
+    Invariant(Value),
+    /// The header's tracking φ, updated as instances leave.
+    Tracked(Value),
+}
+
+/// The one value defined outside the loop (`blocks`) that `phi` of `exit` reads from every
+/// exiting edge to it, if there is one.
+fn invariant_live_out(
+    func: &Function,
+    phi: lanes_ir::Inst,
+    exiting: &[(Block, Block)],
+    exit: Block,
+    blocks: &[Block],
+) -> Option<Value> {
+    let mut vals = exiting
+        .iter()
+        .filter(|&&(_, x)| x == exit)
+        .map(|&(e, _)| incoming_of(func, phi, e));
+    let first = vals.next()??;
+    let outside = match func.dfg.value_def(first) {
+        lanes_ir::ValueDef::Param(_) => true,
+        lanes_ir::ValueDef::Result(i) => func
+            .layout
+            .inst_block(i)
+            .is_some_and(|b| !blocks.contains(&b)),
+    };
+    (outside && vals.all(|v| v == Some(first))).then_some(first)
+}
+
+/// The value φ `phi` takes from `from`.
+fn incoming_of(func: &Function, phi: lanes_ir::Inst, from: Block) -> Option<Value> {
+    match func.dfg.inst(phi) {
+        InstData::Phi { incoming } => incoming.iter().find(|(p, _)| *p == from).map(|&(_, v)| v),
+        _ => None,
     }
 }
 

@@ -31,8 +31,10 @@ use lanes_analysis::{ControlFlowGraph, DominatorTree, LoopForest};
 use lanes_ir::cursor::FuncCursor;
 use lanes_ir::{
     BinaryOp, Block, CastOp, Function, Inst, InstData, IntCC, IntFlags, Intrinsic, ScalarType,
-    Type, UnaryOp, Value, ValueDef,
+    Type, UnaryOp, Value,
 };
+
+use crate::cfg_edit::def_block;
 
 /// What [`lane_width_masks`] did to one function.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -324,19 +326,7 @@ fn test_as_reduction(func: &mut Function, inst: Inst, id: Intrinsic, m: Value, e
 /// `Some(b)` if `v` is the mask constant all-`b` (a constant, or the splat of one,
 /// sign-extended or not).
 fn mask_constant(func: &Function, v: Value) -> Option<bool> {
-    match func.dfg.def_inst(v).map(|i| func.dfg.inst(i)) {
-        Some(InstData::Iconst { imm }) => Some(imm & 1 != 0),
-        Some(InstData::Intrinsic {
-            id: Intrinsic::Broadcast,
-            args,
-        }) => args.first().and_then(|&s| mask_constant(func, s)),
-        Some(InstData::Cast {
-            op: CastOp::Sext,
-            arg,
-            ..
-        }) => mask_constant(func, *arg),
-        _ => None,
-    }
+    func.dfg.splat_constant(v).map(|imm| imm & 1 != 0)
 }
 
 /// Rewrites `inst`, `select c, a, b` on lane-width masks `[c, a, b]`, as the logic it is:
@@ -428,14 +418,6 @@ fn cast(op: CastOp, arg: Value) -> InstData {
         op,
         arg,
         flags: IntFlags::NONE,
-    }
-}
-
-/// The block defining `v` (`None` for a parameter).
-fn def_block(func: &Function, v: Value) -> Option<Block> {
-    match func.dfg.value_def(v) {
-        ValueDef::Param(_) => None,
-        ValueDef::Result(inst) => func.layout.inst_block(inst),
     }
 }
 

@@ -252,11 +252,12 @@ pub fn linearize(
     // Kept uniform branches into blocks they alone enter: those edges' predicates are
     // their source's, placed in the target.
     let mut sole_entries: Vec<(Block, Block)> = Vec::new();
-    for &b in &order {
-        if plan.folded[b] || div(b) || distinct(&func.successors(b)) < 2 {
+    for &b in order.iter().filter(|&&b| !plan.folded[b] && !div(b)) {
+        let succs = func.successors(b);
+        if distinct(&succs) < 2 {
             continue;
         }
-        for s in func.successors(b) {
+        for s in succs {
             if plan.targets[b].contains(&s) && a.cfg().preds(s) == [b] {
                 sole_entries.push((b, s));
             }

@@ -132,3 +132,18 @@ fn fused_instructions_are_counted() {
     assert_eq!(rows[0]["fused_instructions"], 0, "{}", rows[0]);
     assert_eq!(rows[0]["branches"]["divergent"], 1, "{}", rows[0]);
 }
+
+/// `lanes vectorize` has clang keep the SPMD function's loops: a retry loop with eight
+/// trips and a varying early exit is one divergent loop, not unrolled into a cascade of
+/// eight divergent exits; a `-funroll-loops` of the user's still wins.
+#[test]
+fn short_loops_with_early_exits_stay_loops() {
+    let divergent_loops = |extra: &[&str]| {
+        let (rows, table) = rows_of("retry_loop.c", "retry", "c,u", extra);
+        (rows[0]["loops"]["divergent"].as_u64(), table)
+    };
+    let (kept, table) = divergent_loops(&[]);
+    assert_eq!(kept, Some(1), "{table}");
+    let (unrolled, table) = divergent_loops(&["--clang-arg=-funroll-loops"]);
+    assert_eq!(unrolled, Some(0), "{table}");
+}

@@ -78,25 +78,13 @@ impl FuncCx<'_> {
             return None;
         };
         let s = narrow_sext(args[0])?;
-        let c = self.constant_int(args[1])?;
+        let c = self.func.dfg.splat_constant(args[1])?;
         let k = match op {
             BinaryOp::Shl if (0..=6).contains(&c) => c as u32,
             BinaryOp::Mul if c > 0 && (c as u64).is_power_of_two() && c <= 64 => c.trailing_zeros(),
             _ => return None,
         };
         Some((s, k))
-    }
-
-    /// The integer constant `v` is (a constant or a splat of one).
-    fn constant_int(&self, v: Value) -> Option<i64> {
-        match self.def(v)? {
-            InstData::Iconst { imm } => Some(*imm),
-            InstData::Intrinsic {
-                id: Intrinsic::Broadcast,
-                args,
-            } => args.first().and_then(|&s| self.constant_int(s)),
-            _ => None,
-        }
     }
 
     /// The instruction defining `v`, if an instruction does.
