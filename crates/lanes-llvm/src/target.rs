@@ -211,10 +211,7 @@ impl Target {
     pub fn vector_code_options(&self, opt_level: u8) -> TargetOptions {
         let mut options = self.options(opt_level);
         if self.is_x86() && self.has("avx2") && !self.has("avx512f") {
-            options.features = Some(match options.features.as_deref() {
-                None | Some("") => "+fast-gather".into(),
-                Some(f) => format!("{f},+fast-gather"),
-            });
+            options.features = Some(plus_fast_gather(options.features.as_deref().unwrap_or("")));
         }
         options
     }
@@ -238,14 +235,21 @@ impl Target {
 /// emits them.
 pub fn with_hardware_gathers(features: &str) -> String {
     let has = |f: &str| features.split(',').any(|x| x == f);
-    if has("+avx2") && !has("+avx512f") && !has("+fast-gather") {
-        if features.is_empty() {
-            "+fast-gather".into()
-        } else {
-            format!("{features},+fast-gather")
-        }
+    if has("+avx2") && !has("+avx512f") {
+        plus_fast_gather(features)
     } else {
         features.to_string()
+    }
+}
+
+/// `features` with `+fast-gather` (once).
+fn plus_fast_gather(features: &str) -> String {
+    if features.is_empty() {
+        "+fast-gather".into()
+    } else if features.split(',').any(|x| x == "+fast-gather") {
+        features.to_string()
+    } else {
+        format!("{features},+fast-gather")
     }
 }
 
