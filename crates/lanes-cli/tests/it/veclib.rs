@@ -170,3 +170,46 @@ fn lanes_vectorize_takes_fveclib() {
         assert!(undefined.contains(&name), "{name}: {undefined:?}");
     }
 }
+
+#[test]
+fn integer_powers_are_inline_and_within_an_ulp_of_the_exact_power() {
+    // `powf(x, (float)n)` with a vector library: every lane's exponent a small integer
+    // takes lanes' inline binary powering (the driver counts the calls that reach
+    // libmvec's `powf`: none), other exponents libmvec; results within 1 ulp of the
+    // correctly rounded power, IEEE's special cases exact (tests/data/powi_driver.c).
+    let d = scratch_dir("powi");
+    let src = common::data("powi_kernels.c");
+    let mut builds = vec![
+        ("w4", "--simd-width=4", "-march=native"),
+        ("w8", "--simd-width=8", "-march=native"),
+        ("w16", "--simd-width=16", "-march=native"),
+    ];
+    if cpu_has("avx512f") {
+        // Without mask registers (lane-width masks), on a machine that runs both.
+        builds.push(("haswell", "--simd-width=8", "-march=haswell"));
+    }
+    for (name, width, march) in builds {
+        let obj = d.join(format!("powi-{name}.o"));
+        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+            .args(["compile", "-fopenmp-simd", "-O2", march, width])
+            .args(["-fveclib=libmvec", "-fno-math-errno"])
+            .args(["-c", s(&src), "-o", s(&obj)]));
+        let exe = d.join(format!("powi-{name}"));
+        run(clang()
+            .args(["-O2", "-march=native", "-fno-vectorize"])
+            .arg(s(&common::data("powi_driver.c")))
+            .arg(s(&obj))
+            .args(["-Wl,--no-as-needed", "-lmvec", "-lm", "-o", s(&exe)]));
+        let out = run(&mut Command::new(&exe));
+        let text = String::from_utf8_lossy(&out.stdout);
+        println!("{name}:\n{text}");
+        assert!(text.contains("powi: 0 mismatches"), "{name}: {text}");
+        assert!(
+            text.contains("library calls: 0 for integer exponents"),
+            "{name}: {text}"
+        );
+    }
+    // Without a vector library, scalar libm's powf per lane, as before.
+    let undefined = compile(&src, &d.join("plain.o"), &["-fno-math-errno"]);
+    assert!(undefined.iter().any(|n| n == "powf"), "{undefined:?}");
+}

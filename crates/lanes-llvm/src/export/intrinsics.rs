@@ -2,7 +2,8 @@
 //! reductions and element operations.
 //!
 //! Vector math calls the vector library's variants when one is chosen (`-fveclib=libmvec`,
-//! [`super::veclib`]). Otherwise math with an LLVM intrinsic (`llvm.sqrt`, `llvm.sin`, …)
+//! [`super::veclib`]); with one, `pow` of a small integer exponent is computed inline
+//! instead ([`super::powi`]). Otherwise math with an LLVM intrinsic (`llvm.sqrt`, `llvm.sin`, …)
 //! uses it, on scalars and vectors alike; LLVM's backend then calls libm per lane. Math LLVM 19 has no
 //! intrinsic for in every backend (`tan`, `asin`, …, `atan2`) calls libm directly, lane by
 //! lane for vectors. Reductions follow the interpreter's order: `reduce_fadd`/`reduce_fmul`
@@ -104,6 +105,11 @@ impl FuncCx<'_> {
                 message: "missing result type".into(),
             })
         };
+        if id == Intrinsic::Pow {
+            if let Some(v) = self.integer_power(args)? {
+                return Ok(Some(v));
+            }
+        }
         if let Some(v) = self.veclib_call(id, args) {
             return Ok(Some(v));
         }

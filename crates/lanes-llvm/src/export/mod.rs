@@ -28,6 +28,7 @@ mod in_place;
 mod intrinsics;
 mod loops;
 mod opcode_map;
+mod powi;
 mod veclib;
 
 pub use in_place::export_into;

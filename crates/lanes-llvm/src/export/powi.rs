@@ -1,0 +1,205 @@
+//! `pow(x, y)` on `float` vectors, when every lane's exponent is a small integer: computed
+//! inline by binary powering in double precision, when a vector math library is chosen.
+//!
+//! **Why.** An integer power of a varying base is a common idiom (`powf(up, 2 * j - n)` in
+//! binomial option pricing, compound interest, polynomial terms), and with a vector math
+//! library each such call is a call into libmvec's general `powf`, whose logarithm and
+//! exponential cost far more than the handful of multiplications an integer exponent needs.
+//! ISPC computes every `pow` inline (as `exp(y · log x)` in single precision, of lower
+//! accuracy); lanes does it only where it is more accurate than the library.
+//!
+//! **Which calls.** Every `pow` on `<N x f32>` with a vector library (`-fveclib=libmvec`)
+//! tests its exponents first: when every lane's `y` is an integer with `|y| ≤ 2^24` the
+//! inline power runs, otherwise the library's `powf` for the whole vector. The test is
+//! made at run time because the exponent is often out of sight at export: a loop body
+//! vectorized by lanes receives `(float)n` as a parameter. It costs a rounding, two
+//! compares and a branch, next to a library call of some forty instructions. Without a
+//! vector library lanes calls scalar libm per lane and promises libm's results bit for bit,
+//! so nothing changes there.
+//!
+//! **How, and how exact.** The base is widened to `double` and raised by square-and-multiply
+//! over the bits of `|y|` (the first eight straight-line, the others in a loop while any
+//! lane has bits left); a negative `y` takes the reciprocal; the result is rounded to
+//! `float` once. Each squaring at most doubles the relative error and adds one rounding of
+//! 2^-53, so after the at most 25 steps (`|y| ≤ 2^24`), and the reciprocal's one rounding
+//! more, the double result is within 2^-27 relative, far below half a `float` ulp (2^-24):
+//! the returned value is the correctly rounded power except where the exact power lies
+//! within 2^-3 ulp of a rounding boundary, and never more than 0.51 ulp away (libmvec
+//! promises 4 ulp, glibc's scalar `powf` 0.82). The range of `double` keeps every
+//! intermediate that matters finite: a power that overflows or underflows `double`
+//! overflows or underflows `float` too, with the sign of the odd powers of a negative
+//! base. IEEE's special cases for integer exponents follow from the arithmetic:
+//! `pow(x, ±0) = 1` even for NaN, `pow(±0, -k) = ±∞` by parity, `pow(±∞, k)`, `pow(-1, k)`;
+//! a NaN or infinite exponent is not an integer of that size and goes to the library.
+//!
+//! The code lives in an `internal alwaysinline` function per vector type
+//! (`lanes.powi.vNf32`), so the export stays instruction by instruction and LLVM inlines
+//! it at the call; with a uniform exponent the loop's trip count is the same in every lane.
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::LLVMIntPredicate::{LLVMIntNE, LLVMIntSLT};
+use inkwell::llvm_sys::LLVMLinkage;
+use inkwell::llvm_sys::LLVMRealPredicate::{LLVMRealOEQ, LLVMRealOLE};
+
+use lanes_ir::{Intrinsic, ScalarType, Type};
+
+use super::func::FuncCx;
+use super::veclib::VecLib;
+use crate::error::ExportError;
+use crate::llvm::{attr_kind, noname};
+
+/// The largest `|y|` the inline power takes (see the module docs for the error bound).
+const MAX_EXPONENT: f32 = 16_777_216.0;
+
+/// The bits of `|n|` handled without a loop: exponents below 2^8 take none.
+const UNROLLED: usize = 8;
+
+impl FuncCx<'_> {
+    /// `pow(x, y)` through `lanes.powi` (integer exponents inline, others the library)
+    /// when a vector library is chosen and `x` is a `float` vector; `None` otherwise.
+    pub(crate) unsafe fn integer_power(
+        &self,
+        args: &[(LLVMValueRef, Type)],
+    ) -> Result<Option<LLVMValueRef>, ExportError> {
+        let Some(VecLib::Libmvec(_)) = self.opts.veclib else {
+            return Ok(None);
+        };
+        let [(x, ty @ Type::Vector(lanes, ScalarType::F32)), (y, y_ty)] = *args else {
+            return Ok(None);
+        };
+        if y_ty != ty {
+            return Ok(None);
+        }
+        let (f, fty) = self.powi_function(ty, u32::from(lanes))?;
+        Ok(Some(self.call(f, fty, &[x, y])))
+    }
+
+    /// The module's `lanes.powi.v{lanes}f32`, defined on first use.
+    unsafe fn powi_function(
+        &self,
+        ty: Type,
+        lanes: u32,
+    ) -> Result<(LLVMValueRef, LLVMTypeRef), ExportError> {
+        let vf = self.t.ty(ty);
+        let mut params = [vf, vf];
+        let fty = LLVMFunctionType(vf, params.as_mut_ptr(), 2, 0);
+        let name = format!("lanes.powi.v{lanes}f32");
+        let existing = LLVMGetNamedFunction(self.m, crate::llvm::cstr(&name).as_ptr());
+        if !existing.is_null() {
+            return Ok((existing, fty));
+        }
+        let f = crate::llvm::declare(self.m, &name, fty);
+        LLVMSetLinkage(f, LLVMLinkage::LLVMInternalLinkage);
+        for attr in ["alwaysinline", "nounwind", "willreturn"] {
+            let a = LLVMCreateEnumAttribute(self.t.ctx, attr_kind(attr), 0);
+            LLVMAddAttributeAtIndex(f, u32::MAX, a);
+        }
+        // Build the body with the function's builder, then put it back where it was.
+        let resume = LLVMGetInsertBlock(self.b);
+        let body = self.build_powi_body(f, ty, lanes);
+        LLVMPositionBuilderAtEnd(self.b, resume);
+        body.map(|()| (f, fty))
+    }
+
+    /// The body of `lanes.powi`: `(x, y) → x^y` for integer-valued `y` (module docs).
+    unsafe fn build_powi_body(
+        &self,
+        f: LLVMValueRef,
+        ty: Type,
+        lanes: u32,
+    ) -> Result<(), ExportError> {
+        let (b, n, ctx) = (self.b, noname(), self.t.ctx);
+        let vf = self.t.ty(ty);
+        let block = |name: &std::ffi::CStr| LLVMAppendBasicBlockInContext(ctx, f, name.as_ptr());
+        let (entry, slow, power, step, done) = (
+            block(c"entry"),
+            block(c"library"),
+            block(c"power"),
+            block(c"step"),
+            block(c"done"),
+        );
+        let (x, y) = (LLVMGetParam(f, 0), LLVMGetParam(f, 1));
+        let vi32 = LLVMVectorType(self.t.i32(), lanes);
+        let vf64 = LLVMVectorType(LLVMDoubleTypeInContext(ctx), lanes);
+        let splat = |c: LLVMValueRef| LLVMConstVector(vec![c; lanes as usize].as_mut_ptr(), lanes);
+        let i32s = |v: u32| splat(self.t.i32c(v));
+        let f32s = |v: f32| splat(LLVMConstReal(LLVMFloatTypeInContext(ctx), f64::from(v)));
+        let f64s = |v: f64| splat(LLVMConstReal(LLVMDoubleTypeInContext(ctx), v));
+        let vi1 = LLVMVectorType(LLVMInt1TypeInContext(ctx), lanes);
+        let reduce = |name: &str, m: LLVMValueRef| self.call_intrinsic(name, &[vi1], &[m]);
+
+        // entry: whether every lane's exponent is an integer with |y| ≤ 2^24 (NaN and ±∞
+        // are not); then n = fptosi y (exact), its sign and |n|.
+        LLVMPositionBuilderAtEnd(b, entry);
+        let whole = self.call_intrinsic("llvm.trunc", &[vf], &[y])?;
+        let integral = LLVMBuildFCmp(b, LLVMRealOEQ, y, whole, n);
+        let size = self.call_intrinsic("llvm.fabs", &[vf], &[y])?;
+        let small = LLVMBuildFCmp(b, LLVMRealOLE, size, f32s(MAX_EXPONENT), n);
+        let inline = LLVMBuildAnd(b, integral, small, n);
+        LLVMBuildCondBr(b, reduce("llvm.vector.reduce.and", inline)?, power, slow);
+        let any = |m: LLVMValueRef| reduce("llvm.vector.reduce.or", m);
+
+        // library: the vector library's powf (or LLVM's, lane by lane, if it has none).
+        LLVMPositionBuilderAtEnd(b, slow);
+        let general = match self.veclib_call(Intrinsic::Pow, &[(x, ty), (y, ty)]) {
+            Some(v) => v,
+            None => self.call_intrinsic("llvm.pow", &[vf], &[x, y])?,
+        };
+        LLVMBuildRet(b, general);
+
+        // power: the first UNROLLED bits straight-line, so that small exponents (the common
+        // case) take no loop and no mispredicted exit. The squarings of x depend on x alone,
+        // so LLVM hoists them out of a loop where x is invariant.
+        LLVMPositionBuilderAtEnd(b, power);
+        let exp = LLVMBuildFPToSI(b, y, vi32, n);
+        let negative = LLVMBuildICmp(b, LLVMIntSLT, exp, i32s(0), n);
+        let minus = LLVMBuildSub(b, i32s(0), exp, n);
+        let magnitude = LLVMBuildSelect(b, negative, minus, exp, n);
+        let base = LLVMBuildFPExt(b, x, vf64, n);
+        // One step: r *= p where the low bit of m is set; p *= p; m >>= 1.
+        let step_once = |(r, p, m): (LLVMValueRef, LLVMValueRef, LLVMValueRef)| {
+            let bit = LLVMBuildTrunc(b, m, vi1, n);
+            let times = LLVMBuildFMul(b, r, p, n);
+            (
+                LLVMBuildSelect(b, bit, times, r, n),
+                LLVMBuildFMul(b, p, p, n),
+                LLVMBuildLShr(b, m, i32s(1), n),
+            )
+        };
+        let mut state = (f64s(1.0), base, magnitude);
+        for _ in 0..UNROLLED {
+            state = step_once(state);
+        }
+        let (r_unrolled, p_unrolled, m_unrolled) = state;
+        let left = LLVMBuildICmp(b, LLVMIntNE, m_unrolled, i32s(0), n);
+        LLVMBuildCondBr(b, any(left)?, step, done);
+
+        // step (loop): the remaining bits, while any lane has some.
+        LLVMPositionBuilderAtEnd(b, step);
+        let r = LLVMBuildPhi(b, vf64, n);
+        let p = LLVMBuildPhi(b, vf64, n);
+        let m = LLVMBuildPhi(b, vi32, n);
+        let (r_next, p_next, m_next) = step_once((r, p, m));
+        let left = LLVMBuildICmp(b, LLVMIntNE, m_next, i32s(0), n);
+        LLVMBuildCondBr(b, any(left)?, step, done);
+        let mut from = [power, step];
+        for (phi, mut incoming) in [
+            (r, [r_unrolled, r_next]),
+            (p, [p_unrolled, p_next]),
+            (m, [m_unrolled, m_next]),
+        ] {
+            LLVMAddIncoming(phi, incoming.as_mut_ptr(), from.as_mut_ptr(), 2);
+        }
+
+        // done: the reciprocal for a negative exponent, rounded to float once.
+        LLVMPositionBuilderAtEnd(b, done);
+        let raised = LLVMBuildPhi(b, vf64, n);
+        let mut incoming = [r_unrolled, r_next];
+        LLVMAddIncoming(raised, incoming.as_mut_ptr(), from.as_mut_ptr(), 2);
+        let inverse = LLVMBuildFDiv(b, f64s(1.0), raised, n);
+        let exact = LLVMBuildSelect(b, negative, inverse, raised, n);
+        LLVMBuildRet(b, LLVMBuildFPTrunc(b, exact, vf, n));
+        Ok(())
+    }
+}
