@@ -10,6 +10,7 @@
  * Sections: straight-line, divergent branches, divergent loops, reductions, calls,
  * gathers and strided access, early exits of inner loops, intrinsics and private arrays,
  * early exits of the parallel loop itself. */
+#include <limits.h>
 #include <math.h>
 
 #ifndef NAME
@@ -103,6 +104,21 @@ KERNEL(switch_case) {
     case 2: out[i] = a[i] * b[i]; break;
     default: out[i] = 0.0f;
     }
+  }
+}
+
+KERNEL(divide_guarded) {
+  /* Divisions under a divergent branch by divisors the same in every lane (PLDI'18 §3.4
+   * guards). A quarter of the lanes have x = INT_MIN and skip the branch, and for odd n
+   * the divisor is -1: an inactive lane dividing its INT_MIN would trap. */
+  int d = (n & 1) ? -1 : 3;
+#pragma omp simd
+  for (int i = 0; i < n; i++) {
+    int x = INT_MIN + idx[i] % 4;
+    if (a[i] > -2.0f && x != INT_MIN)
+      iout[i] = x / d + x % (n | 1) + (int)((unsigned)x / (unsigned)(n + 1));
+    else
+      iout[i] = n / (d + 4) + (n + 7) % (n | 1);
   }
 }
 

@@ -20,7 +20,15 @@
 //!   turns a guarded load into `masked_load`/`gather`, a store into
 //!   `masked_store`/`scatter`, a call into a loop over the active lanes.
 //! - Integer division and remainder are made safe in place instead: the divisor becomes
-//!   `select(p, d, 1)` (lane-wise after widening), so an inactive instance never traps.
+//!   `select(p, d, 1)`, so an inactive instance never traps, and for signed ones the
+//!   dividend `select(p, x, 0)` as well (`INT_MIN / -1` traps too). These selects are
+//!   recorded as [`OperandGuard`]s: on the active lanes of the block, the only lanes whose
+//!   results count, each is its operand, so the shape analysis gives it the operand's shape
+//!   (its filler constant is a "don't care" value). A divisor that is uniform stays uniform
+//!   then, and widening guards it with one scalar `select(any(p), d, 1)` (no lane active:
+//!   nothing may trap) instead of a vector of divisors: a division of uniform operands
+//!   stays one scalar division, and a varying dividend is divided by a splat rather than
+//!   lane by lane by a vector of divisors.
 //!
 //! [`lower_guards`] gives the table its width-1 meaning as plain control flow, so the
 //! interpreter can run the linearized function: each guarded instruction moves into a
@@ -32,7 +40,9 @@ use std::collections::HashMap;
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 use lanes_ir::cursor::phis;
-use lanes_ir::{Block, FuncBuilder, FuncCursor, Function, Inst, InstData, IntFlags, Value};
+use lanes_ir::{
+    BinaryOp, Block, FuncBuilder, FuncCursor, Function, Inst, InstData, IntFlags, Value,
+};
 
 use crate::cfg_edit::zero_value;
 
@@ -42,6 +52,20 @@ pub struct Predication {
     /// The predicate of each block whose predicate is varying; none for the others.
     pub block_mask: SecondaryMap<Block, PackedOption<Value>>,
     pub guarded: Vec<(Inst, Value)>,
+    /// The selects guarding the operands of integer divisions, by select.
+    pub operand_guards: HashMap<Inst, OperandGuard>,
+}
+
+/// `select p, v, filler` in front of an operand `v` of an integer division in a block of
+/// predicate `p` (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperandGuard {
+    /// The block's predicate.
+    pub pred: Value,
+    /// The value inactive instances take: 1 for a divisor, 0 for a dividend.
+    pub filler: Value,
+    /// Whether it guards the divisor (else the dividend of a signed division).
+    pub divisor: bool,
 }
 
 impl Predication {
@@ -54,10 +78,15 @@ impl Predication {
     pub fn masks(&self) -> impl Iterator<Item = Value> + '_ {
         self.block_mask.values().filter_map(|m| m.expand())
     }
+
+    /// The fillers of the operand guards: values no active instance takes.
+    pub fn guard_fillers(&self) -> Vec<Value> {
+        self.operand_guards.values().map(|g| g.filler).collect()
+    }
 }
 
 /// Guards the effects of block `b`, whose predicate is `p`.
-pub(crate) fn guard_block(func: &mut Function, b: Block, p: Value, out: &mut Vec<(Inst, Value)>) {
+pub(crate) fn guard_block(func: &mut Function, b: Block, p: Value, out: &mut Predication) {
     let start = phis(func, b).len();
     let insts: Vec<Inst> = func.layout.block_insts(b)[start..].to_vec();
     for inst in insts {
@@ -70,17 +99,54 @@ pub(crate) fn guard_block(func: &mut Function, b: Block, p: Value, out: &mut Vec
                 op, args: [x, d], ..
             } if op.can_trap() => {
                 let ty = func.dfg.value_type(d);
+                let signed = matches!(op, BinaryOp::SDiv | BinaryOp::SRem);
                 let mut cur = FuncCursor::new(func);
                 cur.goto_inst(inst);
-                let one = cur.insert_value(InstData::Iconst { imm: 1 }, ty);
-                let sel = cur.insert_value(InstData::Select { args: [p, d, one] }, ty);
+                let guard = |cur: &mut FuncCursor, v: Value, filler: i64| {
+                    let filler = cur.insert_value(InstData::Iconst { imm: filler }, ty);
+                    let sel = cur.insert_value(
+                        InstData::Select {
+                            args: [p, v, filler],
+                        },
+                        ty,
+                    );
+                    let select = cur.func.dfg.def_inst(sel);
+                    (sel, select, filler)
+                };
+                let (divisor, select, filler) = guard(&mut cur, d, 1);
+                if let Some(select) = select {
+                    out.operand_guards.insert(
+                        select,
+                        OperandGuard {
+                            pred: p,
+                            filler,
+                            divisor: true,
+                        },
+                    );
+                }
+                let dividend = if signed {
+                    let (v, select, filler) = guard(&mut cur, x, 0);
+                    if let Some(select) = select {
+                        out.operand_guards.insert(
+                            select,
+                            OperandGuard {
+                                pred: p,
+                                filler,
+                                divisor: false,
+                            },
+                        );
+                    }
+                    v
+                } else {
+                    x
+                };
                 *func.dfg.inst_mut(inst) = InstData::Binary {
                     op,
-                    args: [x, sel],
+                    args: [dividend, divisor],
                     flags: IntFlags::NONE,
                 };
             }
-            ref d if d.has_side_effects() || d.reads_memory() => out.push((inst, p)),
+            ref d if d.has_side_effects() || d.reads_memory() => out.guarded.push((inst, p)),
             _ => {}
         }
     }

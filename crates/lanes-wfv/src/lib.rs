@@ -229,7 +229,9 @@ pub(crate) fn shapes_of_prepared(
     args: &ArgShapes,
 ) -> Result<ShapeInfo, WfvError> {
     let analyses = prepared.analyses.clone();
-    Ok(ShapeAnalysis::new(module).analyze_in(&prepared.func, args, analyses)?)
+    let analysis = ShapeAnalysis::new(module);
+    analysis.set_dont_care(&prepared.predication.guard_fillers());
+    Ok(analysis.analyze_in(&prepared.func, args, analyses)?)
 }
 
 /// Divisions of the instance index by a uniform divisor, once per vector where they can

@@ -280,7 +280,7 @@ pub fn linearize(
     }
     for &b in &order {
         if let Some(p) = predication.mask(b) {
-            guard_block(func, b, p, &mut predication.guarded);
+            guard_block(func, b, p, &mut predication);
         }
     }
     // New branches.

@@ -114,7 +114,7 @@ pub struct ShapeInfo {
     /// The parameters' shapes were declared (analysis of a function), not taken from a
     /// call site (summary of a callee); see [`no_wrap`].
     declared_params: bool,
-    /// φ operands that stand for "any value" ([`ShapeAnalysis::set_dont_care`]).
+    /// φ and select operands that stand for "any value" ([`ShapeAnalysis::set_dont_care`]).
     dont_care: Vec<Value>,
 }
 
@@ -147,6 +147,9 @@ impl<'m> ShapeAnalysis<'m> {
     /// such incoming values, so that a counter the live instances share stays uniform
     /// although the pure latch joins divergent paths: its exit test stays a uniform branch
     /// that linearization keeps (the Mandelbrot loop's `k == limit`, Fig. 9's kill exit).
+    /// Likewise a `select c, v, d` whose `d` is such a value has `v`'s shape: the guards
+    /// linearization puts on division operands select a harmless constant only for the
+    /// block's inactive instances.
     pub fn set_dont_care(&self, values: &[Value]) {
         *self.dont_care.borrow_mut() = values.to_vec();
     }
@@ -425,6 +428,8 @@ impl<'m> ShapeAnalysis<'m> {
                 };
                 let new = if data.is_phi() {
                     info.phi_shape(func, inst, block)
+                } else if let Some(kept) = info.guarded_operand(data) {
+                    info.shape_in(kept, block)
                 } else {
                     let env = Env {
                         analysis: self,
@@ -524,6 +529,15 @@ impl ShapeInfo {
     }
 
     /// The shape of `v` used in `block`.
+    /// `v` of a `select c, v, d` whose `d` stands for any value (see
+    /// [`ShapeAnalysis::set_dont_care`]).
+    fn guarded_operand(&self, data: &InstData) -> Option<Value> {
+        match data {
+            InstData::Select { args: [_, v, d] } if self.dont_care.contains(d) => Some(*v),
+            _ => None,
+        }
+    }
+
     fn shape_in(&self, v: Value, block: Block) -> VShape {
         let base = self.shape(v);
         let tainted = self.taints.get(v).is_some_and(|ts| {

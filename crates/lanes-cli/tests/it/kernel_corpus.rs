@@ -1,4 +1,4 @@
-//! The kernel corpus (`corpus/kernels/kernels.c`: 49 `omp simd` loops — straight-line
+//! The kernel corpus (`corpus/kernels/kernels.c`: 50 `omp simd` loops — straight-line
 //! code, divergent branches and loops, reductions, calls of helpers, gathers and strided
 //! accesses, early exits of inner loops (with and without stores before the exit, a
 //! `while`), intrinsics clang emits (byte and bit reversal, checked arithmetic, `powi`),

@@ -416,7 +416,7 @@ impl<'f> Masks<'f> {
                 continue;
             }
             predication.block_mask[b] = mask.into();
-            guard_block(func, b, mask, &mut predication.guarded);
+            guard_block(func, b, mask, &mut predication);
             roots.push(mask);
         }
         roots.extend(predication.guarded.iter().map(|&(_, m)| m));

@@ -149,6 +149,25 @@ impl Widener<'_> {
         self.result_or_zero(&guard, r, ty)
     }
 
+    /// A division operand's guard `select p, v, filler` whose result is uniform: `v` itself
+    /// for a dividend, and for a divisor one scalar `select(any(p), v, 1)`, so that a
+    /// division that runs with no lane active cannot trap (see [`crate::guards`]).
+    pub(super) fn uniform_operand_guard(
+        &mut self,
+        guard: crate::guards::OperandGuard,
+        v: Value,
+        ty: Type,
+    ) -> Value {
+        let v = self.mapped(v);
+        let mask = self.vector(guard.pred);
+        if !guard.divisor || self.is_entry_mask(mask) {
+            return v;
+        }
+        let a = self.any(mask);
+        let one = self.emit_v(InstData::Iconst { imm: 1 }, ty);
+        self.emit_v(InstData::Select { args: [a, v, one] }, ty)
+    }
+
     pub(super) fn once_if_any_effect(&mut self, mask: Value, data: InstData) {
         if self.is_entry_mask(mask) {
             self.emit(data, None);

@@ -423,6 +423,12 @@ impl Widener<'_> {
                 self.emit(InstData::Return { value: v }, None)
             }
             InstData::Unreachable => self.emit(InstData::Unreachable, None),
+            InstData::Select { args: [_, v, _] }
+                if uniform && self.prepared.predication.operand_guards.contains_key(&inst) =>
+            {
+                let guard = self.prepared.predication.operand_guards[&inst];
+                Some(self.uniform_operand_guard(guard, *v, typed(res_ty)?))
+            }
             InstData::Alloca { size, align } => {
                 Some(self.private_alloca(*size, *align, typed(res_ty)?, typed(out_ty)?))
             }
