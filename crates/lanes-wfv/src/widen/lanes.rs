@@ -69,6 +69,55 @@ impl Widener<'_> {
         Some(self.result_or_zero(&guard, r?, ty?))
     }
 
+    /// `if cond { fast } else { slow }` for two instructions of result type `ty`, merged in
+    /// a φ; continues after it.
+    pub(super) fn either(
+        &mut self,
+        cond: Value,
+        fast: InstData,
+        slow: InstData,
+        ty: Type,
+    ) -> Value {
+        let (from, join) = (self.cur, self.new_block());
+        let slow_block = self.new_block();
+        let fast_block = self.new_block();
+        let mut b = FuncBuilder::new(&mut self.new);
+        b.switch_to_block(from);
+        b.brif(cond, fast_block, slow_block);
+        let arm = |w: &mut Self, block: Block, data: InstData| {
+            w.cur = block;
+            let r = w.emit_v(data, ty);
+            let mut b = FuncBuilder::new(&mut w.new);
+            b.switch_to_block(block);
+            b.jump(join);
+            r
+        };
+        let r_fast = arm(self, fast_block, fast);
+        let r_slow = arm(self, slow_block, slow);
+        self.cur = join;
+        FuncCursor::new(&mut self.new)
+            .goto_bottom(join)
+            .insert_phi(ty, vec![(fast_block, r_fast), (slow_block, r_slow)])
+    }
+
+    /// `if cond { fast } else { slow }` for two instructions without result.
+    pub(super) fn either_effect(&mut self, cond: Value, fast: InstData, slow: InstData) {
+        let (from, join) = (self.cur, self.new_block());
+        let slow_block = self.new_block();
+        let fast_block = self.new_block();
+        let mut b = FuncBuilder::new(&mut self.new);
+        b.switch_to_block(from);
+        b.brif(cond, fast_block, slow_block);
+        for (block, data) in [(fast_block, fast), (slow_block, slow)] {
+            self.cur = block;
+            self.emit(data, None);
+            let mut b = FuncBuilder::new(&mut self.new);
+            b.switch_to_block(block);
+            b.jump(join);
+        }
+        self.cur = join;
+    }
+
     /// Ends the current block with `brif cond` into a new block, the guarded code, which
     /// the cursor fills next; and makes the block after it.
     fn enter_guard(&mut self, cond: Value) -> Guard {

@@ -9,6 +9,10 @@
 //! | contiguous   | varying   | `masked_load`                | `masked_store`                |
 //! | other        | any       | `gather`                     | `scatter`                     |
 //!
+//! A gather or scatter whose address is computed from the instance index (a clamp, a
+//! butterfly) first tests whether its addresses happen to be consecutive, and is then a
+//! vector access (module `consecutive_at_run_time`).
+//!
 //! "Contiguous" is the shape analysis' stride of the address equal to the access size;
 //! lane 0's address is recomputed on scalars (module `lane0`).
 //! Inactive lanes never touch memory: masked operations skip them, and a scalar access
@@ -72,6 +76,15 @@ impl Widener<'_> {
             };
         }
         let why = notes::scattered_because(self.info.shape(ptr), ty.bytes());
+        if self.derived_from_lanes(ptr) {
+            self.note_here(
+                WidenNoteKind::Gather,
+                format!(
+                    "a load is a gather unless its addresses are consecutive at run time: {why}"
+                ),
+            );
+            return self.checked_gather(ptr, align, ty, mask);
+        }
         self.note_here(WidenNoteKind::Gather, format!("a load is a gather: {why}"));
         let ptrs = self.vector(ptr);
         let m = match mask {
@@ -134,6 +147,16 @@ impl Widener<'_> {
         } else {
             notes::scattered_because(self.info.shape(ptr), ty.bytes())
         };
+        if !self.is_uniform(ptr) && self.derived_from_lanes(ptr) {
+            self.note_here(
+                WidenNoteKind::Scatter,
+                format!(
+                    "a store is a scatter unless its addresses are consecutive at run time: {why}"
+                ),
+            );
+            self.checked_scatter(v, ptr, align, ty, mask);
+            return;
+        }
         self.note_here(
             WidenNoteKind::Scatter,
             format!("a store is a scatter: {why}"),

@@ -39,6 +39,7 @@
 
 mod branches;
 mod callees;
+mod consecutive_at_run_time;
 mod cross_lane;
 mod extend;
 mod interleave;

@@ -41,7 +41,7 @@ impl Widener<'_> {
         }
     }
 
-    fn binary(&mut self, op: BinaryOp, a: Value, b: Value, ty: Type) -> Value {
+    pub(super) fn binary(&mut self, op: BinaryOp, a: Value, b: Value, ty: Type) -> Value {
         self.emit_v(
             InstData::Binary {
                 op,

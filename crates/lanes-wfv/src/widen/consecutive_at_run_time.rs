@@ -1,0 +1,204 @@
+//! Gathers and scatters whose addresses are usually consecutive: tested at run time, and a
+//! vector access when they are.
+//!
+//! The shape analysis (PLDI'18 §2.3) proves an address contiguous only when it is for every
+//! group of lanes. Many addresses are computed from the contiguous instance index by
+//! arithmetic that keeps them consecutive almost everywhere but not provably: a clamp to
+//! the grid (`in[clamp(x - 1, 0, nx - 1)]`, consecutive except at the border), a butterfly
+//! index (`(p / h) * 2h + p % h`, consecutive while a vector does not straddle a multiple
+//! of `h`), a bitonic pair index (`((p >> s) << (s + 1)) | (p & (2^s - 1))`, consecutive
+//! once `2^s` reaches the width). Those accesses would be gathers and scatters in every
+//! group. Here such an access first compares its lanes' addresses with lane 0's plus
+//! `lane · size`; if every active lane's address matches, it is one vector access at lane
+//! 0's address (masked where the access is), else the gather or scatter. Only the active
+//! lanes' addresses are compared, and the vector access touches exactly those addresses,
+//! so inactive lanes still touch no memory.
+//!
+//! Which accesses: those whose address is computed, through integer and pointer
+//! arithmetic, selects and φs, from a value the shape analysis knows to be contiguous or
+//! strided (not from loaded data: `x[idx[i]]` stays a plain gather, as its addresses are
+//! rarely consecutive and the test would only cost). The test is a compare, a mask
+//! reduction and a branch; the branch goes the same way for long runs of groups.
+
+use std::collections::HashSet;
+
+use lanes_ir::{BinaryOp, InstData, IntCC, IntFlags, Intrinsic, Type, Value};
+
+use super::{vec_of, Widener};
+
+/// How far back [`Widener::derived_from_lanes`] looks through the address computation.
+const MAX_DEPTH: u32 = 10;
+
+impl Widener<'_> {
+    /// Whether old value `ptr`, an address of no known stride, is computed from a contiguous
+    /// or strided value by arithmetic (module docs).
+    pub(super) fn derived_from_lanes(&self, ptr: Value) -> bool {
+        // An address with a known stride other than the access size is never consecutive.
+        if self.info.shape(ptr).stride().is_some() {
+            return false;
+        }
+        let mut seen = HashSet::new();
+        self.reaches_linear(ptr, 0, &mut seen)
+    }
+
+    fn reaches_linear(&self, v: Value, depth: u32, seen: &mut HashSet<Value>) -> bool {
+        if depth > MAX_DEPTH || !seen.insert(v) {
+            return false;
+        }
+        let shape = self.info.shape(v);
+        if !shape.is_uniform() && shape.stride().is_some() {
+            return true;
+        }
+        let Some(inst) = self.old.dfg.def_inst(v) else {
+            return false;
+        };
+        // The values an address is made of: the operands of arithmetic, the two sides of a
+        // select (not its condition, which only picks one), a φ's incoming values.
+        let parts: Vec<Value> = match self.old.dfg.inst(inst) {
+            InstData::Binary { args, .. } | InstData::PtrAdd { args, .. } => args.to_vec(),
+            InstData::Unary { arg, .. } | InstData::Cast { arg, .. } => vec![*arg],
+            InstData::Select { args } => vec![args[1], args[2]],
+            InstData::Phi { incoming } => incoming.iter().map(|&(_, v)| v).collect(),
+            _ => return false,
+        };
+        parts
+            .into_iter()
+            .any(|a| self.reaches_linear(a, depth + 1, seen))
+    }
+
+    /// Whether every active lane's address in the vector of pointers `ptrs` is lane 0's
+    /// plus `lane · size` (an `i1`), and lane 0's address.
+    fn consecutive(&mut self, ptrs: Value, size: u32, mask: Option<Value>) -> (Value, Value) {
+        let ptr_ty = self.new.dfg.value_type(ptrs).elem();
+        let zero = self.emit_v(InstData::Iconst { imm: 0 }, Type::I32);
+        let first = self.emit_v(
+            InstData::Intrinsic {
+                id: Intrinsic::Extract,
+                args: vec![ptrs, zero],
+            },
+            Type::Scalar(ptr_ty),
+        );
+        let firsts = self.broadcast(first);
+        let lanes = self.lane_id(Type::I64);
+        let size = self.emit_v(
+            InstData::Iconst {
+                imm: i64::from(size),
+            },
+            Type::I64,
+        );
+        let sizes = self.broadcast(size);
+        let offsets = self.binary(BinaryOp::Mul, lanes, sizes, vec_of(Type::I64, self.width));
+        let expected = self.emit_v(
+            InstData::PtrAdd {
+                args: [firsts, offsets],
+                flags: IntFlags::NONE,
+            },
+            vec_of(Type::Scalar(ptr_ty), self.width),
+        );
+        let mask_ty = Type::mask(self.width);
+        let mut same = self.emit_v(
+            InstData::Icmp {
+                cond: IntCC::Eq,
+                args: [ptrs, expected],
+            },
+            mask_ty,
+        );
+        if let Some(m) = mask {
+            // Inactive lanes count as matching.
+            let inactive = self.emit_v(
+                InstData::Unary {
+                    op: lanes_ir::UnaryOp::Not,
+                    arg: m,
+                },
+                mask_ty,
+            );
+            same = self.binary(BinaryOp::Or, same, inactive, mask_ty);
+        }
+        let all = self.emit_v(
+            InstData::Intrinsic {
+                id: Intrinsic::All,
+                args: vec![same],
+            },
+            Type::I1,
+        );
+        (all, first)
+    }
+
+    /// A gather of `ty` from old address `ptr` that first tests whether the addresses are
+    /// consecutive (module docs).
+    pub(super) fn checked_gather(
+        &mut self,
+        ptr: Value,
+        align: u32,
+        ty: Type,
+        mask: Option<Value>,
+    ) -> Value {
+        let vt = vec_of(ty, self.width);
+        let ptrs = self.vector(ptr);
+        let (all, first) = self.consecutive(ptrs, ty.bytes(), mask);
+        let z = self.zero_vec(ty);
+        let m = match mask {
+            Some(m) => m,
+            None => self.all_true(),
+        };
+        let vector = match mask {
+            None => InstData::Load {
+                ptr: first,
+                align,
+                access: lanes_ir::MemAccess::PLAIN,
+            },
+            Some(m) => InstData::MaskedLoad {
+                ptr: first,
+                mask: m,
+                passthru: z,
+                align,
+            },
+        };
+        let gather = InstData::Gather {
+            ptrs,
+            mask: m,
+            passthru: z,
+            align,
+        };
+        self.either(all, vector, gather, vt)
+    }
+
+    /// A scatter of the new vector `v` to old address `ptr` that first tests whether the
+    /// addresses are consecutive (module docs).
+    pub(super) fn checked_scatter(
+        &mut self,
+        v: Value,
+        ptr: Value,
+        align: u32,
+        ty: Type,
+        mask: Option<Value>,
+    ) {
+        let ptrs = self.vector(ptr);
+        let (all, first) = self.consecutive(ptrs, ty.bytes(), mask);
+        let m = match mask {
+            Some(m) => m,
+            None => self.all_true(),
+        };
+        let vector = match mask {
+            None => InstData::Store {
+                value: v,
+                ptr: first,
+                align,
+                access: lanes_ir::MemAccess::PLAIN,
+            },
+            Some(m) => InstData::MaskedStore {
+                value: v,
+                ptr: first,
+                mask: m,
+                align,
+            },
+        };
+        let scatter = InstData::Scatter {
+            value: v,
+            ptrs,
+            mask: m,
+            align,
+        };
+        self.either_effect(all, vector, scatter);
+    }
+}
