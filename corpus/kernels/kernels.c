@@ -51,6 +51,27 @@ KERNEL(sqrt_abs) {
   for (int i = 0; i < n; i++) out[i] = sqrtf(fabsf(a[i])) + fminf(a[i], b[i]);
 }
 
+KERNEL(stencil_clamped) {
+  /* Neighbours clamped to [0, n): consecutive except in the groups at either end (a
+   * gather there, one vector load elsewhere, tested at run time). */
+#pragma omp simd
+  for (int i = 0; i < n; i++) {
+    int left = i - 1 < 0 ? 0 : i - 1, right = i + 1 > n - 1 ? n - 1 : i + 1;
+    out[i] = 0.25f * a[left] + 0.5f * a[i] + 0.25f * a[right];
+  }
+}
+KERNEL(butterfly) {
+  /* One step of a fast Walsh transform with half-size 8: j = (i / 8) * 16 + i % 8 is
+   * consecutive within groups of up to 8 lanes, not across 16. */
+#pragma omp simd
+  for (int i = 0; i < n / 2; i++) {
+    int j = (i / 8) * 16 + i % 8;
+    float x = a[j], y = a[j + 8];
+    out[j] = x + y;
+    out[j + 8] = x - y;
+  }
+}
+
 /* --- divergent branches --- */
 KERNEL(clamp_branch) {
 #pragma omp simd

@@ -1,6 +1,6 @@
-//! The kernel corpus (`corpus/kernels/kernels.c`: 50 `omp simd` loops — straight-line
-//! code, divergent branches and loops, reductions, calls of helpers, gathers and strided
-//! accesses, early exits of inner loops (with and without stores before the exit, a
+//! The kernel corpus (`corpus/kernels/kernels.c`: 52 `omp simd` loops — straight-line
+//! code (clamped and butterfly indices among it), divergent branches and loops,
+//! reductions, calls of helpers, gathers and strided accesses, early exits of inner loops (with and without stores before the exit, a
 //! `while`), intrinsics clang emits (byte and bit reversal, checked arithmetic, `powi`),
 //! private arrays, and early exits of the parallel loop itself) compiled by `lanes compile -fopenmp-simd -march=native` at 4, 8
 //! and 16 lanes and at the target's own width, each build linked with a generated driver
