@@ -19,7 +19,8 @@
 //!   otherwise must not run for an inactive instance, with the mask it runs under. Widening
 //!   turns a guarded load into `masked_load`/`gather`, a store into
 //!   `masked_store`/`scatter`, a call into a loop over the active lanes.
-//! - Integer division and remainder are made safe in place instead: the divisor becomes
+//! - Integer division and remainder by anything but a constant that cannot trap (not 0,
+//!   not -1 for signed ones) are made safe in place instead: the divisor becomes
 //!   `select(p, d, 1)`, so an inactive instance never traps, and for signed ones the
 //!   dividend `select(p, x, 0)` as well (`INT_MIN / -1` traps too). These selects are
 //!   recorded as [`OperandGuard`]s: on the active lanes of the block, the only lanes whose
@@ -97,7 +98,7 @@ pub(crate) fn guard_block(func: &mut Function, b: Block, p: Value, out: &mut Pre
         match data {
             InstData::Binary {
                 op, args: [x, d], ..
-            } if op.can_trap() => {
+            } if op.can_trap() && !never_traps(func, op, d) => {
                 let ty = func.dfg.value_type(d);
                 let signed = matches!(op, BinaryOp::SDiv | BinaryOp::SRem);
                 let mut cur = FuncCursor::new(func);
@@ -150,6 +151,25 @@ pub(crate) fn guard_block(func: &mut Function, b: Block, p: Value, out: &mut Pre
             _ => {}
         }
     }
+}
+
+/// Whether integer division `op` by `d` cannot trap whatever the dividend: `d` a constant
+/// other than 0, and for signed division other than -1 (`INT_MIN / -1`). Such a division
+/// needs no guard, and keeping its divisor a constant lets LLVM divide by shifts and
+/// multiplications (`(hi - lo) / 2` in a binary search) instead of lane by lane.
+fn never_traps(func: &Function, op: BinaryOp, d: Value) -> bool {
+    let Some(InstData::Iconst { imm }) = func.dfg.def_inst(d).map(|i| func.dfg.inst(i)) else {
+        return false;
+    };
+    let bits = func.dfg.value_type(d).elem().bits();
+    let all_ones = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let v = (*imm as u64) & all_ones;
+    let signed = matches!(op, BinaryOp::SDiv | BinaryOp::SRem);
+    v != 0 && !(signed && v == all_ones)
 }
 
 /// Lowers the guarded instructions to branches (their width-1 semantics), so that the
