@@ -103,44 +103,28 @@ pub(crate) fn guard_block(func: &mut Function, b: Block, p: Value, out: &mut Pre
                 let signed = matches!(op, BinaryOp::SDiv | BinaryOp::SRem);
                 let mut cur = FuncCursor::new(func);
                 cur.goto_inst(inst);
-                let guard = |cur: &mut FuncCursor, v: Value, filler: i64| {
-                    let filler = cur.insert_value(InstData::Iconst { imm: filler }, ty);
+                // `select p, v, filler` in front of operand `v`, recorded as its guard.
+                let mut guard = |cur: &mut FuncCursor, v: Value, divisor: bool| {
+                    let imm = i64::from(divisor);
+                    let filler = cur.insert_value(InstData::Iconst { imm }, ty);
                     let sel = cur.insert_value(
                         InstData::Select {
                             args: [p, v, filler],
                         },
                         ty,
                     );
-                    let select = cur.func.dfg.def_inst(sel);
-                    (sel, select, filler)
-                };
-                let (divisor, select, filler) = guard(&mut cur, d, 1);
-                if let Some(select) = select {
-                    out.operand_guards.insert(
-                        select,
-                        OperandGuard {
+                    if let Some(select) = cur.func.dfg.def_inst(sel) {
+                        let g = OperandGuard {
                             pred: p,
                             filler,
-                            divisor: true,
-                        },
-                    );
-                }
-                let dividend = if signed {
-                    let (v, select, filler) = guard(&mut cur, x, 0);
-                    if let Some(select) = select {
-                        out.operand_guards.insert(
-                            select,
-                            OperandGuard {
-                                pred: p,
-                                filler,
-                                divisor: false,
-                            },
-                        );
+                            divisor,
+                        };
+                        out.operand_guards.insert(select, g);
                     }
-                    v
-                } else {
-                    x
+                    sel
                 };
+                let divisor = guard(&mut cur, d, true);
+                let dividend = if signed { guard(&mut cur, x, false) } else { x };
                 *func.dfg.inst_mut(inst) = InstData::Binary {
                     op,
                     args: [dividend, divisor],

@@ -78,44 +78,54 @@ impl Widener<'_> {
         slow: InstData,
         ty: Type,
     ) -> Value {
-        let (from, join) = (self.cur, self.new_block());
-        let slow_block = self.new_block();
-        let fast_block = self.new_block();
-        let mut b = FuncBuilder::new(&mut self.new);
-        b.switch_to_block(from);
-        b.brif(cond, fast_block, slow_block);
-        let arm = |w: &mut Self, block: Block, data: InstData| {
-            w.cur = block;
-            let r = w.emit_v(data, ty);
-            let mut b = FuncBuilder::new(&mut w.new);
-            b.switch_to_block(block);
-            b.jump(join);
-            r
-        };
-        let r_fast = arm(self, fast_block, fast);
-        let r_slow = arm(self, slow_block, slow);
-        self.cur = join;
+        let [fast_block, slow_block, join] = self.fork(cond);
+        let r_fast = self.arm(fast_block, join, fast, Some(ty));
+        let r_slow = self.arm(slow_block, join, slow, Some(ty));
+        let incoming = vec![(fast_block, r_fast), (slow_block, r_slow)]
+            .into_iter()
+            .filter_map(|(b, r)| Some((b, r?)))
+            .collect();
         FuncCursor::new(&mut self.new)
             .goto_bottom(join)
-            .insert_phi(ty, vec![(fast_block, r_fast), (slow_block, r_slow)])
+            .insert_phi(ty, incoming)
     }
 
     /// `if cond { fast } else { slow }` for two instructions without result.
     pub(super) fn either_effect(&mut self, cond: Value, fast: InstData, slow: InstData) {
-        let (from, join) = (self.cur, self.new_block());
-        let slow_block = self.new_block();
-        let fast_block = self.new_block();
+        let [fast_block, slow_block, join] = self.fork(cond);
+        self.arm(fast_block, join, fast, None);
+        self.arm(slow_block, join, slow, None);
+    }
+
+    /// Ends the current block with `brif cond` into two new blocks, `[then, else, join]`;
+    /// filling continues in `join` once [`Self::arm`] has filled both.
+    fn fork(&mut self, cond: Value) -> [Block; 3] {
+        let from = self.cur;
+        let join = self.new_block();
+        let other = self.new_block();
+        let then = self.new_block();
         let mut b = FuncBuilder::new(&mut self.new);
         b.switch_to_block(from);
-        b.brif(cond, fast_block, slow_block);
-        for (block, data) in [(fast_block, fast), (slow_block, slow)] {
-            self.cur = block;
-            self.emit(data, None);
-            let mut b = FuncBuilder::new(&mut self.new);
-            b.switch_to_block(block);
-            b.jump(join);
-        }
+        b.brif(cond, then, other);
         self.cur = join;
+        [then, other, join]
+    }
+
+    /// `data` alone in `block`, which then jumps to `join`; its result.
+    fn arm(
+        &mut self,
+        block: Block,
+        join: Block,
+        data: InstData,
+        ty: Option<Type>,
+    ) -> Option<Value> {
+        self.cur = block;
+        let r = self.emit(data, ty);
+        let mut b = FuncBuilder::new(&mut self.new);
+        b.switch_to_block(block);
+        b.jump(join);
+        self.cur = join;
+        r
     }
 
     /// Ends the current block with `brif cond` into a new block, the guarded code, which

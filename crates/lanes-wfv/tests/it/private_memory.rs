@@ -112,3 +112,26 @@ fn wide_accesses_at_a_uniform_offset_become_element_vector_accesses() {
         "{loads} vector loads, {stores} vector stores"
     );
 }
+
+#[test]
+fn widened_stack_arrays_are_cache_line_aligned() {
+    // Read and written a vector at a time, an element-major array must not let a vector
+    // straddle two cache lines wherever the stack happens to be.
+    let m = module();
+    let id = m.func_by_name("fold_uniform").unwrap();
+    let p = prepare(&m, id, &[], Mode::PARTIAL, &mut |_, _| {}).unwrap();
+    let f = widen(&m, &p, &[], 16).unwrap();
+    let aligns: Vec<(u32, u32)> = f
+        .layout
+        .blocks()
+        .flat_map(|b| f.layout.block_insts(b).to_vec())
+        .filter_map(|i| match f.dfg.inst(i) {
+            InstData::Alloca { size, align } => Some((*size, *align)),
+            _ => None,
+        })
+        .collect();
+    assert!(!aligns.is_empty());
+    for (size, align) in aligns {
+        assert!(size < 64 || align >= 64, "{size} bytes aligned to {align}");
+    }
+}
