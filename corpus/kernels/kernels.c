@@ -61,14 +61,16 @@ KERNEL(stencil_clamped) {
   }
 }
 KERNEL(butterfly) {
-  /* One step of a fast Walsh transform with half-size 8: j = (i / 8) * 16 + i % 8 is
-   * consecutive within groups of up to 8 lanes, not across 16. */
+  /* One step of a fast Walsh transform with a half-size h known at run time (8 here):
+   * j = (i / h) * 2h + i % h is consecutive within groups of up to h lanes, not across
+   * 16 (a vector access where the addresses prove consecutive, else a gather/scatter). */
+  int h = 8 + (n > 100000);
 #pragma omp simd
   for (int i = 0; i < n / 2; i++) {
-    int j = (i / 8) * 16 + i % 8;
-    float x = a[j], y = a[j + 8];
+    int j = (i / h) * 2 * h + i % h;
+    float x = a[j], y = a[j + h];
     out[j] = x + y;
-    out[j + 8] = x - y;
+    out[j + h] = x - y;
   }
 }
 

@@ -33,47 +33,128 @@ use super::{vec_of, Widener};
 /// How far back [`Widener::derived_from_lanes`] looks through the address computation.
 const MAX_DEPTH: u32 = 10;
 
+/// Whether `x op c`, for the constant `c`, holds one value over runs of consecutive `x`:
+/// `x & c` with `c`'s lowest set bit above bit 0, `x >> c`, `x / c`.
+fn holds_runs(op: BinaryOp, c: i64) -> bool {
+    match op {
+        BinaryOp::And => c & 1 == 0,
+        BinaryOp::LShr | BinaryOp::AShr => c != 0,
+        BinaryOp::UDiv | BinaryOp::SDiv => c.unsigned_abs() > 1,
+        _ => false,
+    }
+}
+
+/// The ways an address leads to strided integers: those that make it step by the access
+/// size from lane to lane, and the others. An address with another kind of path is not
+/// tested: `gx - (gx & 7)` (a block's first column) reaches `gx` once stepping and once
+/// backwards, and is never consecutive.
+#[derive(Default)]
+struct Paths {
+    stepping: u32,
+    other: u32,
+}
+
 impl Widener<'_> {
-    /// Whether old value `ptr`, an address of no known stride, is computed from a contiguous
-    /// or strided value by arithmetic (module docs).
-    pub(super) fn derived_from_lanes(&self, ptr: Value) -> bool {
+    /// Whether old value `ptr`, an address of no known stride accessed `size` bytes at a
+    /// time, is computed from a contiguous or strided value by arithmetic that can make it
+    /// step by `size` from lane to lane, and by no other such path (module docs).
+    pub(super) fn derived_from_lanes(&self, ptr: Value, size: u32) -> bool {
         // An address with a known stride other than the access size is never consecutive.
         if self.info.shape(ptr).stride().is_some() {
             return false;
         }
         let mut seen = HashSet::new();
-        self.reaches_linear(ptr, 0, &mut seen)
+        let mut paths = Paths::default();
+        self.linear_paths(ptr, 1, i64::from(size), 0, &mut seen, &mut paths);
+        paths.stepping > 0 && paths.other == 0
     }
 
-    fn reaches_linear(&self, v: Value, depth: u32, seen: &mut HashSet<Value>) -> bool {
+    /// Counts into `paths` the ways `v`, counted `scale` times in the address, leads to a
+    /// strided integer, by whether that stride so scaled is `size` bytes.
+    fn linear_paths(
+        &self,
+        v: Value,
+        scale: i64,
+        size: i64,
+        depth: u32,
+        seen: &mut HashSet<Value>,
+        paths: &mut Paths,
+    ) {
         // Integer and pointer arithmetic only: an index converted from a float (a position
         // along a ray, a sample coordinate) is data, rarely consecutive between lanes.
         let ty = self.old.dfg.value_type(v).elem();
         if depth > MAX_DEPTH || !(ty.is_int() || ty.is_ptr()) || !seen.insert(v) {
-            return false;
+            return;
         }
-        // A strided integer: the instance index, or arithmetic on it. A strided pointer is
-        // a lane's slice of private memory, whose accesses are consecutive only when every
-        // lane's index is the same (a kd-tree's stack pointer, which diverges): not counted.
+        // A strided integer: the instance index, or arithmetic on it; it makes the address
+        // step by its stride times its scale. A strided pointer is a lane's slice of
+        // private memory, whose accesses are consecutive only when every lane's index is
+        // the same (a kd-tree's stack pointer, which diverges): not counted.
         let shape = self.info.shape(v);
-        if !shape.is_uniform() && shape.stride().is_some() {
-            return ty.is_int();
+        if !shape.is_uniform() {
+            if let Some(stride) = shape.stride() {
+                if ty.is_int() {
+                    if stride.checked_mul(scale) == Some(size) {
+                        paths.stepping += 1;
+                    } else {
+                        paths.other += 1;
+                    }
+                }
+                return;
+            }
         }
         let Some(inst) = self.old.dfg.def_inst(v) else {
-            return false;
+            return;
         };
-        // The values an address is made of: the operands of arithmetic, the two sides of a
-        // select (not its condition, which only picks one), a φ's incoming values.
-        let parts: Vec<Value> = match self.old.dfg.inst(inst) {
-            InstData::Binary { args, .. } | InstData::PtrAdd { args, .. } => args.to_vec(),
-            InstData::Unary { arg, .. } | InstData::Cast { arg, .. } => vec![*arg],
-            InstData::Select { args } => vec![args[1], args[2]],
-            InstData::Phi { incoming } => incoming.iter().map(|&(_, v)| v).collect(),
-            _ => return false,
+        let constant = |x: Value| lanes_analysis::shapes::constant_of(self.old, x);
+        // The values an address is made of, with their scales: the operands of additions
+        // (a subtrahend negated: `n - 1 - i` runs backwards), a product with a constant
+        // scaled by it, the operands of other bit operations, divisions and extensions as
+        // they are, the two sides of a select (not its condition, which only picks one), a φ's
+        // incoming values. A product with a value not constant (`gid * per_item`) steps by
+        // an unknown amount: not followed.
+        let parts: Vec<(Value, i64)> = match self.old.dfg.inst(inst) {
+            InstData::Binary { op, args, .. } => match op {
+                BinaryOp::Sub => vec![(args[0], scale), (args[1], -scale)],
+                BinaryOp::Mul => match (constant(args[0]), constant(args[1])) {
+                    (Some(c), _) => vec![(args[1], scale.saturating_mul(c))],
+                    (_, Some(c)) => vec![(args[0], scale.saturating_mul(c))],
+                    _ => return,
+                },
+                BinaryOp::Shl => match constant(args[1]) {
+                    Some(k) if (0..32).contains(&k) => {
+                        vec![(args[0], scale.saturating_mul(1 << k))]
+                    }
+                    // `(p >> s) << (s + 1)`: the lanes between two shifted values are
+                    // the other operand's (a bitonic pair index); followed as it is.
+                    _ => vec![(args[0], scale)],
+                },
+                // Operations that hold their value over runs of lanes: a mask clearing the
+                // low bits (`gx & -8`, a block's first column), a shift right or a division
+                // by a constant. They break the steps: followed, never as stepping (scale
+                // 0). (By a uniform value they are followed as they are: a butterfly's
+                // `p / h`, whose runs are as long as `h`, is consecutive for `h` at least
+                // the width.)
+                op @ (BinaryOp::And
+                | BinaryOp::LShr
+                | BinaryOp::AShr
+                | BinaryOp::UDiv
+                | BinaryOp::SDiv)
+                    if constant(args[1]).is_some_and(|c| holds_runs(*op, c)) =>
+                {
+                    vec![(args[0], 0)]
+                }
+                _ => vec![(args[0], scale), (args[1], scale)],
+            },
+            InstData::PtrAdd { args, .. } => vec![(args[0], scale), (args[1], scale)],
+            InstData::Unary { arg, .. } | InstData::Cast { arg, .. } => vec![(*arg, scale)],
+            InstData::Select { args } => vec![(args[1], scale), (args[2], scale)],
+            InstData::Phi { incoming } => incoming.iter().map(|&(_, v)| (v, scale)).collect(),
+            _ => return,
         };
-        parts
-            .into_iter()
-            .any(|a| self.reaches_linear(a, depth + 1, seen))
+        for (a, k) in parts {
+            self.linear_paths(a, k, size, depth + 1, seen, paths);
+        }
     }
 
     /// Whether every active lane's address in the vector of pointers `ptrs` is lane 0's

@@ -76,7 +76,7 @@ impl Widener<'_> {
             };
         }
         let why = notes::scattered_because(self.info.shape(ptr), ty.bytes());
-        if self.derived_from_lanes(ptr) {
+        if self.derived_from_lanes(ptr, ty.bytes()) {
             self.note_here(
                 WidenNoteKind::Gather,
                 format!(
@@ -147,7 +147,7 @@ impl Widener<'_> {
         } else {
             notes::scattered_because(self.info.shape(ptr), ty.bytes())
         };
-        if !self.is_uniform(ptr) && self.derived_from_lanes(ptr) {
+        if !self.is_uniform(ptr) && self.derived_from_lanes(ptr, ty.bytes()) {
             self.note_here(
                 WidenNoteKind::Scatter,
                 format!(
