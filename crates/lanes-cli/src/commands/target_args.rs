@@ -13,13 +13,14 @@ use lanes_llvm::target::TargetRequest;
 #[derive(Args, Debug, Clone, Default)]
 pub struct TargetArgs {
     /// Target triple (default: the host)
-    #[arg(long)]
+    #[arg(long, overrides_with = "target")]
     pub target: Option<String>,
-    /// Target CPU (`native` for the host; -march= and -mcpu= set it)
-    #[arg(long)]
+    /// Target CPU (`native` for the host; -march= and -mcpu= set it; the last one given
+    /// wins, as with clang)
+    #[arg(long, overrides_with = "target_cpu")]
     pub target_cpu: Option<String>,
     /// Target features (`+avx2,-avx512f`)
-    #[arg(long)]
+    #[arg(long, overrides_with = "target_features")]
     pub target_features: Option<String>,
 }
 

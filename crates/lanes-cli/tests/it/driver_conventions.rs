@@ -335,3 +335,30 @@ fn calls_keep_the_callees_calling_convention() {
     );
     assert!(String::from_utf8_lossy(&got).starts_with("checksum = "));
 }
+
+#[test]
+fn the_last_march_wins_as_with_clang() {
+    // Build systems append flags: `-march=native ... -march=haswell` compiles for Haswell.
+    let d = scratch_dir("march-twice");
+    let src = d.join("scale.c");
+    std::fs::write(
+        &src,
+        "void scale(int n, float *x) {\n#pragma omp simd\n  for (int i = 0; i < n; i++) x[i] *= 2.0f;\n}\n",
+    )
+    .expect("write source");
+    let zmm = |first: &str, last: &str| {
+        let out = d.join(format!("{first}-{last}.s"));
+        run(lanes()
+            .args(["compile", "-fopenmp-simd", "-O2", "-S"])
+            .args([format!("-march={first}"), format!("-march={last}")])
+            .args([s(&src), "-o", s(&out)]));
+        std::fs::read_to_string(&out)
+            .expect("read assembly")
+            .contains("zmm")
+    };
+    assert!(
+        zmm("haswell", "skylake-avx512"),
+        "skylake-avx512 last: 512-bit code"
+    );
+    assert!(!zmm("skylake-avx512", "haswell"), "haswell last: no zmm");
+}
