@@ -16,7 +16,11 @@
 //!
 //! Which accesses: those whose address has no known stride and is computed, through
 //! integer and pointer arithmetic, selects and φs, from an integer the shape analysis
-//! knows to be contiguous or strided. Not those computed from loaded data (`x[idx[i]]`),
+//! knows to be contiguous or strided, where every such path makes the address step by the
+//! access size: a product with a constant scales the step, a subtraction reverses it, a
+//! product with a value not constant (`gid * per_item`) is not followed, and a mask,
+//! shift or division by a constant (`gx & -8`) holds runs of lanes, which no vector
+//! access covers. Not those computed from loaded data (`x[idx[i]]`),
 //! from floats (an index along a ray) or into private arrays (whose per-lane stack
 //! pointers diverge): their addresses are rarely consecutive and the test would only
 //! cost. Testing the stack accesses of the kd-tree point correlation and multi-radius
