@@ -142,16 +142,12 @@ pub(crate) fn guard_block(func: &mut Function, b: Block, p: Value, out: &mut Pre
 /// needs no guard, and keeping its divisor a constant lets LLVM divide by shifts and
 /// multiplications (`(hi - lo) / 2` in a binary search) instead of lane by lane.
 fn never_traps(func: &Function, op: BinaryOp, d: Value) -> bool {
-    let Some(InstData::Iconst { imm }) = func.dfg.def_inst(d).map(|i| func.dfg.inst(i)) else {
+    let Some(imm) = lanes_analysis::shapes::constant_of(func, d) else {
         return false;
     };
     let bits = func.dfg.value_type(d).elem().bits();
-    let all_ones = if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
-    let v = (*imm as u64) & all_ones;
+    let all_ones = u64::MAX >> (64 - bits.clamp(1, 64));
+    let v = (imm as u64) & all_ones;
     let signed = matches!(op, BinaryOp::SDiv | BinaryOp::SRem);
     v != 0 && !(signed && v == all_ones)
 }

@@ -10,7 +10,7 @@ use crate::common;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
-use common::{clang, run, s, scratch_dir};
+use common::{clang, run, s, scratch_dir, scratch_file};
 
 fn lanes() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lanes"))
@@ -339,13 +339,11 @@ fn calls_keep_the_callees_calling_convention() {
 #[test]
 fn the_last_march_wins_as_with_clang() {
     // Build systems append flags: `-march=native ... -march=haswell` compiles for Haswell.
-    let d = scratch_dir("march-twice");
-    let src = d.join("scale.c");
-    std::fs::write(
-        &src,
+    let src = scratch_file(
+        "scale.c",
         "void scale(int n, float *x) {\n#pragma omp simd\n  for (int i = 0; i < n; i++) x[i] *= 2.0f;\n}\n",
-    )
-    .expect("write source");
+    );
+    let d = scratch_dir("march-twice");
     let zmm = |first: &str, last: &str| {
         let out = d.join(format!("{first}-{last}.s"));
         run(lanes()

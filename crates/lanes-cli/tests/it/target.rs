@@ -8,7 +8,7 @@ use crate::common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{clang, cpu_has, data, run, s, scratch_dir, symbols};
+use common::{clang, cpu_has, data, run, s, scratch_dir, scratch_file, symbols};
 
 /// AVX-512 shows in AT&T disassembly as zmm registers or opmask registers `%k1`…`%k7`.
 fn avx512_lines(disassembly: &str) -> Vec<&str> {
@@ -249,13 +249,11 @@ fn masks_are_lane_width_integers_without_mask_registers() {
 /// would otherwise make it eight branches and scalar loads) and on `zmm` for AVX-512.
 #[test]
 fn int_indexed_lookups_are_hardware_gathers_with_32_bit_indices() {
-    let d = scratch_dir("target-gathers");
-    let src = d.join("lookup.c");
-    std::fs::write(
-        &src,
+    let src = scratch_file(
+        "lookup.c",
         "void look(long i, const int *t, const int *idx, int *out) { out[i] = t[idx[i]]; }\n",
-    )
-    .expect("writes");
+    );
+    let d = scratch_dir("target-gathers");
     for (march, reg) in [
         ("-march=haswell", "%ymm"),
         ("-march=skylake-avx512", "%zmm"),

@@ -162,8 +162,14 @@ impl Widener<'_> {
     }
 
     /// Whether every active lane's address in the vector of pointers `ptrs` is lane 0's
-    /// plus `lane · size` (an `i1`), and lane 0's address.
-    fn consecutive(&mut self, ptrs: Value, size: u32, mask: Option<Value>) -> (Value, Value) {
+    /// plus `lane · size` (an `i1`), lane 0's address, and the mask a gather or scatter
+    /// of the same access takes (`mask`, or all lanes).
+    fn consecutive(
+        &mut self,
+        ptrs: Value,
+        size: u32,
+        mask: Option<Value>,
+    ) -> (Value, Value, Value) {
         let ptr_ty = self.new.dfg.value_type(ptrs).elem();
         let zero = self.emit_v(InstData::Iconst { imm: 0 }, Type::I32);
         let first = self.emit_v(
@@ -216,7 +222,11 @@ impl Widener<'_> {
             },
             Type::I1,
         );
-        (all, first)
+        let gather_mask = match mask {
+            Some(m) => m,
+            None => self.all_true(),
+        };
+        (all, first, gather_mask)
     }
 
     /// A gather of `ty` from old address `ptr` that first tests whether the addresses are
@@ -230,12 +240,8 @@ impl Widener<'_> {
     ) -> Value {
         let vt = vec_of(ty, self.width);
         let ptrs = self.vector(ptr);
-        let (all, first) = self.consecutive(ptrs, ty.bytes(), mask);
+        let (all, first, m) = self.consecutive(ptrs, ty.bytes(), mask);
         let z = self.zero_vec(ty);
-        let m = match mask {
-            Some(m) => m,
-            None => self.all_true(),
-        };
         let vector = match mask {
             None => InstData::Load {
                 ptr: first,
@@ -269,11 +275,7 @@ impl Widener<'_> {
         mask: Option<Value>,
     ) {
         let ptrs = self.vector(ptr);
-        let (all, first) = self.consecutive(ptrs, ty.bytes(), mask);
-        let m = match mask {
-            Some(m) => m,
-            None => self.all_true(),
-        };
+        let (all, first, m) = self.consecutive(ptrs, ty.bytes(), mask);
         let vector = match mask {
             None => InstData::Store {
                 value: v,

@@ -79,11 +79,10 @@ impl Widener<'_> {
         ty: Type,
     ) -> Value {
         let [fast_block, slow_block, join] = self.fork(cond);
-        let r_fast = self.arm(fast_block, join, fast, Some(ty));
-        let r_slow = self.arm(slow_block, join, slow, Some(ty));
-        let incoming = vec![(fast_block, r_fast), (slow_block, r_slow)]
+        let arms = [(fast_block, fast), (slow_block, slow)];
+        let incoming = arms
             .into_iter()
-            .filter_map(|(b, r)| Some((b, r?)))
+            .flat_map(|(block, data)| Some((block, self.arm(block, join, data, Some(ty))?)))
             .collect();
         FuncCursor::new(&mut self.new)
             .goto_bottom(join)

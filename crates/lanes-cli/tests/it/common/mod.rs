@@ -14,7 +14,7 @@ pub fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-pub use lanes_test_support::{cpu_has, path_str as s, run_ok as run, scratch_dir};
+pub use lanes_test_support::{cpu_has, path_str as s, run_ok as run, scratch_dir, scratch_file};
 
 /// The clang-19 lanes itself uses.
 pub fn clang() -> Command {
