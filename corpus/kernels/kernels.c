@@ -73,6 +73,17 @@ KERNEL(butterfly) {
     out[j + h] = x - y;
   }
 }
+KERNEL(block_runs) {
+  /* Each element against the first of its block of 8 and a quarter-index neighbour:
+   * a[i & -8] and b[i >> 2] hold one value over runs of lanes (one load per run when
+   * lane 0 is aligned, tested at run time); a[(i + 3) & -8] is never aligned (the
+   * gather). Under a divergent condition, so the runs' first lanes may be inactive. */
+#pragma omp simd
+  for (int i = 0; i < n; i++) {
+    if (a[i] > -1.0f)
+      out[i] = a[i] - a[i & -8] + b[i >> 2] * a[(i + 3) & -8];
+  }
+}
 
 /* --- divergent branches --- */
 KERNEL(clamp_branch) {

@@ -20,7 +20,8 @@
 //! access size: a product with a constant scales the step, a subtraction reverses it, a
 //! product with a value not constant (`gid * per_item`) is not followed, and a mask,
 //! shift or division by a constant (`gx & -8`) holds runs of lanes, which no vector
-//! access covers. Not those computed from loaded data (`x[idx[i]]`),
+//! access covers (a load whose every path does is tested for runs instead: module
+//! `runs_at_run_time`). Not those computed from loaded data (`x[idx[i]]`),
 //! from floats (an index along a ray) or into private arrays (whose per-lane stack
 //! pointers diverge): their addresses are rarely consecutive and the test would only
 //! cost. Testing the stack accesses of the kd-tree point correlation and multi-radius
@@ -37,25 +38,75 @@ use super::{vec_of, Widener};
 /// How far back [`Widener::derived_from_lanes`] looks through the address computation.
 const MAX_DEPTH: u32 = 10;
 
-/// Whether `x op c`, for the constant `c`, holds one value over runs of consecutive `x`:
-/// `x & c` with `c`'s lowest set bit above bit 0, `x >> c`, `x / c`.
-fn holds_runs(op: BinaryOp, c: i64) -> bool {
-    match op {
-        BinaryOp::And => c & 1 == 0,
-        BinaryOp::LShr | BinaryOp::AShr => c != 0,
-        BinaryOp::UDiv | BinaryOp::SDiv => c.unsigned_abs() > 1,
-        _ => false,
-    }
+/// The runs that `x op c`, for the constant `c`, holds one value over, as the power of two
+/// `g` such that the result is the same for every `x` in an aligned block of `g`
+/// consecutive integers: `x & c` with `c`'s lowest set bit above bit 0 (`x & -8`: 8),
+/// `x >> k` (`2^k`), `x / c` (the power of two dividing `c`). `None` for other operations.
+fn run_granule(op: BinaryOp, c: i64) -> Option<i64> {
+    let g = match op {
+        BinaryOp::And if c & 1 == 0 && c != 0 => 1i64 << c.trailing_zeros(),
+        BinaryOp::LShr | BinaryOp::AShr if (1..63).contains(&c) => 1i64 << c,
+        BinaryOp::UDiv | BinaryOp::SDiv if c.unsigned_abs() > 1 => {
+            1i64 << c.unsigned_abs().trailing_zeros().min(62)
+        }
+        _ => return None,
+    };
+    Some(g)
+}
+
+/// A run-holding operation met on the way from an address to the instance index: its
+/// granule ([`run_granule`]) and the scale of the path below it.
+#[derive(Clone, Copy)]
+struct Run {
+    granule: i64,
+    below: i64,
 }
 
 /// The ways an address leads to strided integers: those that make it step by the access
-/// size from lane to lane, and the others. An address with another kind of path is not
+/// size from lane to lane, those that pass a run-holding operation (`gx & -8`) and so hold
+/// it over runs of lanes, and the others. An address with another kind of path is not
 /// tested: `gx - (gx & 7)` (a block's first column) reaches `gx` once stepping and once
 /// backwards, and is never consecutive.
 #[derive(Default)]
 struct Paths {
     stepping: u32,
     other: u32,
+    /// The shortest run of lanes (a power of two) over which a run path holds its value.
+    shortest_run: Option<i64>,
+}
+
+/// The state of one walk over an address computation.
+struct PathWalk {
+    /// The access size in bytes: the step of a consecutive address.
+    size: i64,
+    seen: HashSet<Value>,
+    paths: Paths,
+}
+
+impl PathWalk {
+    /// Counts a path reaching an integer of lane stride `stride`, scaled `scale` times in
+    /// the address, below the run-holding operation `run` if there is one.
+    fn count(&mut self, stride: i64, scale: i64, run: Option<Run>) {
+        let Some(run) = run else {
+            if stride.checked_mul(scale) == Some(self.size) {
+                self.paths.stepping += 1;
+            } else {
+                self.paths.other += 1;
+            }
+            return;
+        };
+        // The operand of the run-holding operation steps by `step` per lane: it holds
+        // one value over `granule / step` lanes when `step` is a power of two dividing
+        // the granule.
+        let step = stride.saturating_mul(run.below).unsigned_abs();
+        if step.is_power_of_two() && step <= run.granule.unsigned_abs() {
+            let lanes = run.granule / step as i64;
+            let shortest = self.paths.shortest_run.map_or(lanes, |r| r.min(lanes));
+            self.paths.shortest_run = Some(shortest);
+        } else {
+            self.paths.other += 1;
+        }
+    }
 }
 
 impl Widener<'_> {
@@ -63,31 +114,57 @@ impl Widener<'_> {
     /// time, is computed from a contiguous or strided value by arithmetic that can make it
     /// step by `size` from lane to lane, and by no other such path (module docs).
     pub(super) fn derived_from_lanes(&self, ptr: Value, size: u32) -> bool {
-        // An address with a known stride other than the access size is never consecutive.
-        if self.info.shape(ptr).stride().is_some() {
-            return false;
-        }
-        let mut seen = HashSet::new();
-        let mut paths = Paths::default();
-        self.linear_paths(ptr, 1, i64::from(size), 0, &mut seen, &mut paths);
-        paths.stepping > 0 && paths.other == 0
+        self.address_paths(ptr, size).is_some_and(|paths| {
+            paths.stepping > 0 && paths.other == 0 && paths.shortest_run.is_none()
+        })
     }
 
-    /// Counts into `paths` the ways `v`, counted `scale` times in the address, leads to a
-    /// strided integer, by whether that stride so scaled is `size` bytes.
+    /// The runs of lanes, a power of two from 2 to half the width, over which old value
+    /// `ptr`, an address of no known stride, likely holds one value: when every way it is
+    /// computed from the instance index passes an operation that holds its value over
+    /// runs (`in[(gx & -8) + x]`, `tab[gx >> 2]`; module `runs_at_run_time`).
+    pub(super) fn held_over_runs(&self, ptr: Value, size: u32) -> Option<u32> {
+        let paths = self.address_paths(ptr, size)?;
+        if paths.stepping > 0 || paths.other > 0 {
+            return None;
+        }
+        let run = paths.shortest_run?.min(i64::from(self.width / 2));
+        // Worth a test only when it leaves a few loads: at most four runs per vector.
+        let runs = (i64::from(self.width) + run - 1) / run;
+        (run >= 2 && runs <= 4).then_some(run as u32)
+    }
+
+    /// The paths from old address `ptr`, accessed `size` bytes at a time, to strided
+    /// integers; `None` when the address has a known stride.
+    fn address_paths(&self, ptr: Value, size: u32) -> Option<Paths> {
+        // An address with a known stride other than the access size is never consecutive.
+        if self.info.shape(ptr).stride().is_some() {
+            return None;
+        }
+        let mut walk = PathWalk {
+            size: i64::from(size),
+            seen: HashSet::new(),
+            paths: Paths::default(),
+        };
+        self.linear_paths(ptr, 1, None, 0, &mut walk);
+        Some(walk.paths)
+    }
+
+    /// Counts into `walk` the ways `v`, counted `scale` times in the address, leads to a
+    /// strided integer: by whether that stride so scaled is the access size, or, below a
+    /// run-holding operation `run`, by the runs of lanes it holds over.
     fn linear_paths(
         &self,
         v: Value,
         scale: i64,
-        size: i64,
+        run: Option<Run>,
         depth: u32,
-        seen: &mut HashSet<Value>,
-        paths: &mut Paths,
+        walk: &mut PathWalk,
     ) {
         // Integer and pointer arithmetic only: an index converted from a float (a position
         // along a ray, a sample coordinate) is data, rarely consecutive between lanes.
         let ty = self.old.dfg.value_type(v).elem();
-        if depth > MAX_DEPTH || !(ty.is_int() || ty.is_ptr()) || !seen.insert(v) {
+        if depth > MAX_DEPTH || !(ty.is_int() || ty.is_ptr()) || !walk.seen.insert(v) {
             return;
         }
         // A strided integer: the instance index, or arithmetic on it; it makes the address
@@ -98,11 +175,7 @@ impl Widener<'_> {
         if !shape.is_uniform() {
             if let Some(stride) = shape.stride() {
                 if ty.is_int() {
-                    if stride.checked_mul(scale) == Some(size) {
-                        paths.stepping += 1;
-                    } else {
-                        paths.other += 1;
-                    }
+                    walk.count(stride, scale, run);
                 }
                 return;
             }
@@ -111,53 +184,56 @@ impl Widener<'_> {
             return;
         };
         let constant = |x: Value| lanes_analysis::shapes::constant_of(self.old, x);
+        // Scales the path below this value by `k`, above a run-holding operation or below.
+        let scaled = |x: Value, k: i64| {
+            let below = run.map(|r| Run {
+                granule: r.granule,
+                below: r.below.saturating_mul(k),
+            });
+            (x, scale.saturating_mul(k), below)
+        };
+        // Operations that hold their value over runs of lanes: a mask clearing the low bits
+        // (`gx & -8`, a block's first column), a shift right or a division by a constant.
+        // They break the steps; below them the path counts the runs (module
+        // `runs_at_run_time`). (By a uniform value they are followed as they are: a
+        // butterfly's `p / h`, whose runs are as long as `h`, is consecutive for `h` at
+        // least the width.)
+        if let InstData::Binary { op, args, .. } = self.old.dfg.inst(inst) {
+            if let Some(granule) = constant(args[1]).and_then(|c| run_granule(*op, c)) {
+                let run = Run { granule, below: 1 };
+                return self.linear_paths(args[0], 0, Some(run), depth + 1, walk);
+            }
+        }
         // The values an address is made of, with their scales: the operands of additions
         // (a subtrahend negated: `n - 1 - i` runs backwards), a product with a constant
         // scaled by it, the operands of other bit operations, divisions and extensions as
         // they are, the two sides of a select (not its condition, which only picks one), a φ's
         // incoming values. A product with a value not constant (`gid * per_item`) steps by
         // an unknown amount: not followed.
-        let parts: Vec<(Value, i64)> = match self.old.dfg.inst(inst) {
+        let parts: Vec<(Value, i64, Option<Run>)> = match self.old.dfg.inst(inst) {
             InstData::Binary { op, args, .. } => match op {
-                BinaryOp::Sub => vec![(args[0], scale), (args[1], -scale)],
+                BinaryOp::Sub => vec![scaled(args[0], 1), scaled(args[1], -1)],
                 BinaryOp::Mul => match (constant(args[0]), constant(args[1])) {
-                    (Some(c), _) => vec![(args[1], scale.saturating_mul(c))],
-                    (_, Some(c)) => vec![(args[0], scale.saturating_mul(c))],
+                    (Some(c), _) => vec![scaled(args[1], c)],
+                    (_, Some(c)) => vec![scaled(args[0], c)],
                     _ => return,
                 },
                 BinaryOp::Shl => match constant(args[1]) {
-                    Some(k) if (0..32).contains(&k) => {
-                        vec![(args[0], scale.saturating_mul(1 << k))]
-                    }
+                    Some(k) if (0..32).contains(&k) => vec![scaled(args[0], 1 << k)],
                     // `(p >> s) << (s + 1)`: the lanes between two shifted values are
                     // the other operand's (a bitonic pair index); followed as it is.
-                    _ => vec![(args[0], scale)],
+                    _ => vec![scaled(args[0], 1)],
                 },
-                // Operations that hold their value over runs of lanes: a mask clearing the
-                // low bits (`gx & -8`, a block's first column), a shift right or a division
-                // by a constant. They break the steps: followed, never as stepping (scale
-                // 0). (By a uniform value they are followed as they are: a butterfly's
-                // `p / h`, whose runs are as long as `h`, is consecutive for `h` at least
-                // the width.)
-                op @ (BinaryOp::And
-                | BinaryOp::LShr
-                | BinaryOp::AShr
-                | BinaryOp::UDiv
-                | BinaryOp::SDiv)
-                    if constant(args[1]).is_some_and(|c| holds_runs(*op, c)) =>
-                {
-                    vec![(args[0], 0)]
-                }
-                _ => vec![(args[0], scale), (args[1], scale)],
+                _ => vec![scaled(args[0], 1), scaled(args[1], 1)],
             },
-            InstData::PtrAdd { args, .. } => vec![(args[0], scale), (args[1], scale)],
-            InstData::Unary { arg, .. } | InstData::Cast { arg, .. } => vec![(*arg, scale)],
-            InstData::Select { args } => vec![(args[1], scale), (args[2], scale)],
-            InstData::Phi { incoming } => incoming.iter().map(|&(_, v)| (v, scale)).collect(),
+            InstData::PtrAdd { args, .. } => vec![scaled(args[0], 1), scaled(args[1], 1)],
+            InstData::Unary { arg, .. } | InstData::Cast { arg, .. } => vec![scaled(*arg, 1)],
+            InstData::Select { args } => vec![scaled(args[1], 1), scaled(args[2], 1)],
+            InstData::Phi { incoming } => incoming.iter().map(|&(_, v)| scaled(v, 1)).collect(),
             _ => return,
         };
-        for (a, k) in parts {
-            self.linear_paths(a, k, size, depth + 1, seen, paths);
+        for (a, k, r) in parts {
+            self.linear_paths(a, k, r, depth + 1, walk);
         }
     }
 

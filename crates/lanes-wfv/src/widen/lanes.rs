@@ -78,15 +78,44 @@ impl Widener<'_> {
         slow: InstData,
         ty: Type,
     ) -> Value {
+        self.either_with(cond, ty, |w| w.emit_v(fast, ty), |w| w.emit_v(slow, ty))
+    }
+
+    /// `if cond { fast } else { slow }` for two pieces of code, each emitted by its closure
+    /// and giving a value of type `ty`, merged in a φ; continues after it.
+    pub(super) fn either_with(
+        &mut self,
+        cond: Value,
+        ty: Type,
+        fast: impl FnOnce(&mut Self) -> Value,
+        slow: impl FnOnce(&mut Self) -> Value,
+    ) -> Value {
         let [fast_block, slow_block, join] = self.fork(cond);
-        let arms = [(fast_block, fast), (slow_block, slow)];
-        let incoming = arms
-            .into_iter()
-            .flat_map(|(block, data)| Some((block, self.arm(block, join, data, Some(ty))?)))
-            .collect();
+        let incoming = vec![
+            self.arm_with(fast_block, join, fast),
+            self.arm_with(slow_block, join, slow),
+        ];
         FuncCursor::new(&mut self.new)
             .goto_bottom(join)
             .insert_phi(ty, incoming)
+    }
+
+    /// The code `body` emits, starting in `block` and then jumping to `join`; the block it
+    /// ends in and its value.
+    fn arm_with(
+        &mut self,
+        block: Block,
+        join: Block,
+        body: impl FnOnce(&mut Self) -> Value,
+    ) -> (Block, Value) {
+        self.cur = block;
+        let r = body(self);
+        let end = self.cur;
+        let mut b = FuncBuilder::new(&mut self.new);
+        b.switch_to_block(end);
+        b.jump(join);
+        self.cur = join;
+        (end, r)
     }
 
     /// `if cond { fast } else { slow }` for two instructions without result.

@@ -11,7 +11,9 @@
 //!
 //! A gather or scatter whose address is computed from the instance index (a clamp, a
 //! butterfly) first tests whether its addresses happen to be consecutive, and is then a
-//! vector access (module `consecutive_at_run_time`).
+//! vector access (module `consecutive_at_run_time`); a gather whose address holds its
+//! value over runs of lanes (`in[(gx & -8) + x]`) tests whether it does over aligned runs,
+//! and is then one load per run (module `runs_at_run_time`).
 //!
 //! "Contiguous" is the shape analysis' stride of the address equal to the access size;
 //! lane 0's address is recomputed on scalars (module `lane0`).
@@ -84,6 +86,16 @@ impl Widener<'_> {
                 ),
             );
             return self.checked_gather(ptr, align, ty, mask);
+        }
+        if let Some(run) = self.held_over_runs(ptr, ty.bytes()) {
+            self.note_here(
+                WidenNoteKind::Gather,
+                format!(
+                    "a load is a gather unless its addresses are the same over runs of \
+                     {run} lanes at run time: {why}"
+                ),
+            );
+            return self.runs_checked_gather(ptr, align, ty, mask, run);
         }
         self.note_here(WidenNoteKind::Gather, format!("a load is a gather: {why}"));
         let ptrs = self.vector(ptr);

@@ -49,6 +49,7 @@ mod lanes;
 mod memory;
 mod notes;
 mod plan;
+mod runs_at_run_time;
 mod shapes;
 mod speculation;
 mod values;

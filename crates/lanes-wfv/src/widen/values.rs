@@ -167,7 +167,12 @@ impl Widener<'_> {
     }
 
     pub(super) fn zero_vec(&mut self, ty: Type) -> Value {
-        let vt = vec_of(ty, self.width);
+        self.zeros(ty, self.width)
+    }
+
+    /// A vector of `lanes` zeros of `ty`'s element type.
+    pub(super) fn zeros(&mut self, ty: Type, lanes: u16) -> Value {
+        let vt = vec_of(ty, lanes);
         let data = if ty.is_float() {
             InstData::Fconst { bits: 0 }
         } else {
