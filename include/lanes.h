@@ -6,7 +6,16 @@
  * vectorizer widens (any/all/popcount/ballot over the active lanes; lanes_extract and
  * lanes_broadcast read other lanes' values: lane `lane mod W`, the first active lane;
  * the reductions and the exclusive scan fold the active lanes' values in lane order).
- * Reading a lane that is not active gives an unspecified value. */
+ * Reading a lane that is not active gives an unspecified value.
+ *
+ * lanes_unmasked { ... } (ISPC's `unmasked`): the block's loads, stores, calls and mask
+ * queries run on every lane that entered the vectorized function, whatever branch
+ * around the block the lanes took; lanes never turns on a lane that did not enter (an
+ * omp simd loop's or a launcher's last, partial group keeps its missing instances off).
+ * A lane that did not take an enclosing branch computes with the values it has there.
+ * The block must be straight-line code (no branches, loops, break or return); values
+ * it assigns keep, after it, the lanes the enclosing code has active. Compiled without
+ * lanes it is an ordinary block. */
 #ifndef LANES_H
 #define LANES_H
 
@@ -33,6 +42,8 @@ typedef unsigned long long __lanes_mask;
 __lanes_mask __lanes_ballot64(__LANES_BOOL pred);
 unsigned __lanes_lane_id(void);
 unsigned __lanes_num_lanes(void);
+void __lanes_unmasked_begin(void);
+void __lanes_unmasked_end(void);
 /* One pair per element type: lanes_extract and lanes_broadcast keep their argument's type
  * (a float is not read as an int). char and short arguments are promoted to int, which
  * holds them exactly. */
@@ -68,6 +79,11 @@ double __lanes_broadcast_f64(double x);
 #define lanes_ballot(p) __lanes_ballot((p) != 0)
 #define lanes_lane_id() __lanes_lane_id()
 #define lanes_num_lanes() __lanes_num_lanes()
+/* The block after it runs between the two calls, once (a for statement that runs its
+ * body once: `lanes_unmasked { ... }` reads as a statement). */
+#define lanes_unmasked                                                                   \
+  for (int __lanes_once = (__lanes_unmasked_begin(), 1); __lanes_once;                   \
+       __lanes_once = (__lanes_unmasked_end(), 0))
 /* The call for x's type (each association is a call, not a function designator: OpenCL C
  * does not take the address of a function). */
 #ifdef __OPENCL_C_VERSION__
@@ -190,6 +206,8 @@ static inline unsigned lanes_num_lanes(void) { return 1u; }
 #define lanes_reduce_or(x) (x)
 /* The sum of x over the active lanes before this one: at width 1, zero of x's type. */
 #define lanes_exclusive_scan_add(x) ((__typeof__(x))0)
+/* Every lane that entered runs the block: at width 1, the one instance. */
+#define lanes_unmasked
 
 #endif
 #endif

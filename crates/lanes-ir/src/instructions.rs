@@ -327,7 +327,9 @@ impl InstData {
             | InstData::Switch { .. }
             | InstData::Return { .. }
             | InstData::Unreachable => Some(false),
-            InstData::Intrinsic { id, .. } => Some(*id != crate::opcodes::Intrinsic::Barrier),
+            InstData::Intrinsic { id, .. } => {
+                Some(id.class() != crate::opcodes::IntrinsicClass::Barrier)
+            }
             _ => Some(true),
         }
     }

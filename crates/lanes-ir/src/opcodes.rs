@@ -312,6 +312,12 @@ named_enum!(
         Insert = "insert",
         // Work-group barrier (OpenCL `barrier`), CC'12 §2.3.
         Barrier = "barrier",
+        // The start and the end of an unmasked region (`lanes_unmasked { … }` of
+        // `include/lanes.h`, ISPC's `unmasked`): the vectorizer runs the memory
+        // operations, calls and mask queries between them on every lane that entered the
+        // function, not only on those active there. No-ops at width 1.
+        UnmaskedBegin = "unmasked_begin",
+        UnmaskedEnd = "unmasked_end",
         // Speculation of a parallel loop's exit test (PLDI'18 §7 with early exits):
         // `page_probe ptr, size` is whether the `size` bytes at `ptr` lie on the 4 KiB page
         // of the same access by lane 0 of the SIMD group while lane 0 is active here (true
@@ -346,7 +352,7 @@ pub enum IntrinsicClass {
     Extract,
     /// A vector, an element and an integer lane index; the vector type.
     Insert,
-    /// No operands and no result.
+    /// No operands and no result: a work-group barrier, or a bound of an unmasked region.
     Barrier,
     /// A scalar pointer and a scalar integer size; `i1`.
     PageProbe,
@@ -377,7 +383,7 @@ impl Intrinsic {
             Broadcast => IntrinsicClass::Broadcast,
             Extract => IntrinsicClass::Extract,
             Insert => IntrinsicClass::Insert,
-            Barrier => IntrinsicClass::Barrier,
+            Barrier | UnmaskedBegin | UnmaskedEnd => IntrinsicClass::Barrier,
             PageProbe => IntrinsicClass::PageProbe,
             SpeculativeLoad => IntrinsicClass::SpeculativeLoad,
         }
@@ -386,7 +392,10 @@ impl Intrinsic {
     /// Does the intrinsic have an effect beyond its result (and so must not be removed,
     /// duplicated or executed for inactive lanes)?
     pub fn has_side_effects(self) -> bool {
-        matches!(self, Intrinsic::Barrier)
+        matches!(
+            self,
+            Intrinsic::Barrier | Intrinsic::UnmaskedBegin | Intrinsic::UnmaskedEnd
+        )
     }
 }
 

@@ -237,6 +237,8 @@ impl FuncCx<'_> {
             Intrinsic::Broadcast => self.splat(vals[0], ret_ty()?),
             Intrinsic::Extract => LLVMBuildExtractElement(b, vals[0], vals[1], n),
             Intrinsic::Insert => LLVMBuildInsertElement(b, vals[0], vals[1], vals[2], n),
+            // Exported code is one SIMD instance: an unmasked region is its own code.
+            Intrinsic::UnmaskedBegin | Intrinsic::UnmaskedEnd => return Ok(None),
             Intrinsic::Barrier => {
                 let fty = LLVMFunctionType(self.t.void(), std::ptr::null_mut(), 0, 0);
                 let f = crate::llvm::declare(self.m, "__lanes_barrier", fty);

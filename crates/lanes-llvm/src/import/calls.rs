@@ -530,6 +530,16 @@ impl FnCx<'_> {
         ops: &[LLVMValueRef],
         ret: Option<Type>,
     ) -> Result<Option<Value>, ImportError> {
+        // The bounds of `lanes_unmasked { … }`: no operands, no result.
+        let bound = match lane {
+            "unmasked_begin" => Some(Intrinsic::UnmaskedBegin),
+            "unmasked_end" => Some(Intrinsic::UnmaskedEnd),
+            _ => None,
+        };
+        if let Some(id) = bound {
+            self.emit(InstData::Intrinsic { id, args: vec![] }, None);
+            return Ok(None);
+        }
         let id = match lane {
             "any" => Intrinsic::Any,
             "all" => Intrinsic::All,

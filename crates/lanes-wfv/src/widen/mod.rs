@@ -52,6 +52,7 @@ mod plan;
 mod runs_at_run_time;
 mod shapes;
 mod speculation;
+mod unmasked;
 mod values;
 
 use std::collections::HashMap;
@@ -244,6 +245,7 @@ fn widen_with(
         info,
         prepared,
         entry_active: None,
+        unmasked: None,
         guarded: EntitySet::new(),
         map: SecondaryMap::new(),
         bcast: SecondaryMap::new(),
@@ -276,6 +278,7 @@ fn widen_with(
         for &inst in old.layout.block_insts(b) {
             let first = w.new.dfg.num_insts();
             w.inst(b, inst)?;
+            w.unmasked_region_stays_in(b, inst)?;
             // The vector code of an instruction keeps its source line (remarks, and
             // faults the interpreter reports in vector code).
             let line = old.source_lines.get(inst).copied().unwrap_or(0);
@@ -333,6 +336,9 @@ pub(crate) struct Widener<'a> {
     prepared: &'a Prepared,
     /// The widened entry mask of a masked variant ([`Prepared::entry_mask`]).
     entry_active: Option<Value>,
+    /// Between an `unmasked_begin` (this instruction) and its `unmasked_end`: masks are
+    /// the entry mask (module `unmasked`).
+    unmasked: Option<Inst>,
     /// The instructions `prepared.predication.guarded` lists, for constant-time lookup.
     guarded: EntitySet<Inst>,
     /// Old value → new value (scalar for uniform values, else vector).
@@ -453,6 +459,10 @@ impl Widener<'_> {
                 )),
                 IntrinsicClass::MaskQuery => Some(self.mask_query(b, *id, args[0], typed(res_ty)?)),
                 IntrinsicClass::CrossLane(_) => Some(self.cross_lane(b, *id, args, uniform)),
+                IntrinsicClass::Barrier if *id != Intrinsic::Barrier => {
+                    self.enter_or_leave_unmasked(*id)?;
+                    None
+                }
                 IntrinsicClass::Barrier => {
                     return Err(WfvError::Unsupported("barrier".into()));
                 }

@@ -156,8 +156,12 @@ impl Widener<'_> {
         cur.insert_value(data, vty)
     }
 
-    /// The `<W x i1>` mask of old block `b`, or None when all lanes are active.
+    /// The `<W x i1>` mask of old block `b`, or None when all lanes are active; inside an
+    /// unmasked region, the entry mask (module `unmasked`).
     pub(super) fn mask_of(&mut self, b: Block) -> Option<Value> {
+        if self.unmasked.is_some() {
+            return self.entry_active;
+        }
         let p = self.prepared.predication.mask(b)?;
         Some(self.vector(p))
     }
