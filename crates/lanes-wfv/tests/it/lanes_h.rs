@@ -119,7 +119,8 @@ fn header_reductions_fold_the_active_lanes_in_the_interpreter() {
 }
 
 /// `lanes_unmasked { … }` (tests/data/lanes_h_unmasked.c) inside a divergent branch, at
-/// 4, 8 and 16 lanes, unmasked and as a masked variant whose entry mask leaves lane 1 out:
+/// 4, 8 and 16 lanes, under partial and full linearization and with BOSCC and branch
+/// fusion, unmasked and as a masked variant whose entry mask leaves lane 1 out:
 /// the store before the block runs on the lanes that took the branch, the block's store
 /// and `lanes_popcount(1)` on every lane that entered, and a lane that did not enter
 /// touches nothing. A loop inside the block is reported with the block's line.
@@ -169,55 +170,59 @@ fn header_unmasked_block_runs_on_every_lane_that_entered() {
     assert!(uses_bounds, "the import keeps the region's bounds");
     let mut shapes = vec![Some((Shape::Contiguous, 0))];
     shapes.extend([Some((Shape::Uniform, 0)); 4]);
-    for w in [4u16, 8, 16] {
-        for masked in [false, true] {
-            let what = format!("W={w} masked={masked}");
-            let mut m = module.clone();
-            let wid = define_variant(&mut m, id, &shapes, Mode::PARTIAL, w, masked, "unm_w")
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
-            let n = usize::from(w);
-            // Lanes 0, 3, 4, 7, … take the branch; the others do not.
-            let a: Vec<i32> = (0..n)
-                .map(|k| if k % 4 == 0 || k % 4 == 3 { 5 } else { -5 })
-                .collect();
-            let entered: Vec<bool> = (0..n).map(|k| !masked || k != 1).collect();
-            let bytes = |v: &[i32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-            let mut mem = Memory::new();
-            let g = AddrSpace::PRIVATE;
-            let pa = mem.alloc_init(&bytes(&a), 16, g, false).unwrap();
-            let outs: Vec<u64> = (0..3)
-                .map(|_| mem.alloc_init(&bytes(&vec![-1; n]), 16, g, false).unwrap())
-                .collect();
-            let index: Vec<u64> = (0..n as u64).collect();
-            let mut args = vec![
-                RtValue::from_lanes(Type::Vector(w, ScalarType::I32), index).unwrap(),
-                RtValue::ptr_of(ScalarType::Ptr(g), pa),
-            ];
-            args.extend(outs.iter().map(|&p| RtValue::ptr_of(ScalarType::Ptr(g), p)));
-            if masked {
-                let bits = entered.iter().map(|&e| u64::from(e)).collect();
-                args.push(RtValue::from_lanes(Type::mask(w), bits).unwrap());
-            }
-            Interpreter::new(&m)
-                .call(wid, &args, &mut mem)
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
-            let words = |ptr: u64| -> Vec<i32> {
-                mem.read_bytes(ptr, 4 * n as u64)
-                    .unwrap()
-                    .chunks(4)
-                    .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect()
-            };
-            let entered_count = entered.iter().filter(|&&e| e).count() as i32;
-            for k in 0..n {
-                let took = entered[k] && a[k] > 0;
-                let want_taken = if took { a[k] } else { -1 };
-                let want_all = if entered[k] { k as i32 + 100 } else { -1 };
-                let want_count = if entered[k] { entered_count } else { -1 };
-                assert_eq!(words(outs[0])[k], want_taken, "{what} lane {k} taken");
-                assert_eq!(words(outs[1])[k], want_all, "{what} lane {k} all");
-                assert_eq!(words(outs[2])[k], want_count, "{what} lane {k} count");
-            }
+    let boscc = Mode::boscc(lanes_wfv::BosccPolicy::All).with_fusion(lanes_wfv::FusionPolicy::All);
+    let modes = [Mode::PARTIAL, Mode::FULL, boscc];
+    for (w, mode, masked) in [4u16, 8, 16]
+        .into_iter()
+        .flat_map(|w| modes.map(|m| (w, m)))
+        .flat_map(|(w, m)| [(w, m, false), (w, m, true)])
+    {
+        let what = format!("W={w} {mode:?} masked={masked}");
+        let mut m = module.clone();
+        let wid = define_variant(&mut m, id, &shapes, mode, w, masked, "unm_w")
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let n = usize::from(w);
+        // Lanes 0, 3, 4, 7, … take the branch; the others do not.
+        let a: Vec<i32> = (0..n)
+            .map(|k| if k % 4 == 0 || k % 4 == 3 { 5 } else { -5 })
+            .collect();
+        let entered: Vec<bool> = (0..n).map(|k| !masked || k != 1).collect();
+        let bytes = |v: &[i32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let mut mem = Memory::new();
+        let g = AddrSpace::PRIVATE;
+        let pa = mem.alloc_init(&bytes(&a), 16, g, false).unwrap();
+        let outs: Vec<u64> = (0..3)
+            .map(|_| mem.alloc_init(&bytes(&vec![-1; n]), 16, g, false).unwrap())
+            .collect();
+        let index: Vec<u64> = (0..n as u64).collect();
+        let mut args = vec![
+            RtValue::from_lanes(Type::Vector(w, ScalarType::I32), index).unwrap(),
+            RtValue::ptr_of(ScalarType::Ptr(g), pa),
+        ];
+        args.extend(outs.iter().map(|&p| RtValue::ptr_of(ScalarType::Ptr(g), p)));
+        if masked {
+            let bits = entered.iter().map(|&e| u64::from(e)).collect();
+            args.push(RtValue::from_lanes(Type::mask(w), bits).unwrap());
+        }
+        Interpreter::new(&m)
+            .call(wid, &args, &mut mem)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let words = |ptr: u64| -> Vec<i32> {
+            mem.read_bytes(ptr, 4 * n as u64)
+                .unwrap()
+                .chunks(4)
+                .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        let entered_count = entered.iter().filter(|&&e| e).count() as i32;
+        for k in 0..n {
+            let took = entered[k] && a[k] > 0;
+            let want_taken = if took { a[k] } else { -1 };
+            let want_all = if entered[k] { k as i32 + 100 } else { -1 };
+            let want_count = if entered[k] { entered_count } else { -1 };
+            assert_eq!(words(outs[0])[k], want_taken, "{what} lane {k} taken");
+            assert_eq!(words(outs[1])[k], want_all, "{what} lane {k} all");
+            assert_eq!(words(outs[2])[k], want_count, "{what} lane {k} count");
         }
     }
 }
