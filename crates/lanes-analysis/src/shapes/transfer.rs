@@ -132,6 +132,9 @@ fn binary(
         // Operands without common bits: `or` is their sum (clang's `2*i | 1`).
         BinaryOp::Or if flags.disjoint() => add_shapes(a, b, 1, bits),
         BinaryOp::Sub => add_shapes(a, b, -1, bits),
+        // Bitwise not: `x ^ -1` is `-1 - x` (clang's `n - 1 - i` as `~i + n`).
+        BinaryOp::Xor if is_all_ones(env.constant(args[1]), bits) => add_shapes(b, a, -1, bits),
+        BinaryOp::Xor if is_all_ones(env.constant(args[0]), bits) => add_shapes(a, b, -1, bits),
         BinaryOp::Mul => {
             if a.is_undef() || b.is_undef() {
                 VShape::Undef
@@ -160,6 +163,11 @@ fn binary(
         }
         _ => all_uniform(&[a, b]),
     }
+}
+
+/// Whether constant `c` has all of its `bits` low bits set (-1 at that width).
+fn is_all_ones(c: Option<i64>, bits: u32) -> bool {
+    c.is_some_and(|c| normalize_stride(c, bits) == -1)
 }
 
 /// The transfer function of a cast.

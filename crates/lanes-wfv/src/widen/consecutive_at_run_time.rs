@@ -213,6 +213,8 @@ impl Widener<'_> {
         let parts: Vec<(Value, i64, Option<Run>)> = match self.old.dfg.inst(inst) {
             InstData::Binary { op, args, .. } => match op {
                 BinaryOp::Sub => vec![scaled(args[0], 1), scaled(args[1], -1)],
+                // `x ^ -1` is `-1 - x`: the steps reverse.
+                BinaryOp::Xor if constant(args[1]) == Some(-1) => vec![scaled(args[0], -1)],
                 BinaryOp::Mul => match (constant(args[0]), constant(args[1])) {
                     (Some(c), _) => vec![scaled(args[1], c)],
                     (_, Some(c)) => vec![scaled(args[0], c)],

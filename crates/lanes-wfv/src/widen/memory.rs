@@ -7,6 +7,7 @@
 //! | uniform      | any       |                              | varying value: scatter, the highest active lane wins |
 //! | contiguous   | none      | vector load at lane 0's address | vector store               |
 //! | contiguous   | varying   | `masked_load`                | `masked_store`                |
+//! | reversed     | any       | the contiguous access at lane W-1's address, lanes reversed |  |
 //! | other        | any       | `gather`                     | `scatter`                     |
 //!
 //! A gather or scatter whose address is computed from the instance index (a clamp, a
@@ -15,8 +16,10 @@
 //! value over runs of lanes (`in[(gx & -8) + x]`) tests whether it does over aligned runs,
 //! and is then one load per run (module `runs_at_run_time`).
 //!
-//! "Contiguous" is the shape analysis' stride of the address equal to the access size;
-//! lane 0's address is recomputed on scalars (module `lane0`).
+//! "Contiguous" is the shape analysis' stride of the address equal to the access size,
+//! "reversed" its negation (`a[n - 1 - i]`: lane W-1 has the lowest address, and a
+//! shuffle reverses the lanes of the value and the mask); lane 0's address is recomputed
+//! on scalars (module `lane0`).
 //! Inactive lanes never touch memory: masked operations skip them, and a scalar access
 //! under a varying mask runs only if some lane is active.
 
@@ -28,6 +31,32 @@ use super::{vec_of, Widener};
 impl Widener<'_> {
     fn contiguous(&self, ptr: Value, ty: Type) -> bool {
         self.info.shape(ptr).stride() == Some(i64::from(ty.bytes()))
+    }
+
+    fn reversed(&self, ptr: Value, ty: Type) -> bool {
+        self.info.shape(ptr).stride() == Some(-i64::from(ty.bytes()))
+    }
+
+    /// The lowest address of a reversed access: lane W-1's, lane 0's minus `W-1` elements.
+    fn last_lane_address(&mut self, ptr: Value, ty: Type) -> Value {
+        let p0 = self.lane0_of(ptr);
+        let back = -i64::from(ty.bytes()) * (i64::from(self.width) - 1);
+        let back = self.emit_v(InstData::Iconst { imm: back }, Type::I64);
+        let pty = self.new.dfg.value_type(p0);
+        self.emit_v(
+            InstData::PtrAdd {
+                args: [p0, back],
+                flags: lanes_ir::IntFlags::NONE,
+            },
+            pty,
+        )
+    }
+
+    /// `v` (a new vector) with its lanes in reverse order.
+    fn reverse_lanes(&mut self, v: Value) -> Value {
+        let ty = self.new.dfg.value_type(v);
+        let mask = (0..u32::from(self.width)).rev().collect();
+        self.emit_v(InstData::Shuffle { args: [v, v], mask }, ty)
     }
 
     pub(super) fn load(
@@ -76,6 +105,33 @@ impl Widener<'_> {
                     )
                 }
             };
+        }
+        if self.reversed(ptr, ty) {
+            let last = self.last_lane_address(ptr, ty);
+            let loaded = match mask {
+                None => self.emit_v(
+                    InstData::Load {
+                        ptr: last,
+                        align,
+                        access: MemAccess::PLAIN,
+                    },
+                    vt,
+                ),
+                Some(m) => {
+                    let m = self.reverse_lanes(m);
+                    let z = self.zero_vec(ty);
+                    self.emit_v(
+                        InstData::MaskedLoad {
+                            ptr: last,
+                            mask: m,
+                            passthru: z,
+                            align,
+                        },
+                        vt,
+                    )
+                }
+            };
+            return self.reverse_lanes(loaded);
         }
         let why = notes::scattered_because(self.info.shape(ptr), ty.bytes());
         if self.derived_from_lanes(ptr, ty.bytes()) {
@@ -146,6 +202,26 @@ impl Widener<'_> {
                     value: v,
                     ptr: p0,
                     mask: m,
+                    align,
+                },
+            };
+            self.emit(d, None);
+            return;
+        }
+        if !self.is_uniform(ptr) && self.reversed(ptr, ty) {
+            let last = self.last_lane_address(ptr, ty);
+            let v = self.reverse_lanes(v);
+            let d = match mask {
+                None => InstData::Store {
+                    value: v,
+                    ptr: last,
+                    align,
+                    access: MemAccess::PLAIN,
+                },
+                Some(m) => InstData::MaskedStore {
+                    value: v,
+                    ptr: last,
+                    mask: self.reverse_lanes(m),
                     align,
                 },
             };
