@@ -4,7 +4,8 @@
 //! `lanes compile -fopenmp-simd -fveclib=libmvec -fno-math-errno -march=native` must call
 //! glibc's libmvec variants for the host's ISA — `nm -u` lists exactly the expected
 //! `_ZGV<isa>N<lanes>v…` names and no scalar libm function — at 4, 8 and the default
-//! lanes; without the flag no `_ZGV` symbol appears. The objects, linked with `-lmvec -lm`
+//! lanes; `expf` is the exception on a CPU with FMA, where lanes computes it inline
+//! (`inline_exp_is_within_an_ulp…`); without the flag no `_ZGV` symbol appears. The objects, linked with `-lmvec -lm`
 //! into `tests/data/veclib_driver.c` (clang-19), must agree with scalar libm within 4 ulp
 //! (9 ulp for a product of two calls) on random and special inputs and trip counts 0…67
 //! and 65536. `lanes vectorize -fveclib=libmvec` calls libmvec too.
@@ -86,8 +87,10 @@ fn omp_simd_math_calls_libmvec_within_4_ulp() {
             &obj,
             &["-fveclib=libmvec", "-fno-math-errno", &simd_width],
         );
+        // With FMA, `expf` is inline (module `exp` of lanes-llvm's export).
         let mut expected: Vec<String> = FUNCS
             .iter()
+            .filter(|&&(f, _, _)| f != "expf" || !cpu_has("fma"))
             .map(|&(f, bits, arity)| expected_name(f, bits, arity, width))
             .collect();
         expected.sort();
@@ -165,10 +168,64 @@ fn lanes_vectorize_takes_fveclib() {
         .args(["vectorize", "-fveclib=libmvec", s(&src)])
         .args(["--shapes", "c,u,u", "--width", "8", "-o", s(&obj)]));
     let undefined = symbols(&obj, &["-u"]);
-    for f in ["expf", "sinf"] {
-        let name = expected_name(f, 32, 1, 8);
-        assert!(undefined.contains(&name), "{name}: {undefined:?}");
+    let name = expected_name("sinf", 32, 1, 8);
+    assert!(undefined.contains(&name), "{name}: {undefined:?}");
+    // `expf` inline where the CPU has FMA, else libmvec's.
+    let name = expected_name("expf", 32, 1, 8);
+    assert_eq!(undefined.contains(&name), !cpu_has("fma"), "{undefined:?}");
+}
+
+#[test]
+fn inline_exp_is_within_an_ulp_of_the_exact_exponential() {
+    // `expf` on float vectors with a vector library and FMA: lanes' inline exponential
+    // (the driver counts the calls that reach libmvec's `expf`: none), within 1 ulp of the
+    // correctly rounded exponential over every 61st float of its range, special cases
+    // exact, masked lanes untouched (tests/data/exp_driver.c).
+    let d = scratch_dir("exp");
+    let src = common::data("exp_kernels.c");
+    let mut builds = vec![
+        ("w4", "--simd-width=4", "-march=native"),
+        ("w8", "--simd-width=8", "-march=native"),
+        ("w16", "--simd-width=16", "-march=native"),
+    ];
+    if cpu_has("avx512f") {
+        builds.push(("haswell", "--simd-width=8", "-march=haswell"));
     }
+    for (name, width, march) in builds {
+        let obj = d.join(format!("exp-{name}.o"));
+        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+            .args(["compile", "-fopenmp-simd", "-O2", march, width])
+            .args(["-fveclib=libmvec", "-fno-math-errno"])
+            .args(["-c", s(&src), "-o", s(&obj)]));
+        let exe = d.join(format!("exp-{name}"));
+        run(clang()
+            .args(["-O2", "-march=native", "-fno-vectorize"])
+            .arg(s(&common::data("exp_driver.c")))
+            .arg(s(&obj))
+            .args(["-Wl,--no-as-needed", "-lmvec", "-lm", "-o", s(&exe)]));
+        let out = run(&mut Command::new(&exe));
+        let text = String::from_utf8_lossy(&out.stdout);
+        println!("{name}:\n{text}");
+        assert!(text.contains(", 0 mismatches"), "{name}: {text}");
+        assert!(text.contains("library calls: 0"), "{name}: {text}");
+    }
+    // Without FMA (generic x86-64), libmvec's expf.
+    let obj = d.join("generic.o");
+    run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "compile",
+            "-fopenmp-simd",
+            "-O2",
+            "-march=x86-64",
+            "--simd-width=4",
+        ])
+        .args(["-fveclib=libmvec", "-fno-math-errno"])
+        .args(["-c", s(&src), "-o", s(&obj)]));
+    let undefined = symbols(&obj, &["-u"]);
+    assert!(
+        undefined.iter().any(|n| n == "_ZGVbN4v_expf"),
+        "{undefined:?}"
+    );
 }
 
 #[test]

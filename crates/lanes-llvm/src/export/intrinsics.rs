@@ -110,6 +110,11 @@ impl FuncCx<'_> {
                 return Ok(Some(v));
             }
         }
+        if id == Intrinsic::Exp {
+            if let Some(v) = self.inline_exp(args)? {
+                return Ok(Some(v));
+            }
+        }
         if let Some(v) = self.veclib_call(id, args) {
             return Ok(Some(v));
         }

@@ -23,6 +23,7 @@
 
 mod addressing;
 mod arith;
+mod exp;
 mod func;
 mod in_place;
 mod intrinsics;

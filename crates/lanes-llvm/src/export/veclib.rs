@@ -60,6 +60,8 @@ pub struct X86VectorIsa {
     pub avx: bool,
     pub avx2: bool,
     pub avx512f: bool,
+    /// Fused multiply-add (the inline `expf` needs it; module `exp`).
+    pub fma: bool,
 }
 
 impl X86VectorIsa {
@@ -79,6 +81,7 @@ impl X86VectorIsa {
                 "avx" => isa.avx = on,
                 "avx2" => isa.avx2 = on,
                 "avx512f" => isa.avx512f = on,
+                "fma" => isa.fma = on,
                 _ => {}
             }
         }
@@ -364,16 +367,19 @@ mod tests {
         avx: true,
         avx2: true,
         avx512f: true,
+        fma: true,
     };
     const AVX2: X86VectorIsa = X86VectorIsa {
         avx: true,
         avx2: true,
         avx512f: false,
+        fma: true,
     };
     const SSE: X86VectorIsa = X86VectorIsa {
         avx: false,
         avx2: false,
         avx512f: false,
+        fma: false,
     };
 
     fn name(isa: X86VectorIsa, id: Intrinsic, lanes: u32, elem: ScalarType) -> Option<String> {
