@@ -4,8 +4,9 @@
 //! `lanes compile -fopenmp-simd -fveclib=libmvec -fno-math-errno -march=native` must call
 //! glibc's libmvec variants for the host's ISA — `nm -u` lists exactly the expected
 //! `_ZGV<isa>N<lanes>v…` names and no scalar libm function — at 4, 8 and the default
-//! lanes; `expf` is the exception on a CPU with FMA, where lanes computes it inline
-//! (`inline_exp_is_within_an_ulp…`); without the flag no `_ZGV` symbol appears. The objects, linked with `-lmvec -lm`
+//! lanes; `expf` and `logf` are the exception on a CPU with FMA, where lanes computes them
+//! inline (`inline_exp_and_log_are_within_an_ulp…`); without the flag no `_ZGV` symbol
+//! appears. The objects, linked with `-lmvec -lm`
 //! into `tests/data/veclib_driver.c` (clang-19), must agree with scalar libm within 4 ulp
 //! (9 ulp for a product of two calls) on random and special inputs and trip counts 0…67
 //! and 65536. `lanes vectorize -fveclib=libmvec` calls libmvec too.
@@ -87,10 +88,11 @@ fn omp_simd_math_calls_libmvec_within_4_ulp() {
             &obj,
             &["-fveclib=libmvec", "-fno-math-errno", &simd_width],
         );
-        // With FMA, `expf` is inline (module `exp` of lanes-llvm's export).
+        // With FMA, `expf` and `logf` are inline (modules `exp` and `log` of lanes-llvm's
+        // export).
         let mut expected: Vec<String> = FUNCS
             .iter()
-            .filter(|&&(f, _, _)| f != "expf" || !cpu_has("fma"))
+            .filter(|&&(f, _, _)| !matches!(f, "expf" | "logf") || !cpu_has("fma"))
             .map(|&(f, bits, arity)| expected_name(f, bits, arity, width))
             .collect();
         expected.sort();
@@ -176,13 +178,12 @@ fn lanes_vectorize_takes_fveclib() {
 }
 
 #[test]
-fn inline_exp_is_within_an_ulp_of_the_exact_exponential() {
-    // `expf` on float vectors with a vector library and FMA: lanes' inline exponential
-    // (the driver counts the calls that reach libmvec's `expf`: none), within 1 ulp of the
-    // correctly rounded exponential over every 61st float of its range, special cases
-    // exact, masked lanes untouched (tests/data/exp_driver.c).
-    let d = scratch_dir("exp");
-    let src = common::data("exp_kernels.c");
+fn inline_exp_and_log_are_within_an_ulp_of_the_exact_functions() {
+    // `expf` and `logf` on float vectors with a vector library and FMA: lanes' inline
+    // functions (each driver counts the calls that reach libmvec's variant: none), within
+    // 1 ulp of the correctly rounded function over every 61st float of its domain, special
+    // cases exact, masked lanes untouched (tests/data/{exp,log}_driver.c).
+    let d = scratch_dir("exp-log");
     let mut builds = vec![
         ("w4", "--simd-width=4", "-march=native"),
         ("w8", "--simd-width=8", "-march=native"),
@@ -191,41 +192,42 @@ fn inline_exp_is_within_an_ulp_of_the_exact_exponential() {
     if cpu_has("avx512f") {
         builds.push(("haswell", "--simd-width=8", "-march=haswell"));
     }
-    for (name, width, march) in builds {
-        let obj = d.join(format!("exp-{name}.o"));
+    for f in ["exp", "log"] {
+        let src = common::data(&format!("{f}_kernels.c"));
+        for (name, width, march) in &builds {
+            let obj = d.join(format!("{f}-{name}.o"));
+            run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+                .args(["compile", "-fopenmp-simd", "-O2", march, width])
+                .args(["-fveclib=libmvec", "-fno-math-errno"])
+                .args(["-c", s(&src), "-o", s(&obj)]));
+            let exe = d.join(format!("{f}-{name}"));
+            run(clang()
+                .args(["-O2", "-march=native", "-fno-vectorize"])
+                .arg(s(&common::data(&format!("{f}_driver.c"))))
+                .arg(s(&obj))
+                .args(["-Wl,--no-as-needed", "-lmvec", "-lm", "-o", s(&exe)]));
+            let out = run(&mut Command::new(&exe));
+            let text = String::from_utf8_lossy(&out.stdout);
+            println!("{f} {name}:\n{text}");
+            assert!(text.contains(", 0 mismatches"), "{f} {name}: {text}");
+            assert!(text.contains("library calls: 0"), "{f} {name}: {text}");
+        }
+        // Without FMA (generic x86-64), libmvec's.
+        let obj = d.join(format!("{f}-generic.o"));
         run(Command::new(env!("CARGO_BIN_EXE_lanes"))
-            .args(["compile", "-fopenmp-simd", "-O2", march, width])
+            .args([
+                "compile",
+                "-fopenmp-simd",
+                "-O2",
+                "-march=x86-64",
+                "--simd-width=4",
+            ])
             .args(["-fveclib=libmvec", "-fno-math-errno"])
             .args(["-c", s(&src), "-o", s(&obj)]));
-        let exe = d.join(format!("exp-{name}"));
-        run(clang()
-            .args(["-O2", "-march=native", "-fno-vectorize"])
-            .arg(s(&common::data("exp_driver.c")))
-            .arg(s(&obj))
-            .args(["-Wl,--no-as-needed", "-lmvec", "-lm", "-o", s(&exe)]));
-        let out = run(&mut Command::new(&exe));
-        let text = String::from_utf8_lossy(&out.stdout);
-        println!("{name}:\n{text}");
-        assert!(text.contains(", 0 mismatches"), "{name}: {text}");
-        assert!(text.contains("library calls: 0"), "{name}: {text}");
+        let undefined = symbols(&obj, &["-u"]);
+        let libmvec = format!("_ZGVbN4v_{f}f");
+        assert!(undefined.contains(&libmvec), "{f}: {undefined:?}");
     }
-    // Without FMA (generic x86-64), libmvec's expf.
-    let obj = d.join("generic.o");
-    run(Command::new(env!("CARGO_BIN_EXE_lanes"))
-        .args([
-            "compile",
-            "-fopenmp-simd",
-            "-O2",
-            "-march=x86-64",
-            "--simd-width=4",
-        ])
-        .args(["-fveclib=libmvec", "-fno-math-errno"])
-        .args(["-c", s(&src), "-o", s(&obj)]));
-    let undefined = symbols(&obj, &["-u"]);
-    assert!(
-        undefined.iter().any(|n| n == "_ZGVbN4v_expf"),
-        "{undefined:?}"
-    );
 }
 
 #[test]

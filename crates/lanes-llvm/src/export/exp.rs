@@ -25,8 +25,9 @@
 //! a result that overflows or is subnormal — `2^n` is applied as two halves,
 //! `(p·s₁ + s₁)·s₂`, whose product is rounded once. A NaN stays NaN (the clamp does not
 //! catch it and it reaches the result through `r`); `±∞` give `+∞` and `+0`; `±0` gives 1.
-//! The test `veclib::inline_exp_is_within_an_ulp…` measures the error against the exact
-//! exponential over every 61st `float` of the range: at most 1 ulp.
+//! The test `veclib::inline_exp_and_log_are_within_an_ulp…` measures the error against
+//! the exact exponential over every 61st `float` of the range: at most 1 ulp (and over
+//! every `float` of it, 4.48·10^9 values masked and unmasked, checked once by hand).
 //!
 //! The code lives in an `internal alwaysinline` function per vector type
 //! (`lanes.exp.vNf32`), as `lanes.powi` does.
@@ -34,7 +35,6 @@
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMIntPredicate::{LLVMIntSLT, LLVMIntUGT};
-use inkwell::llvm_sys::LLVMLinkage;
 use inkwell::llvm_sys::LLVMRealPredicate::{LLVMRealOGT, LLVMRealOLT};
 
 use lanes_ir::{ScalarType, Type};
@@ -42,7 +42,7 @@ use lanes_ir::{ScalarType, Type};
 use super::func::FuncCx;
 use super::veclib::VecLib;
 use crate::error::ExportError;
-use crate::llvm::{attr_kind, noname};
+use crate::llvm::noname;
 
 /// `q(r)`'s coefficients, constant term first (module docs), as `float` bit patterns:
 /// `0x1.fffffcp-2`, `0x1.55548ap-3`, `0x1.555916p-5`, `0x1.123fc6p-7`, `0x1.6a1a6ep-10`.
@@ -80,34 +80,11 @@ impl FuncCx<'_> {
         if !isa.fma {
             return Ok(None);
         }
-        let (f, fty) = self.exp_function(ty, u32::from(lanes))?;
-        Ok(Some(self.call(f, fty, &[x])))
-    }
-
-    /// The module's `lanes.exp.v{lanes}f32`, defined on first use.
-    unsafe fn exp_function(
-        &self,
-        ty: Type,
-        lanes: u32,
-    ) -> Result<(LLVMValueRef, LLVMTypeRef), ExportError> {
-        let vf = self.t.ty(ty);
-        let mut params = [vf];
-        let fty = LLVMFunctionType(vf, params.as_mut_ptr(), 1, 0);
         let name = format!("lanes.exp.v{lanes}f32");
-        let existing = LLVMGetNamedFunction(self.m, crate::llvm::cstr(&name).as_ptr());
-        if !existing.is_null() {
-            return Ok((existing, fty));
-        }
-        let f = crate::llvm::declare(self.m, &name, fty);
-        LLVMSetLinkage(f, LLVMLinkage::LLVMInternalLinkage);
-        for attr in ["alwaysinline", "nounwind", "willreturn"] {
-            let a = LLVMCreateEnumAttribute(self.t.ctx, attr_kind(attr), 0);
-            LLVMAddAttributeAtIndex(f, u32::MAX, a);
-        }
-        let resume = LLVMGetInsertBlock(self.b);
-        let body = self.build_exp_body(f, ty, lanes);
-        LLVMPositionBuilderAtEnd(self.b, resume);
-        body.map(|()| (f, fty))
+        let (f, fty) = self.inline_math_function(&name, ty, 1, |cx, f| {
+            cx.build_exp_body(f, ty, u32::from(lanes))
+        })?;
+        Ok(Some(self.call(f, fty, &[x])))
     }
 
     /// The body of `lanes.exp`: `x → e^x` (module docs).

@@ -110,10 +110,13 @@ impl FuncCx<'_> {
                 return Ok(Some(v));
             }
         }
-        if id == Intrinsic::Exp {
-            if let Some(v) = self.inline_exp(args)? {
-                return Ok(Some(v));
-            }
+        let inline = match id {
+            Intrinsic::Exp => self.inline_exp(args)?,
+            Intrinsic::Log => self.inline_log(args)?,
+            _ => None,
+        };
+        if let Some(v) = inline {
+            return Ok(Some(v));
         }
         if let Some(v) = self.veclib_call(id, args) {
             return Ok(Some(v));

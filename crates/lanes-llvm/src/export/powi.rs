@@ -39,7 +39,6 @@
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMIntPredicate::{LLVMIntNE, LLVMIntSLT};
-use inkwell::llvm_sys::LLVMLinkage;
 use inkwell::llvm_sys::LLVMRealPredicate::{LLVMRealOEQ, LLVMRealOLE};
 
 use lanes_ir::{Intrinsic, ScalarType, Type};
@@ -47,7 +46,7 @@ use lanes_ir::{Intrinsic, ScalarType, Type};
 use super::func::FuncCx;
 use super::veclib::VecLib;
 use crate::error::ExportError;
-use crate::llvm::{attr_kind, noname};
+use crate::llvm::noname;
 
 /// The largest `|y|` the inline power takes (see the module docs for the error bound).
 const MAX_EXPONENT: f32 = 16_777_216.0;
@@ -71,35 +70,11 @@ impl FuncCx<'_> {
         if y_ty != ty {
             return Ok(None);
         }
-        let (f, fty) = self.powi_function(ty, u32::from(lanes))?;
-        Ok(Some(self.call(f, fty, &[x, y])))
-    }
-
-    /// The module's `lanes.powi.v{lanes}f32`, defined on first use.
-    unsafe fn powi_function(
-        &self,
-        ty: Type,
-        lanes: u32,
-    ) -> Result<(LLVMValueRef, LLVMTypeRef), ExportError> {
-        let vf = self.t.ty(ty);
-        let mut params = [vf, vf];
-        let fty = LLVMFunctionType(vf, params.as_mut_ptr(), 2, 0);
         let name = format!("lanes.powi.v{lanes}f32");
-        let existing = LLVMGetNamedFunction(self.m, crate::llvm::cstr(&name).as_ptr());
-        if !existing.is_null() {
-            return Ok((existing, fty));
-        }
-        let f = crate::llvm::declare(self.m, &name, fty);
-        LLVMSetLinkage(f, LLVMLinkage::LLVMInternalLinkage);
-        for attr in ["alwaysinline", "nounwind", "willreturn"] {
-            let a = LLVMCreateEnumAttribute(self.t.ctx, attr_kind(attr), 0);
-            LLVMAddAttributeAtIndex(f, u32::MAX, a);
-        }
-        // Build the body with the function's builder, then put it back where it was.
-        let resume = LLVMGetInsertBlock(self.b);
-        let body = self.build_powi_body(f, ty, lanes);
-        LLVMPositionBuilderAtEnd(self.b, resume);
-        body.map(|()| (f, fty))
+        let (f, fty) = self.inline_math_function(&name, ty, 2, |cx, f| {
+            cx.build_powi_body(f, ty, u32::from(lanes))
+        })?;
+        Ok(Some(self.call(f, fty, &[x, y])))
     }
 
     /// The body of `lanes.powi`: `(x, y) → x^y` for integer-valued `y` (module docs).

@@ -7,7 +7,7 @@
 //! | uniform      | any       |                              | varying value: scatter, the highest active lane wins |
 //! | contiguous   | none      | vector load at lane 0's address | vector store               |
 //! | contiguous   | varying   | `masked_load`                | `masked_store`                |
-//! | reversed     | any       | the contiguous access at lane W-1's address, lanes reversed |  |
+//! | reversed     | any       | as contiguous, at lane W-1's address, lanes reversed | same |
 //! | other        | any       | `gather`                     | `scatter`                     |
 //!
 //! A gather or scatter whose address is computed from the instance index (a clamp, a

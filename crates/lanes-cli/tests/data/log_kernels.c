@@ -1,0 +1,15 @@
+// `logf` on float vectors: under -fveclib=libmvec, with fused multiply-add, lanes computes
+// it inline (lanes-llvm `export::log`). Driven by log_driver.c.
+#include <math.h>
+
+void k_log(int n, const float *x, float *out) {
+#pragma omp simd
+  for (int i = 0; i < n; i++) out[i] = logf(x[i]);
+}
+
+// Under a divergent branch: the masked lanes keep their value.
+void k_log_masked(int n, const float *x, float *out) {
+#pragma omp simd
+  for (int i = 0; i < n; i++)
+    if (x[i] < 1.0f) out[i] = logf(x[i]);
+}
