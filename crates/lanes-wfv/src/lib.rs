@@ -227,9 +227,10 @@ pub(crate) fn shapes_of_prepared(
     module: &Module,
     prepared: &Prepared,
     args: &ArgShapes,
+    width: u16,
 ) -> Result<ShapeInfo, WfvError> {
     let analyses = prepared.analyses.clone();
-    let analysis = ShapeAnalysis::new(module);
+    let analysis = ShapeAnalysis::new(module).with_num_lanes(width);
     analysis.set_dont_care(&prepared.predication.guard_fillers());
     Ok(analysis.analyze_in(&prepared.func, args, analyses)?)
 }

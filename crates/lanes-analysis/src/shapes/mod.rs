@@ -128,6 +128,9 @@ pub struct ShapeAnalysis<'m> {
     calls: OnceCell<CallGraph>,
     /// φ operands of the analysed function that stand for "any value".
     dont_care: RefCell<Vec<Value>>,
+    /// The number of lanes, when the analysis is for one width: `num_lanes` is then that
+    /// constant (an element-major private array's `x · num_lanes` offsets have strides).
+    num_lanes: Option<u16>,
 }
 
 impl<'m> ShapeAnalysis<'m> {
@@ -138,7 +141,32 @@ impl<'m> ShapeAnalysis<'m> {
             summaries: RefCell::new(HashMap::new()),
             calls: OnceCell::new(),
             dont_care: RefCell::new(Vec::new()),
+            num_lanes: None,
         }
+    }
+
+    /// The analysis for code that runs at `width` lanes: `num_lanes` is the constant
+    /// `width`, so that an offset scaled by it keeps a stride (a contiguous index into an
+    /// element-major private array is strided by `width + 1` elements).
+    pub fn with_num_lanes(mut self, width: u16) -> Self {
+        self.num_lanes = Some(width);
+        self
+    }
+
+    /// The constant value of `v` in `func`: an `iconst`, or `num_lanes` at a known width.
+    pub(super) fn constant_in(&self, func: &Function, v: Value) -> Option<i64> {
+        constant_of(func, v).or_else(|| {
+            let width = self.num_lanes?;
+            let i = func.dfg.def_inst(v)?;
+            matches!(
+                func.dfg.inst(i),
+                InstData::Intrinsic {
+                    id: lanes_ir::Intrinsic::NumLanes,
+                    ..
+                }
+            )
+            .then_some(i64::from(width))
+        })
     }
 
     /// Values of the function analysed by [`Self::analyze_in`] (not of callees) that only

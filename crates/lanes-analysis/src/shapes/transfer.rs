@@ -40,7 +40,7 @@ use lanes_ir::{
 };
 
 use super::lattice::{low_bit, normalize_stride, VShape, MAX_ALIGN};
-use super::{constant_of, ShapeAnalysis, ShapeInfo};
+use super::{ShapeAnalysis, ShapeInfo};
 
 /// What the transfer functions need to know besides operand shapes.
 pub trait TransferEnv {
@@ -367,7 +367,7 @@ impl TransferEnv for Env<'_, '_> {
         self.info.use_shape(self.func, v, self.inst)
     }
     fn constant(&self, v: Value) -> Option<i64> {
-        constant_of(self.func, v)
+        self.analysis.constant_in(self.func, v)
     }
     fn ty(&self, v: Value) -> Type {
         self.func.dfg.value_type(v)

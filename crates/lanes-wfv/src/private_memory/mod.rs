@@ -24,7 +24,10 @@
 //! bytes widening allocates. Shape analysis sees the rest: the alloca is `strided(S)`,
 //! `a'` is `strided(g)` (contiguous for `g`-byte accesses), and an offset scaled by the
 //! uniform `num_lanes` keeps the offset's uniformity, so a uniform index stays a vector
-//! access and only a varying one is a gather or scatter.
+//! access and only a varying one is a gather or scatter. Widening analyses the shapes for
+//! its width (`ShapeAnalysis::with_num_lanes`), where `num_lanes` is the constant `W`: a
+//! contiguous index `i` then gives an address stepping `(W + 1)·g` bytes from lane to lane,
+//! a strided access rather than an unknown one.
 //!
 //! Only arrays whose layout no one else can see are rewritten: every pointer derived from
 //! the alloca (through `ptradd`, `φ` and `select`, possibly merging several allocas into

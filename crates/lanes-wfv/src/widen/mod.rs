@@ -84,7 +84,7 @@ pub fn widen(
     width: u16,
 ) -> Result<Function, WfvError> {
     check_width(width)?;
-    let plan = Plan::new(module, prepared, args)?;
+    let plan = Plan::new(module, prepared, args, width)?;
     Ok(widen_with(module, prepared, width, &HashMap::new(), plan)?.0)
 }
 
@@ -128,7 +128,7 @@ pub fn widen_into_noting(
     report: &mut WidenReport,
 ) -> Result<FuncId, WfvError> {
     check_width(width)?;
-    let mut plan = Plan::new(module, prepared, args)?;
+    let mut plan = Plan::new(module, prepared, args, width)?;
     let facts = (&plan.info, &plan.uni, &plan.graph);
     plan.calls = callees::vectorize_callees(module, prepared, facts, width, report);
     let stats = crate::stats::VariantStats {

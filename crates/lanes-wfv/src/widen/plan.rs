@@ -23,9 +23,14 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    pub fn new(module: &Module, prepared: &Prepared, args: &ArgShapes) -> Result<Plan, WfvError> {
+    pub fn new(
+        module: &Module,
+        prepared: &Prepared,
+        args: &ArgShapes,
+        width: u16,
+    ) -> Result<Plan, WfvError> {
         let old = &prepared.func;
-        let info = shapes_of_prepared(module, prepared, args)?;
+        let info = shapes_of_prepared(module, prepared, args, width)?;
         let graph = CallGraph::with_module(module);
         let pure = |f: FuncId| lanes::is_pure(module, &graph, f);
         let uni = shapes::uniform_values(old, &info, &pure);

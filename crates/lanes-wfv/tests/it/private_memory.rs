@@ -74,6 +74,7 @@ fn arrays_whose_addresses_stay_inside_are_interleaved() {
         assert_eq!(interleaved("zeroed_then_wide", mode), 1);
         assert_eq!(interleaved("odd_offset", mode), 0);
         assert_eq!(interleaved("volatile_slot", mode), 1);
+        assert_eq!(interleaved("contiguous_index", mode), 1);
     }
     let per_lane = Mode::PARTIAL.with_private_layout(PrivateLayout::PerLane);
     assert_eq!(interleaved("fold_uniform", per_lane), 0);
@@ -133,5 +134,28 @@ fn widened_stack_arrays_are_cache_line_aligned() {
     assert!(!aligns.is_empty());
     for (size, align) in aligns {
         assert!(size < 64 || align >= 64, "{size} bytes aligned to {align}");
+    }
+}
+
+#[test]
+fn a_contiguous_index_is_a_strided_access() {
+    // contiguous_index: v[i] with the instance index i, element-major at W lanes, steps
+    // (W + 1)·4 bytes from lane to lane: the shape analysis of widening at W states that
+    // stride (the remark names it) instead of an unknown, indirect address.
+    let mut m = module();
+    let id = m.func_by_name("contiguous_index").unwrap();
+    let p = prepare(&m, id, &[], Mode::PARTIAL, &mut |_, _| {}).unwrap();
+    assert_eq!(p.interleaved, 1);
+    for w in [4u16, 8, 16] {
+        let mut report = lanes_wfv::WidenReport::default();
+        lanes_wfv::widen_into_noting(&mut m, &p, &[], w, &mut report).unwrap();
+        let step = format!("steps {} bytes from lane to lane", (u32::from(w) + 1) * 4);
+        let strided = report
+            .notes
+            .iter()
+            .filter(|n| n.message.contains(&step))
+            .count();
+        // The store (a scatter) and the load (a gather) of v[i].
+        assert_eq!(strided, 2, "W={w}: {:?}", report.notes);
     }
 }
