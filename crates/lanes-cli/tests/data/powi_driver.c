@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ulps.h"
+
 #define N 4096
 #define SENTINEL 12345.0f
 
@@ -27,9 +29,6 @@ void k_powi_constants(int, const float *, float *, float *);
 void k_powf_real(int, const float *, const float *, float *);
 
 static long library_calls;
-typedef float v4sf __attribute__((vector_size(16)));
-typedef float v8sf __attribute__((vector_size(32)));
-typedef float v16sf __attribute__((vector_size(64)));
 #define FORWARD(name, type, isa)                                             \
   __attribute__((target(isa))) type name(type x, type y) {                   \
     static type (*library)(type, type);                                      \
@@ -47,20 +46,6 @@ static double uniform(double lo, double hi) {
   rng ^= rng >> 7;
   rng ^= rng << 17;
   return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
-}
-
-static int64_t key(float f) {
-  int32_t i;
-  memcpy(&i, &f, 4);
-  return i < 0 ? -(int64_t)(i & 0x7fffffff) : i;
-}
-// Units in the last place between a and b; 0 for two NaNs, huge for one NaN or a zero or
-// infinity of the other sign.
-static uint64_t ulps(float a, float b) {
-  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b) ? 0 : UINT64_MAX;
-  if ((a == 0 && b == 0) || (isinf(a) && isinf(b))) return signbit(a) == signbit(b) ? 0 : UINT64_MAX;
-  int64_t d = key(a) - key(b);
-  return d < 0 ? -d : d;
 }
 
 static float exact(float x, double n) { return (float)pow((double)x, n); }

@@ -177,13 +177,15 @@ fn lanes_vectorize_takes_fveclib() {
     assert_eq!(undefined.contains(&name), !cpu_has("fma"), "{undefined:?}");
 }
 
-#[test]
-fn inline_exp_and_log_are_within_an_ulp_of_the_exact_functions() {
-    // `expf` and `logf` on float vectors with a vector library and FMA: lanes' inline
-    // functions (each driver counts the calls that reach libmvec's variant: none), within
-    // 1 ulp of the correctly rounded function over every 61st float of its domain, special
-    // cases exact, masked lanes untouched (tests/data/{exp,log}_driver.c).
-    let d = scratch_dir("exp-log");
+/// Builds `kernels` with `lanes compile -fopenmp-simd -fveclib=libmvec` at 4, 8 and 16
+/// lanes for the host (and at 8 for Haswell, without mask registers, on an AVX-512 host),
+/// links each with the C `driver` of tests/data and libmvec, and runs it: the build's name
+/// and the driver's output, per build.
+fn run_inline_math_driver(
+    d: &std::path::Path,
+    kernels: &std::path::Path,
+    driver: &str,
+) -> Vec<(&'static str, String)> {
     let mut builds = vec![
         ("w4", "--simd-width=4", "-march=native"),
         ("w8", "--simd-width=8", "-march=native"),
@@ -192,41 +194,61 @@ fn inline_exp_and_log_are_within_an_ulp_of_the_exact_functions() {
     if cpu_has("avx512f") {
         builds.push(("haswell", "--simd-width=8", "-march=haswell"));
     }
-    for f in ["exp", "log"] {
-        let src = common::data(&format!("{f}_kernels.c"));
-        for (name, width, march) in &builds {
-            let obj = d.join(format!("{f}-{name}.o"));
-            run(Command::new(env!("CARGO_BIN_EXE_lanes"))
-                .args(["compile", "-fopenmp-simd", "-O2", march, width])
-                .args(["-fveclib=libmvec", "-fno-math-errno"])
-                .args(["-c", s(&src), "-o", s(&obj)]));
-            let exe = d.join(format!("{f}-{name}"));
-            run(clang()
-                .args(["-O2", "-march=native", "-fno-vectorize"])
-                .arg(s(&common::data(&format!("{f}_driver.c"))))
-                .arg(s(&obj))
-                .args(["-Wl,--no-as-needed", "-lmvec", "-lm", "-o", s(&exe)]));
-            let out = run(&mut Command::new(&exe));
-            let text = String::from_utf8_lossy(&out.stdout);
-            println!("{f} {name}:\n{text}");
-            assert!(text.contains(", 0 mismatches"), "{f} {name}: {text}");
-            assert!(text.contains("library calls: 0"), "{f} {name}: {text}");
-        }
-        // Without FMA (generic x86-64), libmvec's.
-        let obj = d.join(format!("{f}-generic.o"));
+    let stem = driver.trim_end_matches(".c");
+    let mut outputs = Vec::new();
+    for (name, width, march) in builds {
+        let obj = d.join(format!("{stem}-{name}.o"));
         run(Command::new(env!("CARGO_BIN_EXE_lanes"))
-            .args([
-                "compile",
-                "-fopenmp-simd",
-                "-O2",
-                "-march=x86-64",
-                "--simd-width=4",
-            ])
+            .args(["compile", "-fopenmp-simd", "-O2", march, width])
             .args(["-fveclib=libmvec", "-fno-math-errno"])
-            .args(["-c", s(&src), "-o", s(&obj)]));
-        let undefined = symbols(&obj, &["-u"]);
-        let libmvec = format!("_ZGVbN4v_{f}f");
-        assert!(undefined.contains(&libmvec), "{f}: {undefined:?}");
+            .args(["-c", s(kernels), "-o", s(&obj)]));
+        let exe = d.join(format!("{stem}-{name}"));
+        run(clang()
+            .args(["-O2", "-march=native", "-fno-vectorize"])
+            .arg(s(&common::data(driver)))
+            .arg(s(&obj))
+            .args(["-Wl,--no-as-needed", "-lmvec", "-lm", "-o", s(&exe)]));
+        let out = run(&mut Command::new(&exe));
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        println!("{driver} {name}:\n{text}");
+        outputs.push((name, text));
+    }
+    outputs
+}
+
+#[test]
+fn inline_exp_and_log_are_within_an_ulp_of_the_exact_functions() {
+    // `expf` and `logf` on float vectors with a vector library and FMA: lanes' inline
+    // functions (the driver counts the calls that reach libmvec's variants: none), within
+    // 1 ulp of the correctly rounded function over every 61st float of its domain, special
+    // cases exact, masked lanes untouched (tests/data/exp_log_driver.c).
+    let d = scratch_dir("exp-log");
+    let src = common::data("exp_log_kernels.c");
+    for (name, text) in run_inline_math_driver(&d, &src, "exp_log_driver.c") {
+        for f in ["exp", "log"] {
+            assert!(
+                text.lines()
+                    .any(|l| l.starts_with(&format!("{f}: ")) && l.ends_with(", 0 mismatches")),
+                "{f} {name}: {text}"
+            );
+        }
+        assert!(text.contains("library calls: 0"), "{name}: {text}");
+    }
+    // Without FMA (generic x86-64), libmvec's.
+    let obj = d.join("generic.o");
+    run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "compile",
+            "-fopenmp-simd",
+            "-O2",
+            "-march=x86-64",
+            "--simd-width=4",
+        ])
+        .args(["-fveclib=libmvec", "-fno-math-errno"])
+        .args(["-c", s(&src), "-o", s(&obj)]));
+    let undefined = symbols(&obj, &["-u"]);
+    for f in ["_ZGVbN4v_expf", "_ZGVbN4v_logf"] {
+        assert!(undefined.iter().any(|n| n == f), "{f}: {undefined:?}");
     }
 }
 
@@ -238,30 +260,7 @@ fn integer_powers_are_inline_and_within_an_ulp_of_the_exact_power() {
     // correctly rounded power, IEEE's special cases exact (tests/data/powi_driver.c).
     let d = scratch_dir("powi");
     let src = common::data("powi_kernels.c");
-    let mut builds = vec![
-        ("w4", "--simd-width=4", "-march=native"),
-        ("w8", "--simd-width=8", "-march=native"),
-        ("w16", "--simd-width=16", "-march=native"),
-    ];
-    if cpu_has("avx512f") {
-        // Without mask registers (lane-width masks), on a machine that runs both.
-        builds.push(("haswell", "--simd-width=8", "-march=haswell"));
-    }
-    for (name, width, march) in builds {
-        let obj = d.join(format!("powi-{name}.o"));
-        run(Command::new(env!("CARGO_BIN_EXE_lanes"))
-            .args(["compile", "-fopenmp-simd", "-O2", march, width])
-            .args(["-fveclib=libmvec", "-fno-math-errno"])
-            .args(["-c", s(&src), "-o", s(&obj)]));
-        let exe = d.join(format!("powi-{name}"));
-        run(clang()
-            .args(["-O2", "-march=native", "-fno-vectorize"])
-            .arg(s(&common::data("powi_driver.c")))
-            .arg(s(&obj))
-            .args(["-Wl,--no-as-needed", "-lmvec", "-lm", "-o", s(&exe)]));
-        let out = run(&mut Command::new(&exe));
-        let text = String::from_utf8_lossy(&out.stdout);
-        println!("{name}:\n{text}");
+    for (name, text) in run_inline_math_driver(&d, &src, "powi_driver.c") {
         assert!(text.contains("powi: 0 mismatches"), "{name}: {text}");
         assert!(
             text.contains("library calls: 0 for integer exponents"),

@@ -37,10 +37,10 @@ use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMIntPredicate::{LLVMIntSLT, LLVMIntUGT};
 use inkwell::llvm_sys::LLVMRealPredicate::{LLVMRealOGT, LLVMRealOLT};
 
-use lanes_ir::{ScalarType, Type};
+use lanes_ir::Type;
 
 use super::func::FuncCx;
-use super::veclib::VecLib;
+use super::inline_math::Splats;
 use crate::error::ExportError;
 use crate::llvm::noname;
 
@@ -65,30 +65,8 @@ const LOWEST: f32 = -104.0;
 const HIGHEST: f32 = 89.0;
 
 impl FuncCx<'_> {
-    /// `exp(x)` through `lanes.exp` when libmvec is chosen for a target with FMA and `x`
-    /// is a `float` vector; `None` otherwise.
-    pub(crate) unsafe fn inline_exp(
-        &self,
-        args: &[(LLVMValueRef, Type)],
-    ) -> Result<Option<LLVMValueRef>, ExportError> {
-        let Some(VecLib::Libmvec(isa)) = self.opts.veclib else {
-            return Ok(None);
-        };
-        let [(x, ty @ Type::Vector(lanes, ScalarType::F32))] = *args else {
-            return Ok(None);
-        };
-        if !isa.fma {
-            return Ok(None);
-        }
-        let name = format!("lanes.exp.v{lanes}f32");
-        let (f, fty) = self.inline_math_function(&name, ty, 1, |cx, f| {
-            cx.build_exp_body(f, ty, u32::from(lanes))
-        })?;
-        Ok(Some(self.call(f, fty, &[x])))
-    }
-
     /// The body of `lanes.exp`: `x → e^x` (module docs).
-    unsafe fn build_exp_body(
+    pub(crate) unsafe fn build_exp_body(
         &self,
         f: LLVMValueRef,
         ty: Type,
@@ -99,11 +77,9 @@ impl FuncCx<'_> {
         let block = |name: &std::ffi::CStr| LLVMAppendBasicBlockInContext(ctx, f, name.as_ptr());
         let (entry, wide) = (block(c"entry"), block(c"wide"));
         let x = LLVMGetParam(f, 0);
-        let vi32 = LLVMVectorType(self.t.i32(), lanes);
-        let vi1 = LLVMVectorType(LLVMInt1TypeInContext(ctx), lanes);
-        let splat = |c: LLVMValueRef| LLVMConstVector(vec![c; lanes as usize].as_mut_ptr(), lanes);
-        let i32s = |v: i32| splat(LLVMConstInt(self.t.i32(), v as u64, 1));
-        let f32s = |v: f32| splat(LLVMConstReal(LLVMFloatTypeInContext(ctx), f64::from(v)));
+        let splats = Splats::new(ctx, lanes);
+        let (vi1, vi32) = splats.mask_and_int_types();
+        let (i32s, f32s) = (|v| splats.i32(v), |v| splats.f32(v));
         let fma = |a, m, c| self.call_intrinsic("llvm.fma", &[vf], &[a, m, c]);
         let as_int = |v| LLVMBuildBitCast(b, v, vi32, n);
         let as_float = |v| LLVMBuildBitCast(b, v, vf, n);
@@ -159,12 +135,7 @@ impl FuncCx<'_> {
         let wide_result = LLVMBuildSelect(b, out_of_range, split, result, n);
         LLVMBuildBr(b, done);
 
-        LLVMPositionBuilderAtEnd(b, done);
-        let phi = LLVMBuildPhi(b, vf, n);
-        let mut values = [result, wide_result];
-        let mut from = [entry, wide];
-        LLVMAddIncoming(phi, values.as_mut_ptr(), from.as_mut_ptr(), 2);
-        LLVMBuildRet(b, phi);
+        self.return_merged(done, vf, [(result, entry), (wide_result, wide)]);
         Ok(())
     }
 }

@@ -105,14 +105,12 @@ impl FuncCx<'_> {
                 message: "missing result type".into(),
             })
         };
-        if id == Intrinsic::Pow {
-            if let Some(v) = self.integer_power(args)? {
-                return Ok(Some(v));
-            }
-        }
+        // lanes' own inline vector math, where it applies (modules `powi`, `exp`, `log`):
+        // integer powers, and `exp` and `log` on targets with FMA.
         let inline = match id {
-            Intrinsic::Exp => self.inline_exp(args)?,
-            Intrinsic::Log => self.inline_log(args)?,
+            Intrinsic::Pow => self.call_inline_math("powi", args, false, Self::build_powi_body)?,
+            Intrinsic::Exp => self.call_inline_math("exp", args, true, Self::build_exp_body)?,
+            Intrinsic::Log => self.call_inline_math("log", args, true, Self::build_log_body)?,
             _ => None,
         };
         if let Some(v) = inline {

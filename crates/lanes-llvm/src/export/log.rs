@@ -31,10 +31,10 @@ use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMIntPredicate::LLVMIntULT;
 use inkwell::llvm_sys::LLVMRealPredicate::{LLVMRealOEQ, LLVMRealOLT, LLVMRealUNO};
 
-use lanes_ir::{ScalarType, Type};
+use lanes_ir::Type;
 
 use super::func::FuncCx;
-use super::veclib::VecLib;
+use super::inline_math::Splats;
 use crate::error::ExportError;
 use crate::llvm::noname;
 
@@ -58,30 +58,8 @@ const MIN_NORMAL: f32 = f32::MIN_POSITIVE;
 const TWO_23: f32 = 8_388_608.0;
 
 impl FuncCx<'_> {
-    /// `log(x)` through `lanes.log` when libmvec is chosen for a target with FMA and `x`
-    /// is a `float` vector; `None` otherwise.
-    pub(crate) unsafe fn inline_log(
-        &self,
-        args: &[(LLVMValueRef, Type)],
-    ) -> Result<Option<LLVMValueRef>, ExportError> {
-        let Some(VecLib::Libmvec(isa)) = self.opts.veclib else {
-            return Ok(None);
-        };
-        let [(x, ty @ Type::Vector(lanes, ScalarType::F32))] = *args else {
-            return Ok(None);
-        };
-        if !isa.fma {
-            return Ok(None);
-        }
-        let name = format!("lanes.log.v{lanes}f32");
-        let (f, fty) = self.inline_math_function(&name, ty, 1, |cx, f| {
-            cx.build_log_body(f, ty, u32::from(lanes))
-        })?;
-        Ok(Some(self.call(f, fty, &[x])))
-    }
-
     /// The body of `lanes.log`: `x → ln x` (module docs).
-    unsafe fn build_log_body(
+    pub(crate) unsafe fn build_log_body(
         &self,
         f: LLVMValueRef,
         ty: Type,
@@ -93,11 +71,9 @@ impl FuncCx<'_> {
         let (entry, rare, done) = (block(c"entry"), block(c"rare"), block(c"done"));
         LLVMPositionBuilderAtEnd(b, entry);
         let x = LLVMGetParam(f, 0);
-        let vi32 = LLVMVectorType(self.t.i32(), lanes);
-        let vi1 = LLVMVectorType(LLVMInt1TypeInContext(ctx), lanes);
-        let splat = |c: LLVMValueRef| LLVMConstVector(vec![c; lanes as usize].as_mut_ptr(), lanes);
-        let i32s = |v: i32| splat(LLVMConstInt(self.t.i32(), v as u64, 1));
-        let f32s = |v: f32| splat(LLVMConstReal(LLVMFloatTypeInContext(ctx), f64::from(v)));
+        let splats = Splats::new(ctx, lanes);
+        let (vi1, vi32) = splats.mask_and_int_types();
+        let (i32s, f32s) = (|v| splats.i32(v), |v| splats.f32(v));
         let fma = |a, m, c| self.call_intrinsic("llvm.fma", &[vf], &[a, m, c]);
         // ln x for x = 2^bias·xs, xs a positive normal float (module docs).
         let log_of = |xs: LLVMValueRef, bias: LLVMValueRef| -> Result<LLVMValueRef, ExportError> {
@@ -151,12 +127,7 @@ impl FuncCx<'_> {
         let rare_result = LLVMBuildSelect(b, finite_positive, scaled, special, n);
         LLVMBuildBr(b, done);
 
-        LLVMPositionBuilderAtEnd(b, done);
-        let phi = LLVMBuildPhi(b, vf, n);
-        let mut values = [result, rare_result];
-        let mut from = [entry, rare];
-        LLVMAddIncoming(phi, values.as_mut_ptr(), from.as_mut_ptr(), 2);
-        LLVMBuildRet(b, phi);
+        self.return_merged(done, vf, [(result, entry), (rare_result, rare)]);
         Ok(())
     }
 }

@@ -41,10 +41,10 @@ use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMIntPredicate::{LLVMIntNE, LLVMIntSLT};
 use inkwell::llvm_sys::LLVMRealPredicate::{LLVMRealOEQ, LLVMRealOLE};
 
-use lanes_ir::{Intrinsic, ScalarType, Type};
+use lanes_ir::{Intrinsic, Type};
 
 use super::func::FuncCx;
-use super::veclib::VecLib;
+use super::inline_math::Splats;
 use crate::error::ExportError;
 use crate::llvm::noname;
 
@@ -55,30 +55,8 @@ const MAX_EXPONENT: f32 = 16_777_216.0;
 const UNROLLED: usize = 8;
 
 impl FuncCx<'_> {
-    /// `pow(x, y)` through `lanes.powi` (integer exponents inline, others the library)
-    /// when a vector library is chosen and `x` is a `float` vector; `None` otherwise.
-    pub(crate) unsafe fn integer_power(
-        &self,
-        args: &[(LLVMValueRef, Type)],
-    ) -> Result<Option<LLVMValueRef>, ExportError> {
-        let Some(VecLib::Libmvec(_)) = self.opts.veclib else {
-            return Ok(None);
-        };
-        let [(x, ty @ Type::Vector(lanes, ScalarType::F32)), (y, y_ty)] = *args else {
-            return Ok(None);
-        };
-        if y_ty != ty {
-            return Ok(None);
-        }
-        let name = format!("lanes.powi.v{lanes}f32");
-        let (f, fty) = self.inline_math_function(&name, ty, 2, |cx, f| {
-            cx.build_powi_body(f, ty, u32::from(lanes))
-        })?;
-        Ok(Some(self.call(f, fty, &[x, y])))
-    }
-
     /// The body of `lanes.powi`: `(x, y) → x^y` for integer-valued `y` (module docs).
-    unsafe fn build_powi_body(
+    pub(crate) unsafe fn build_powi_body(
         &self,
         f: LLVMValueRef,
         ty: Type,
@@ -95,13 +73,10 @@ impl FuncCx<'_> {
             block(c"done"),
         );
         let (x, y) = (LLVMGetParam(f, 0), LLVMGetParam(f, 1));
-        let vi32 = LLVMVectorType(self.t.i32(), lanes);
         let vf64 = LLVMVectorType(LLVMDoubleTypeInContext(ctx), lanes);
-        let splat = |c: LLVMValueRef| LLVMConstVector(vec![c; lanes as usize].as_mut_ptr(), lanes);
-        let i32s = |v: u32| splat(self.t.i32c(v));
-        let f32s = |v: f32| splat(LLVMConstReal(LLVMFloatTypeInContext(ctx), f64::from(v)));
-        let f64s = |v: f64| splat(LLVMConstReal(LLVMDoubleTypeInContext(ctx), v));
-        let vi1 = LLVMVectorType(LLVMInt1TypeInContext(ctx), lanes);
+        let splats = Splats::new(ctx, lanes);
+        let (vi1, vi32) = splats.mask_and_int_types();
+        let (i32s, f32s, f64s) = (|v| splats.i32(v), |v| splats.f32(v), |v| splats.f64(v));
         let reduce = |name: &str, m: LLVMValueRef| self.call_intrinsic(name, &[vi1], &[m]);
 
         // entry: whether every lane's exponent is an integer with |y| ≤ 2^24 (NaN and ±∞

@@ -432,12 +432,13 @@ mod tests {
     fn features_and_names_parse() {
         let isa = X86VectorIsa::from_features("+sse2,+avx,+avx2,-avx512f,+fma");
         assert_eq!(isa, AVX2);
+        assert!(!X86VectorIsa::from_features("+avx2,+fma,-fma").fma);
         assert_eq!(
             X86VectorIsa::from_features("+avx512f,+avx2,+avx").max_bits(),
             512
         );
         assert_eq!(
-            VecLib::from_clang_name("libmvec", Some("x86_64-pc-linux-gnu"), "+avx2,+avx"),
+            VecLib::from_clang_name("libmvec", Some("x86_64-pc-linux-gnu"), "+avx2,+avx,+fma"),
             Ok(Some(VecLib::Libmvec(AVX2)))
         );
         assert_eq!(VecLib::from_clang_name("none", None, ""), Ok(None));

@@ -13,10 +13,10 @@ use lanes_ir::{AddrSpace, ScalarType, Shape, Type};
 use lanes_llvm::clang::ClangOptions;
 use lanes_wfv::{define_variant, Mode};
 
-#[test]
-fn header_reductions_fold_the_active_lanes_in_the_interpreter() {
+/// `tests/data/{file}` imported through clang-19 with `include/lanes.h`'s lanes
+/// definitions (`__LANES__`).
+fn import_with_header(file: &str) -> lanes_ir::Module {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let src = root.join("tests/data/lanes_h_reductions.c");
     let include = root.join("../../include");
     let opts = ClangOptions {
         extra: vec![
@@ -25,7 +25,12 @@ fn header_reductions_fold_the_active_lanes_in_the_interpreter() {
         ],
         ..ClangOptions::default()
     };
-    let module = lanes_llvm::driver::import_file(&src, &opts).expect("imports");
+    lanes_llvm::driver::import_file(&root.join("tests/data").join(file), &opts).expect("imports")
+}
+
+#[test]
+fn header_reductions_fold_the_active_lanes_in_the_interpreter() {
+    let module = import_with_header("lanes_h_reductions.c");
     let id = module.func_by_name("reduce").expect("reduce");
     let shapes = [
         Some((Shape::Contiguous, 0)),
@@ -126,17 +131,7 @@ fn header_reductions_fold_the_active_lanes_in_the_interpreter() {
 /// touches nothing. A loop inside the block is reported with the block's line.
 #[test]
 fn header_unmasked_block_runs_on_every_lane_that_entered() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let src = root.join("tests/data/lanes_h_unmasked.c");
-    let include = root.join("../../include");
-    let opts = ClangOptions {
-        extra: vec![
-            format!("-I{}", include.display()),
-            "-D__LANES__".to_string(),
-        ],
-        ..ClangOptions::default()
-    };
-    let module = lanes_llvm::driver::import_file(&src, &opts).expect("imports");
+    let module = import_with_header("lanes_h_unmasked.c");
     let looping = module.func_by_name("unmasked_loop").expect("unmasked_loop");
     let shapes3 = [
         Some((Shape::Contiguous, 0)),
