@@ -119,7 +119,7 @@ impl Widener<'_> {
         })
     }
 
-    /// The runs of lanes, a power of two from 2 to half the width, over which old value
+    /// The runs of lanes, a power of two from 2 to the width, over which old value
     /// `ptr`, an address of no known stride, likely holds one value: when every way it is
     /// computed from the instance index passes an operation that holds its value over
     /// runs (`in[(gx & -8) + x]`, `tab[gx >> 2]`; module `runs_at_run_time`).
@@ -128,7 +128,7 @@ impl Widener<'_> {
         if paths.stepping > 0 || paths.other > 0 {
             return None;
         }
-        let run = paths.shortest_run?.min(i64::from(self.width / 2));
+        let run = paths.shortest_run?.min(i64::from(self.width));
         // Worth a test only when it leaves a few loads: at most four runs per vector.
         let runs = (i64::from(self.width) + run - 1) / run;
         (run >= 2 && runs <= 4).then_some(run as u32)
