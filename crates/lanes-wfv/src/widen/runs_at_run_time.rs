@@ -19,7 +19,7 @@
 //! run-holding operation, and the shortest run those give (capped at the width: a run as
 //! long as the vector is one load and a broadcast, `gx & -8` at 8 lanes) is the one
 //! tested. Paths through data (`x[idx[i]]`) are not followed. At 8 lanes, DCT 8x8 took
-//! 8.2–8.5 ms so against 9.7–10.7 ms with runs capped at half the width.
+//! 8.2–8.5 ms against 9.7–10.7 ms with runs capped at half the width.
 //!
 //! Inactive lanes: with a mask, an active lane matches only if the first lane of its run
 //! is active too, and the loads are a narrow gather of the runs' first lanes under their
