@@ -187,8 +187,11 @@ impl Gen<'_, '_> {
 
     /// A usable integer (or integer vector) of `slot` forced into `0..slots` (unsigned).
     fn clamp_index(&mut self, slot: Slot, slots: u64) -> Result<Value> {
-        let x = self.pick(slot)?;
+        let mut x = self.pick(slot)?;
         let ty = slot.ty(self.width);
+        if self.cfg.run_indices && chance(self.u, 1, 2)? {
+            x = self.held_over_runs(x, slot)?;
+        }
         let n = slots as i64;
         let bin = |g: &mut Self, op, a, b| {
             g.ins(
@@ -232,6 +235,30 @@ impl Gen<'_, '_> {
                 bin(self, BinaryOp::UMin, x, m)
             }
         })
+    }
+
+    /// `x` through an operation that holds its value over runs of consecutive integers:
+    /// `x & -2^k`, `x >> k` (logical or arithmetic) or `x / c` (signed or unsigned), for
+    /// small `k` and `c`.
+    fn held_over_runs(&mut self, x: Value, slot: Slot) -> Result<Value> {
+        let ty = slot.ty(self.width);
+        let k = range(self.u, 1, 4)? as i64;
+        let (op, c) = match range(self.u, 0, 4)? {
+            0 => (BinaryOp::And, -(1i64 << k)),
+            1 => (BinaryOp::LShr, k),
+            2 => (BinaryOp::AShr, k),
+            3 => (BinaryOp::UDiv, k + 2),
+            _ => (BinaryOp::SDiv, 1i64 << k),
+        };
+        let c = self.constant(slot, c);
+        Ok(self.ins(
+            InstData::Binary {
+                op,
+                args: [x, c],
+                flags: IntFlags::NONE,
+            },
+            ty,
+        ))
     }
 
     /// `idx * align`, as a multiplication or a shift; `idx` is in `0..slots`. The product is

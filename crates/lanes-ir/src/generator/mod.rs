@@ -112,6 +112,11 @@ pub struct GenConfig {
     /// scalar type, so that the vectorizer may lay it out across lanes element-major.
     /// Off by default, which keeps the programs of existing seeds as they were.
     pub typed_stack: bool,
+    /// Also buffer indices that hold one value over runs of consecutive integers before
+    /// they are clamped into the buffer (`x & -8`, `x >> 2`, `x / 6`): with the instance
+    /// index as `x`, addresses that repeat over runs of lanes. Off by default (same seeds,
+    /// same programs).
+    pub run_indices: bool,
 }
 
 impl Default for GenConfig {
@@ -132,6 +137,7 @@ impl Default for GenConfig {
             max_trip_product: 64,
             max_phis: 3,
             typed_stack: false,
+            run_indices: false,
         }
     }
 }

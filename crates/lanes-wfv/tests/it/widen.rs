@@ -53,6 +53,9 @@ pub(crate) struct Tally {
     /// Comparisons run with masks as lane-width integers (`lanes_wfv::lane_masks`, the
     /// layout of targets without mask registers): every other one.
     pub(crate) lane_width_masks: usize,
+    /// Comparisons whose widened function loads once per run of lanes (a gather
+    /// narrower than the width: lanes-wfv `runs_at_run_time`).
+    pub(crate) run_loads: usize,
     reasons: std::collections::BTreeMap<String, usize>,
 }
 
@@ -212,6 +215,14 @@ pub(crate) fn differential(
             _ => false,
         })
     });
+    let loads_per_run = vm.functions().any(|(_, f)| {
+        f.dfg.insts().any(|i| {
+            matches!(f.dfg.inst(i), lanes_ir::InstData::Gather { .. })
+                && f.dfg
+                    .inst_result(i)
+                    .is_some_and(|r| f.dfg.value_type(r).lane_count() < u32::from(w))
+        })
+    });
     // Reference: lanes one after the other.
     let mut mem = Memory::new();
     let (lanes, bufs) = setup(gens, w, seed, &mut mem);
@@ -342,6 +353,7 @@ pub(crate) fn differential(
     tally.compared += 1;
     tally.lane_width_masks += usize::from(lane_width);
     tally.callee_variants += usize::from(calls_variant);
+    tally.run_loads += usize::from(loads_per_run);
 }
 
 pub(crate) fn kernel_gens(module: &Module, id: FuncId) -> (Vec<ArgGen>, Vec<Option<(Shape, u32)>>) {
@@ -461,6 +473,8 @@ fn generated_programs_widened_equal_lanes_run_one_by_one() {
     assert!(only.is_some() || tally.fused > 3 * tally.twins, "{tally:?}");
     // Typed stack arrays were laid out element-major across lanes, at every width.
     assert!(only.is_some() || tally.interleaved > 1_000, "{tally:?}");
+    // Gathers over runs of lanes were tested at run time and loaded once per run.
+    assert!(only.is_some() || tally.run_loads > 40, "{tally:?}");
 }
 
 /// The reconverging mode of program `seed`: each block order, and within each each
@@ -531,6 +545,9 @@ fn generated_programs_in(
             work_items: seed % 3 != 0,
             // Every fourth program with typed stack arrays, laid out across lanes.
             typed_stack: seed % 4 == 1,
+            // Every seventh with buffer indices held over runs (`x & -8`, `x >> 2`), which
+            // the global id makes addresses repeating over runs of lanes.
+            run_indices: seed % 7 == 3,
             max_trip_count: 4,
             max_trip_product: 16,
             ..GenConfig::default()
