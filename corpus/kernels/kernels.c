@@ -73,6 +73,13 @@ KERNEL(butterfly) {
     out[j + h] = x - y;
   }
 }
+KERNEL(constant_trip) {
+  /* A constant trip count (37, not a multiple of any width): clang materializes the
+   * bound inside the loop; lanes moves it to the preheader and vectorizes the loop. */
+#pragma omp simd
+  for (int i = 0; i < 37; i++)
+    if (a[i] > 0.0f) out[i] = a[i] * 2.0f + b[i];
+}
 KERNEL(block_runs) {
   /* Each element against the first of its block of 8 and a quarter-index neighbour:
    * a[i & -8] and b[i >> 2] hold one value over runs of lanes (one load per run when

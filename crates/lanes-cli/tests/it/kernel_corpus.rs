@@ -1,4 +1,4 @@
-//! The kernel corpus (`corpus/kernels/kernels.c`: 53 `omp simd` loops — straight-line
+//! The kernel corpus (`corpus/kernels/kernels.c`: 54 `omp simd` loops — straight-line
 //! code (clamped and butterfly indices among it), divergent branches and loops,
 //! reductions, calls of helpers, gathers and strided accesses, early exits of inner loops (with and without stores before the exit, a
 //! `while`), intrinsics clang emits (byte and bit reversal, checked arithmetic, `powi`),

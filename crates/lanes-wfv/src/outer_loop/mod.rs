@@ -31,7 +31,7 @@ pub mod recurrence;
 pub mod spmd_launcher;
 
 use lanes_analysis::{AnalysisSet, FunctionAnalyses, Loop};
-use lanes_ir::{Block, FuncCursor, FuncId, Module, Shape};
+use lanes_ir::{Block, FuncCursor, FuncId, InstData, Module, Shape};
 
 pub use recognize::{recognize, Declined, ParallelLoop};
 pub use spmd_launcher::launcher;
@@ -118,6 +118,52 @@ pub fn vectorize_parallel_loops_in(
     reports
 }
 
+/// Moves a constant operand of the exit test of the loop headed by `header` (the `21` of
+/// `i < 21`, which clang materializes inside the loop once a call with a constant
+/// argument is inlined) to the loop's preheader, where the trip count is computed. A
+/// constant computes nothing, so the move changes no behaviour.
+fn hoist_constant_bound(module: &mut Module, id: FuncId, header: Block) {
+    let Some(analyses) = loop_forest(module, id) else {
+        return;
+    };
+    let (cfg, loops) = (analyses.cfg(), analyses.loops());
+    let Some(l) = loops.loop_of_header(header) else {
+        return;
+    };
+    let (Some(f), [latch]) = (module.function_mut(id), loops.latches(l)) else {
+        return;
+    };
+    let outside: Vec<Block> = cfg
+        .preds(header)
+        .iter()
+        .copied()
+        .filter(|&p| !loops.contains(l, p))
+        .collect();
+    let [preheader] = outside[..] else {
+        return;
+    };
+    let Some(term) = f.terminator(*latch) else {
+        return;
+    };
+    let InstData::Brif { cond, .. } = f.dfg.inst(term) else {
+        return;
+    };
+    let Some(InstData::Icmp { args, .. }) = f.dfg.def_inst(*cond).map(|i| f.dfg.inst(i)) else {
+        return;
+    };
+    let constants: Vec<_> = args
+        .iter()
+        .filter_map(|&a| f.dfg.def_inst(a))
+        .filter(|&i| matches!(f.dfg.inst(i), InstData::Iconst { .. }))
+        .filter(|&i| f.layout.inst_block(i).is_some_and(|b| loops.contains(l, b)))
+        .collect();
+    for inst in constants {
+        FuncCursor::new(f)
+            .goto_before_terminator(preheader)
+            .move_inst(inst);
+    }
+}
+
 /// The CFG, dominator tree and loop forest of function `id`.
 fn loop_forest(module: &Module, id: FuncId) -> Option<FunctionAnalyses> {
     let f = module.function(id)?;
@@ -184,6 +230,7 @@ fn vectorize_loop(
         }
         header
     };
+    hoist_constant_bound(&mut work, id, header);
     let analyses = loop_forest(&work, id).ok_or(Declined::NoPreheader)?;
     let loops = analyses.loops();
     let l = loops.loop_of_header(header).ok_or(Declined::NoPreheader)?;
