@@ -40,14 +40,6 @@ FORWARD(_ZGVbN4vv_powf, v4sf, "sse2")
 FORWARD(_ZGVdN8vv_powf, v8sf, "avx2")
 FORWARD(_ZGVeN16vv_powf, v16sf, "avx512f")
 
-static uint64_t rng = 0x2545f4914f6cdd1du;
-static double uniform(double lo, double hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
-}
-
 static float exact(float x, double n) { return (float)pow((double)x, n); }
 
 static const float special[] = {0.0f,  -0.0f,  INFINITY, -INFINITY, NAN,     1.0f,    -1.0f,

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LANES_TEST_SEED 0x9e3779b97f4a7c15u
+#include "ulps.h"
+
 #define MAX_ULP 4
 #define MAX_ULP_PRODUCT 9
 #define N 65536
@@ -32,14 +35,6 @@ void k_pow(int, const double *, const double *, double *);
 void k_mixed(int, const float *, float *);
 
 static float mixed(float v) { return v > 0.0f ? expf(-v * v) * sinf(v) : logf(1.0f - v); }
-
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-static double uniform(double lo, double hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
-}
 
 // Distance in ulp between two floats of the same sign class (monotone integer map).
 static int64_t key_f(float f) {

@@ -74,8 +74,7 @@ impl FuncCx<'_> {
     ) -> Result<(), ExportError> {
         let (b, n, ctx) = (self.b, noname(), self.t.ctx);
         let vf = self.t.ty(ty);
-        let block = |name: &std::ffi::CStr| LLVMAppendBasicBlockInContext(ctx, f, name.as_ptr());
-        let (entry, wide) = (block(c"entry"), block(c"wide"));
+        let [entry, wide, done] = self.body_blocks(f, [c"entry", c"wide", c"done"]);
         let x = LLVMGetParam(f, 0);
         let splats = Splats::new(ctx, lanes);
         let (vi1, vi32) = splats.mask_and_int_types();
@@ -121,7 +120,6 @@ impl FuncCx<'_> {
         );
         let out_of_range = LLVMBuildICmp(b, LLVMIntUGT, magnitude, i32s(126), n);
         let any = self.call_intrinsic("llvm.vector.reduce.or", &[vi1], &[out_of_range])?;
-        let done = block(c"done");
         LLVMBuildCondBr(b, any, wide, done);
 
         // wide: 2^n as two halves, 2^(n - n/2) · 2^(n/2), each a normal float for

@@ -43,6 +43,15 @@ impl FuncCx<'_> {
         Ok(Some(self.call(f, fty, &vals)))
     }
 
+    /// New blocks of function `f`, appended in the order of `names`.
+    pub(crate) unsafe fn body_blocks<const N: usize>(
+        &self,
+        f: LLVMValueRef,
+        names: [&std::ffi::CStr; N],
+    ) -> [LLVMBasicBlockRef; N] {
+        names.map(|name| LLVMAppendBasicBlockInContext(self.t.ctx, f, name.as_ptr()))
+    }
+
     /// Ends an inline function's body in `done`: returns the value of type `ty` that
     /// came from whichever of the two `(value, block)` pairs jumped there.
     pub(crate) unsafe fn return_merged(

@@ -67,8 +67,7 @@ impl FuncCx<'_> {
     ) -> Result<(), ExportError> {
         let (b, n, ctx) = (self.b, noname(), self.t.ctx);
         let vf = self.t.ty(ty);
-        let block = |name: &std::ffi::CStr| LLVMAppendBasicBlockInContext(ctx, f, name.as_ptr());
-        let (entry, rare, done) = (block(c"entry"), block(c"rare"), block(c"done"));
+        let [entry, rare, done] = self.body_blocks(f, [c"entry", c"rare", c"done"]);
         LLVMPositionBuilderAtEnd(b, entry);
         let x = LLVMGetParam(f, 0);
         let splats = Splats::new(ctx, lanes);

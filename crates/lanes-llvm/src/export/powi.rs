@@ -64,14 +64,8 @@ impl FuncCx<'_> {
     ) -> Result<(), ExportError> {
         let (b, n, ctx) = (self.b, noname(), self.t.ctx);
         let vf = self.t.ty(ty);
-        let block = |name: &std::ffi::CStr| LLVMAppendBasicBlockInContext(ctx, f, name.as_ptr());
-        let (entry, slow, power, step, done) = (
-            block(c"entry"),
-            block(c"library"),
-            block(c"power"),
-            block(c"step"),
-            block(c"done"),
-        );
+        let [entry, slow, power, step, done] =
+            self.body_blocks(f, [c"entry", c"library", c"power", c"step", c"done"]);
         let (x, y) = (LLVMGetParam(f, 0), LLVMGetParam(f, 1));
         let vf64 = LLVMVectorType(LLVMDoubleTypeInContext(ctx), lanes);
         let splats = Splats::new(ctx, lanes);

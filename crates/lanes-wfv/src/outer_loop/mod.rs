@@ -31,7 +31,7 @@ pub mod recurrence;
 pub mod spmd_launcher;
 
 use lanes_analysis::{AnalysisSet, FunctionAnalyses, Loop};
-use lanes_ir::{Block, FuncCursor, FuncId, InstData, Module, Shape};
+use lanes_ir::{Block, FuncCursor, FuncId, Function, InstData, Module, Shape};
 
 pub use recognize::{recognize, Declined, ParallelLoop};
 pub use spmd_launcher::launcher;
@@ -118,28 +118,23 @@ pub fn vectorize_parallel_loops_in(
     reports
 }
 
-/// Moves a constant operand of the exit test of the loop headed by `header` (the `21` of
-/// `i < 21`, which clang materializes inside the loop once a call with a constant
-/// argument is inlined) to the loop's preheader, where the trip count is computed. A
-/// constant computes nothing, so the move changes no behaviour.
-fn hoist_constant_bound(module: &mut Module, id: FuncId, header: Block) {
-    let Some(analyses) = loop_forest(module, id) else {
-        return;
-    };
+/// The predecessors of loop `l`'s header outside the loop.
+fn entering_blocks(analyses: &FunctionAnalyses, l: Loop) -> Vec<Block> {
     let (cfg, loops) = (analyses.cfg(), analyses.loops());
-    let Some(l) = loops.loop_of_header(header) else {
-        return;
-    };
-    let (Some(f), [latch]) = (module.function_mut(id), loops.latches(l)) else {
-        return;
-    };
-    let outside: Vec<Block> = cfg
-        .preds(header)
+    cfg.preds(loops.header(l))
         .iter()
         .copied()
         .filter(|&p| !loops.contains(l, p))
-        .collect();
-    let [preheader] = outside[..] else {
+        .collect()
+}
+
+/// Moves a constant operand of the exit test of loop `l` (the `21` of `i < 21`, which
+/// clang materializes inside the loop once a call with a constant argument is inlined)
+/// to the loop's preheader, where the trip count is computed. A constant computes
+/// nothing and moving it leaves the CFG as it was, so `analyses` stay valid.
+fn hoist_constant_bound(f: &mut Function, analyses: &FunctionAnalyses, l: Loop) {
+    let loops = analyses.loops();
+    let ([latch], [preheader]) = (loops.latches(l), &entering_blocks(analyses, l)[..]) else {
         return;
     };
     let Some(term) = f.terminator(*latch) else {
@@ -159,7 +154,7 @@ fn hoist_constant_bound(module: &mut Module, id: FuncId, header: Block) {
         .collect();
     for inst in constants {
         FuncCursor::new(f)
-            .goto_before_terminator(preheader)
+            .goto_before_terminator(*preheader)
             .move_inst(inst);
     }
 }
@@ -215,25 +210,20 @@ fn vectorize_loop(
     let mut work = module.clone();
     let header = {
         let analyses = loop_forest(&work, id).ok_or(Declined::NoPreheader)?;
-        let (cfg, loops) = (analyses.cfg(), analyses.loops());
-        let header = loops.header(l);
-        let outside: Vec<Block> = cfg
-            .preds(header)
-            .iter()
-            .copied()
-            .filter(|&p| !loops.contains(l, p))
-            .collect();
-        if outside.len() != 1 || cfg.succs(outside[0]).len() != 1 {
+        let header = analyses.loops().header(l);
+        let outside = entering_blocks(&analyses, l);
+        if outside.len() != 1 || analyses.cfg().succs(outside[0]).len() != 1 {
             // A dedicated preheader (LLVM's SimplifyCFG may have folded it away).
             let f = work.function_mut(id).ok_or(Declined::NoPreheader)?;
             FuncCursor::new(f).split_preds(header, &outside);
         }
         header
     };
-    hoist_constant_bound(&mut work, id, header);
     let analyses = loop_forest(&work, id).ok_or(Declined::NoPreheader)?;
     let loops = analyses.loops();
     let l = loops.loop_of_header(header).ok_or(Declined::NoPreheader)?;
+    let f = work.function_mut(id).ok_or(Declined::NoPreheader)?;
+    hoist_constant_bound(f, &analyses, l);
     let func = work.function(id).ok_or(Declined::NoPreheader)?;
     let pl = recognize(func, &analyses, l)?;
     // `simdlen(N)`/`vectorize_width(N)` is the user's width; one lanes cannot make (1 asks

@@ -35,7 +35,7 @@ use lanes_ir::{BinaryOp, InstData, IntCC, IntFlags, Intrinsic, Type, Value};
 
 use super::{vec_of, Widener};
 
-/// How far back [`Widener::derived_from_lanes`] looks through the address computation.
+/// How far back [`Widener::run_time_test`] looks through the address computation.
 const MAX_DEPTH: u32 = 10;
 
 /// The runs that `x op c`, for the constant `c`, holds one value over, as the power of two
@@ -60,6 +60,16 @@ fn run_granule(op: BinaryOp, c: i64) -> Option<i64> {
 struct Run {
     granule: i64,
     below: i64,
+}
+
+/// What a gather or scatter tests at run time before it runs ([`Widener::run_time_test`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum RunTimeTest {
+    /// Whether the addresses are consecutive: then one vector access.
+    Consecutive,
+    /// Whether the addresses are the same over aligned runs of this many lanes: then one
+    /// load per run (loads only).
+    Runs(u32),
 }
 
 /// The ways an address leads to strided integers: those that make it step by the access
@@ -110,28 +120,31 @@ impl PathWalk {
 }
 
 impl Widener<'_> {
-    /// Whether old value `ptr`, an address of no known stride accessed `size` bytes at a
-    /// time, is computed from a contiguous or strided value by arithmetic that can make it
-    /// step by `size` from lane to lane, and by no other such path (module docs).
-    pub(super) fn derived_from_lanes(&self, ptr: Value, size: u32) -> bool {
-        self.address_paths(ptr, size).is_some_and(|paths| {
-            paths.stepping > 0 && paths.other == 0 && paths.shortest_run.is_none()
-        })
-    }
-
-    /// The runs of lanes, a power of two from 2 to the width, over which old value
-    /// `ptr`, an address of no known stride, likely holds one value: when every way it is
-    /// computed from the instance index passes an operation that holds its value over
-    /// runs (`in[(gx & -8) + x]`, `tab[gx >> 2]`; module `runs_at_run_time`).
-    pub(super) fn held_over_runs(&self, ptr: Value, size: u32) -> Option<u32> {
+    /// The run-time test worth making for a gather or scatter at old value `ptr`, an
+    /// address of no known stride accessed `size` bytes at a time, from one walk over its
+    /// computation:
+    /// - [`RunTimeTest::Consecutive`] when it is computed from a contiguous or strided
+    ///   value by arithmetic that can make it step by `size` from lane to lane, and by no
+    ///   other such path (module docs);
+    /// - [`RunTimeTest::Runs`] when every way it is computed from the instance index
+    ///   passes an operation that holds its value over runs (`in[(gx & -8) + x]`,
+    ///   `tab[gx >> 2]`; module `runs_at_run_time`), with the runs' length in lanes, a
+    ///   power of two from 2 to the width, and at most four runs per vector.
+    pub(super) fn run_time_test(&self, ptr: Value, size: u32) -> Option<RunTimeTest> {
         let paths = self.address_paths(ptr, size)?;
-        if paths.stepping > 0 || paths.other > 0 {
+        if paths.other > 0 {
             return None;
         }
-        let run = paths.shortest_run?.min(i64::from(self.width));
-        // Worth a test only when it leaves a few loads: at most four runs per vector.
-        let runs = (i64::from(self.width) + run - 1) / run;
-        (run >= 2 && runs <= 4).then_some(run as u32)
+        match (paths.stepping, paths.shortest_run) {
+            (1.., None) => Some(RunTimeTest::Consecutive),
+            (0, Some(run)) => {
+                let run = run.min(i64::from(self.width));
+                // Worth a test only when it leaves a few loads.
+                let runs = (i64::from(self.width) + run - 1) / run;
+                (run >= 2 && runs <= 4).then_some(RunTimeTest::Runs(run as u32))
+            }
+            _ => None,
+        }
     }
 
     /// The paths from old address `ptr`, accessed `size` bytes at a time, to strided

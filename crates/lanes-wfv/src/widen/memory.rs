@@ -25,6 +25,7 @@
 
 use lanes_ir::{InstData, MemAccess, Type, Value};
 
+use super::consecutive_at_run_time::RunTimeTest;
 use super::notes::{self, WidenNoteKind};
 use super::{vec_of, Widener};
 
@@ -50,6 +51,44 @@ impl Widener<'_> {
             },
             pty,
         )
+    }
+
+    /// One vector load of `ty` elements at scalar address `p`, masked if `mask` is given.
+    fn vector_load(&mut self, p: Value, mask: Option<Value>, align: u32, ty: Type) -> Value {
+        let vt = vec_of(ty, self.width);
+        let data = match mask {
+            None => InstData::Load {
+                ptr: p,
+                align,
+                access: MemAccess::PLAIN,
+            },
+            Some(m) => InstData::MaskedLoad {
+                ptr: p,
+                mask: m,
+                passthru: self.zero_vec(ty),
+                align,
+            },
+        };
+        self.emit_v(data, vt)
+    }
+
+    /// One vector store of `v` at scalar address `p`, masked if `mask` is given.
+    fn vector_store(&mut self, v: Value, p: Value, mask: Option<Value>, align: u32) {
+        let data = match mask {
+            None => InstData::Store {
+                value: v,
+                ptr: p,
+                align,
+                access: MemAccess::PLAIN,
+            },
+            Some(m) => InstData::MaskedStore {
+                value: v,
+                ptr: p,
+                mask: m,
+                align,
+            },
+        };
+        self.emit(data, None);
     }
 
     /// `v` (a new vector) with its lanes in reverse order.
@@ -83,58 +122,17 @@ impl Widener<'_> {
         let vt = vec_of(ty, self.width);
         if self.contiguous(ptr, ty) {
             let p0 = self.lane0_of(ptr);
-            return match mask {
-                None => self.emit_v(
-                    InstData::Load {
-                        ptr: p0,
-                        align,
-                        access: MemAccess::PLAIN,
-                    },
-                    vt,
-                ),
-                Some(m) => {
-                    let z = self.zero_vec(ty);
-                    self.emit_v(
-                        InstData::MaskedLoad {
-                            ptr: p0,
-                            mask: m,
-                            passthru: z,
-                            align,
-                        },
-                        vt,
-                    )
-                }
-            };
+            return self.vector_load(p0, mask, align, ty);
         }
         if self.reversed(ptr, ty) {
             let last = self.last_lane_address(ptr, ty);
-            let loaded = match mask {
-                None => self.emit_v(
-                    InstData::Load {
-                        ptr: last,
-                        align,
-                        access: MemAccess::PLAIN,
-                    },
-                    vt,
-                ),
-                Some(m) => {
-                    let m = self.reverse_lanes(m);
-                    let z = self.zero_vec(ty);
-                    self.emit_v(
-                        InstData::MaskedLoad {
-                            ptr: last,
-                            mask: m,
-                            passthru: z,
-                            align,
-                        },
-                        vt,
-                    )
-                }
-            };
+            let mask = mask.map(|m| self.reverse_lanes(m));
+            let loaded = self.vector_load(last, mask, align, ty);
             return self.reverse_lanes(loaded);
         }
         let why = notes::scattered_because(self.info.shape(ptr), ty.bytes());
-        if self.derived_from_lanes(ptr, ty.bytes()) {
+        let test = self.run_time_test(ptr, ty.bytes());
+        if test == Some(RunTimeTest::Consecutive) {
             self.note_here(
                 WidenNoteKind::Gather,
                 format!(
@@ -143,7 +141,7 @@ impl Widener<'_> {
             );
             return self.checked_gather(ptr, align, ty, mask);
         }
-        if let Some(run) = self.held_over_runs(ptr, ty.bytes()) {
+        if let Some(RunTimeTest::Runs(run)) = test {
             self.note_here(
                 WidenNoteKind::Gather,
                 format!(
@@ -191,41 +189,14 @@ impl Widener<'_> {
         let v = self.vector(value);
         if !self.is_uniform(ptr) && self.contiguous(ptr, ty) {
             let p0 = self.lane0_of(ptr);
-            let d = match mask {
-                None => InstData::Store {
-                    value: v,
-                    ptr: p0,
-                    align,
-                    access: MemAccess::PLAIN,
-                },
-                Some(m) => InstData::MaskedStore {
-                    value: v,
-                    ptr: p0,
-                    mask: m,
-                    align,
-                },
-            };
-            self.emit(d, None);
+            self.vector_store(v, p0, mask, align);
             return;
         }
         if !self.is_uniform(ptr) && self.reversed(ptr, ty) {
             let last = self.last_lane_address(ptr, ty);
             let v = self.reverse_lanes(v);
-            let d = match mask {
-                None => InstData::Store {
-                    value: v,
-                    ptr: last,
-                    align,
-                    access: MemAccess::PLAIN,
-                },
-                Some(m) => InstData::MaskedStore {
-                    value: v,
-                    ptr: last,
-                    mask: self.reverse_lanes(m),
-                    align,
-                },
-            };
-            self.emit(d, None);
+            let mask = mask.map(|m| self.reverse_lanes(m));
+            self.vector_store(v, last, mask, align);
             return;
         }
         let why = if self.is_uniform(ptr) {
@@ -235,7 +206,10 @@ impl Widener<'_> {
         } else {
             notes::scattered_because(self.info.shape(ptr), ty.bytes())
         };
-        if !self.is_uniform(ptr) && self.derived_from_lanes(ptr, ty.bytes()) {
+        let test = (!self.is_uniform(ptr))
+            .then(|| self.run_time_test(ptr, ty.bytes()))
+            .flatten();
+        if test == Some(RunTimeTest::Consecutive) {
             self.note_here(
                 WidenNoteKind::Scatter,
                 format!(
