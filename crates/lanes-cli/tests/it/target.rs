@@ -281,3 +281,48 @@ fn int_indexed_lookups_are_hardware_gathers_with_32_bit_indices() {
         assert!(!text.contains("vpinsrd"), "{march}: scalar loads:\n{text}");
     }
 }
+
+/// A private stack indexed by a varying stack pointer (point correlation's kd-tree walk)
+/// is gathered and scattered with 32-bit offsets from the frame: one `vpgatherdd` or
+/// `vpscatterdd` per vector, where 64-bit pointers would take two `…qd` instructions of
+/// half the width each.
+#[test]
+fn private_stack_gathers_take_32_bit_offsets_from_the_frame() {
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/wfv");
+    let d = scratch_dir("target-private-stack");
+    for (march, width, name) in [
+        ("-march=haswell", "8", "_ZGVdN8luuuuuuu_pc"),
+        ("-march=skylake-avx512", "16", "_ZGVeN16luuuuuuu_pc"),
+    ] {
+        let asm = d.join("pc.s");
+        run(lanes()
+            .args([
+                "vectorize",
+                s(&bench.join("point_correlation.c")),
+                "--function",
+                "pc",
+            ])
+            .args([
+                "-DKERNEL=pc",
+                "-I",
+                s(&bench),
+                "--shapes",
+                "c,u,u,u,u,u,u,u",
+            ])
+            .args([march, "--width", width, "-O3", "-o", s(&asm)]));
+        let text = std::fs::read_to_string(&asm).expect("assembly");
+        let body = function_asm(&text, name);
+        let wide: Vec<&str> = body
+            .lines()
+            .filter(|l| l.contains("gather") || l.contains("scatter"))
+            .collect();
+        // Two stack pops and the two coordinates of the popped node, at least.
+        assert!(wide.len() >= 4, "{march}:\n{body}");
+        assert!(
+            wide.iter()
+                .all(|l| !l.contains("gatherq") && !l.contains("scatterq")),
+            "{march}: 64-bit addresses:\n{}",
+            wide.join("\n")
+        );
+    }
+}

@@ -8,6 +8,16 @@
 //! scaled by a power of two is exported as `gep iS, base, sext i` instead (the same
 //! address, `base + sext(i) · S`), which LLVM's instruction selection recognizes as base,
 //! 32-bit index and scale.
+//!
+//! Gathers and scatters into a stack allocation — a private array of an SPMD function,
+//! laid out across lanes, `ptradd (ptradd a, lane · g), i · W · g` — reach their
+//! allocation through a chain of vector offsets from a vector of pointers, which LLVM
+//! splits into 64-bit-pointer gathers of half the width (two `vpgatherqd` per 16 lanes).
+//! The allocation's size is known: an access inside it is at an offset below that size, so
+//! when it is under 2 GiB the summed offset is exact in 32 bits, and the address is
+//! exported as `gep i8, a, sext(trunc(Σ offsets))`: one `vpgatherdd` off the frame. A
+//! lane whose offset does not fit reads outside the allocation, which is undefined in the
+//! source program too; inactive lanes' addresses are never dereferenced.
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
@@ -41,6 +51,51 @@ impl FuncCx<'_> {
         let mut idx = self.arg(index);
         let g = LLVMBuildGEP2(self.b, elem, self.arg(base), &mut idx, 1, noname());
         if inbounds && !LLVMIsAInstruction(g).is_null() {
+            LLVMGEPSetNoWrapFlags(g, inkwell::llvm_sys::LLVMGEPFlagInBounds);
+        }
+        Some(g)
+    }
+
+    /// The address vector `ptrs` of a gather or scatter as one stack allocation plus 32-bit
+    /// offsets (module docs), when it is a chain of vector `ptradd`s from a uniform
+    /// allocation smaller than 2 GiB; `None` otherwise.
+    pub(super) unsafe fn stack_vector_address(&self, ptrs: Value) -> Option<LLVMValueRef> {
+        let ty = self.vt(ptrs);
+        if !ty.is_vector() {
+            return None;
+        }
+        let mut offsets = Vec::new();
+        let mut p = ptrs;
+        while let Some(InstData::PtrAdd { args, .. }) = self.def(p) {
+            if !self.vt(p).is_vector() {
+                break;
+            }
+            offsets.push(args[1]);
+            p = args[0];
+        }
+        let root = self.uniform_pointer(p)?;
+        match self.def(root)? {
+            InstData::Alloca { size, .. } if !offsets.is_empty() && *size < 1 << 31 => {}
+            _ => return None,
+        }
+        let lanes = ty.lane_count();
+        let i32s = LLVMVectorType(self.t.i32(), lanes);
+        let mut total: Option<LLVMValueRef> = None;
+        for &off in &offsets {
+            let mut o = self.arg(off);
+            if !self.vt(off).is_vector() {
+                o = self.splat(o, ty.with_elem(self.vt(off).elem()));
+            }
+            let o = LLVMBuildTrunc(self.b, o, i32s, noname());
+            total = Some(match total {
+                Some(t) => LLVMBuildAdd(self.b, t, o, noname()),
+                None => o,
+            });
+        }
+        let i64s = LLVMVectorType(self.t.i64(), lanes);
+        let mut index = LLVMBuildSExt(self.b, total?, i64s, noname());
+        let g = LLVMBuildGEP2(self.b, self.t.i8(), self.arg(root), &mut index, 1, noname());
+        if !LLVMIsAInstruction(g).is_null() {
             LLVMGEPSetNoWrapFlags(g, inkwell::llvm_sys::LLVMGEPFlagInBounds);
         }
         Some(g)

@@ -412,7 +412,11 @@ impl FuncCx<'_> {
             } => {
                 let ty = need_ty()?;
                 let mty = self.t.mem_ty(ty);
-                let p = self.arg(*ptr);
+                let p = match data {
+                    InstData::Gather { .. } => self.stack_vector_address(*ptr),
+                    _ => None,
+                }
+                .unwrap_or_else(|| self.arg(*ptr));
                 let pass = self.to_mem(self.arg(*passthru), ty);
                 let al = self.t.i32c(Self::align_of(ty, *align));
                 let name = if matches!(data, InstData::Gather { .. }) {
@@ -441,7 +445,11 @@ impl FuncCx<'_> {
             } => {
                 let ty = self.vt(*value);
                 let v = self.to_mem(self.arg(*value), ty);
-                let p = self.arg(*ptr);
+                let p = match data {
+                    InstData::Scatter { .. } => self.stack_vector_address(*ptr),
+                    _ => None,
+                }
+                .unwrap_or_else(|| self.arg(*ptr));
                 let al = self.t.i32c(Self::align_of(ty, *align));
                 let name = if matches!(data, InstData::Scatter { .. }) {
                     "llvm.masked.scatter"
