@@ -310,6 +310,13 @@ impl<'f> Masks<'f> {
 
     /// Writes the accumulators of the re-join points' φs at the end of each predecessor,
     /// in the lanes taking the edge.
+    ///
+    /// A predecessor that the wave cannot reach from any predecessor's write without
+    /// passing the re-join point writes first whenever it writes: no thread then holds a
+    /// value in the accumulator that it has yet to read, so the write takes every lane
+    /// (`acc = v`, no select). In a diamond this leaves one select per φ, as if-conversion
+    /// has; a predecessor inside a loop of the region keeps its select, since threads
+    /// that left earlier iterations wait on their values.
     pub fn write_accumulators(
         &mut self,
         phi_accs: &[(Block, PhiAccumulators)],
@@ -322,6 +329,7 @@ impl<'f> Masks<'f> {
             }
             let mut preds: Vec<Block> = cfg.preds(*x).to_vec();
             preds.dedup();
+            let after_a_write = reachable_avoiding(&cfg, &preds, *x);
             for u in preds {
                 let mask = match branches.iter().find(|d| d.block == u) {
                     Some(d) => {
@@ -334,11 +342,22 @@ impl<'f> Masks<'f> {
                     let Some(&(_, value)) = incoming.iter().find(|(p, _)| *p == u) else {
                         continue;
                     };
-                    let select = InstData::Select {
-                        args: [mask, value, self.vars.read(*acc)],
-                    };
                     let ty = self.func.dfg.value_type(value);
-                    let inst = self.insert_inst_at_end(u, select, ty);
+                    let write = if after_a_write.contains(u) {
+                        InstData::Select {
+                            args: [mask, value, self.vars.read(*acc)],
+                        }
+                    } else {
+                        InstData::Unary {
+                            op: UnaryOp::Copy,
+                            arg: value,
+                        }
+                    };
+                    let copy = matches!(write, InstData::Unary { .. });
+                    let inst = self.insert_inst_at_end(u, write, ty);
+                    if copy {
+                        self.copies.push(inst);
+                    }
                     self.vars.assign(*acc, inst);
                 }
             }
@@ -423,4 +442,25 @@ impl<'f> Masks<'f> {
         remove_dead_code(func, &roots);
         predication
     }
+}
+
+/// The blocks the wave can run after leaving one of `writers` on an edge other than to
+/// `rejoin`, before it next reaches `rejoin`.
+fn reachable_avoiding(
+    cfg: &ControlFlowGraph,
+    writers: &[Block],
+    rejoin: Block,
+) -> EntitySet<Block> {
+    let mut seen = EntitySet::new();
+    let mut work: Vec<Block> = writers
+        .iter()
+        .flat_map(|&w| cfg.succs(w).iter().copied())
+        .collect();
+    while let Some(b) = work.pop() {
+        if b == rejoin || !seen.insert(b) {
+            continue;
+        }
+        work.extend(cfg.succs(b).iter().copied());
+    }
+    seen
 }
