@@ -53,6 +53,11 @@ pub struct WfvArgs {
     /// Timed runs per build; the median is reported (1 to 16)
     #[arg(long, default_value = "5", value_parser = clap::value_parser!(u32).range(1..=16))]
     pub runs: u32,
+    /// Run each kernel's timing program this many times, as separate processes, and
+    /// report the median of their medians (a shared machine's slow or fast processes
+    /// average out)
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(1..=99))]
+    pub repeat: u32,
     /// Only these kernels (comma-separated)
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub kernels: Vec<String>,
@@ -120,14 +125,14 @@ fn ispc_version(ispc: &std::path::Path) -> String {
 
 pub fn run(args: &BenchArgs) -> Result<()> {
     match &args.suite {
-        Suite::Wfv(a) => run_wfv(a),
+        Suite::Wfv(a) => run_wfv(a).map(|_| ()),
         Suite::Reconverge(a) => super::bench_reconverge::run(a),
         Suite::Cl(a) => super::bench_cl::run(a),
         Suite::Slp(a) => super::bench_slp::run(a),
     }
 }
 
-pub(super) fn run_wfv(args: &WfvArgs) -> Result<()> {
+pub(super) fn run_wfv(args: &WfvArgs) -> Result<BenchReport> {
     let sources = args
         .sources
         .clone()
@@ -166,6 +171,7 @@ pub(super) fn run_wfv(args: &WfvArgs) -> Result<()> {
             .collect::<Result<_>>()?;
     }
     req.runs = args.runs;
+    req.repeat = args.repeat;
     req.scale = args.scale;
     let bar = ProgressBar::new(1);
     bar.set_style(
@@ -199,6 +205,7 @@ pub(super) fn run_wfv(args: &WfvArgs) -> Result<()> {
             "ispc": req.ispc.as_deref().map(ispc_version),
             "natural_width": report.natural_width,
             "runs": report.runs,
+            "repeat": report.repeat,
             "records": records,
             "failures": report.kernels.iter().filter(|k| !k.failures.is_empty())
                 .map(|k| serde_json::json!({"kernel": k.kernel, "failures": k.failures}))
@@ -213,7 +220,7 @@ pub(super) fn run_wfv(args: &WfvArgs) -> Result<()> {
     if report.kernels.iter().any(|k| !k.failures.is_empty()) {
         bail!("some builds failed (above)");
     }
-    Ok(())
+    Ok(report)
 }
 
 /// How every build is made, for the table's header and the JSON.
@@ -230,12 +237,17 @@ fn table(report: &BenchReport) -> String {
     let _ = writeln!(out, "machine: {}", lanes_driver::bench_wfv::machine());
     let _ = writeln!(
         out,
-        "target {} ({}), natural width {} (32-bit lanes); {}; median of {} runs, builds taking turns",
+        "target {} ({}), natural width {} (32-bit lanes); {}; median of {} runs, builds taking turns{}",
         report.cpu,
         report.isa,
         report.natural_width,
         flags(&report.cpu),
-        report.runs
+        report.runs,
+        if report.repeat > 1 {
+            format!("; median over {} processes", report.repeat)
+        } else {
+            String::new()
+        }
     );
     let built = |c: &Config| {
         let records = report.kernels.iter().flat_map(|k| &k.records);

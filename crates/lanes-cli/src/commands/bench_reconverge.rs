@@ -28,6 +28,10 @@ pub struct ReconvergeArgs {
     /// Timed runs per build with --run-time; the median is reported (1 to 16)
     #[arg(long, default_value = "5", value_parser = clap::value_parser!(u32).range(1..=16))]
     pub runs: u32,
+    /// With --run-time, run each kernel's timing program this many times (separate
+    /// processes) and report the median of their medians
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(1..=99))]
+    pub repeat: u32,
     /// Write the --run-time records as JSON here
     #[arg(long, value_name = "FILE")]
     pub run_time_json: Option<PathBuf>,
@@ -96,10 +100,11 @@ pub fn run(args: &ReconvergeArgs) -> Result<()> {
     }
     if args.run_time {
         println!("\nrun time of the benchmark kernels:");
-        super::bench::run_wfv(&super::bench::WfvArgs {
+        let report = super::bench::run_wfv(&super::bench::WfvArgs {
             json: args.run_time_json.clone(),
             plot: None,
             runs: args.runs,
+            repeat: args.repeat,
             kernels: args.kernels.clone(),
             configs: ["full", "partial", "reconverge"].map(String::from).to_vec(),
             scale: args.scale,
@@ -108,8 +113,43 @@ pub fn run(args: &ReconvergeArgs) -> Result<()> {
             widths: Vec::new(),
             target_cpu: "native".into(),
         })?;
+        print!("{}", run_time_summary(&report));
     }
     Ok(())
+}
+
+/// Per width, the reconverging build's speed over full if-conversion's and partial
+/// linearization's: geometric mean over the kernels and the slowest kernel.
+fn run_time_summary(report: &lanes_driver::bench_wfv::BenchReport) -> String {
+    let mut out = String::new();
+    for &w in &report.widths {
+        for base in ["full", "partial"] {
+            let ratios: Vec<(&str, f64)> = report
+                .kernels
+                .iter()
+                .filter_map(|k| {
+                    let time = |c: &str| {
+                        k.records
+                            .iter()
+                            .find(|r| r.config == c && r.width == Some(w))
+                            .map(|r| r.median_seconds)
+                    };
+                    Some((k.kernel.as_str(), time(base)? / time("reconverge")?))
+                })
+                .collect();
+            let Some(&(slowest, worst)) = ratios.iter().min_by(|a, b| a.1.total_cmp(&b.1)) else {
+                continue;
+            };
+            let geomean =
+                (ratios.iter().map(|r| r.1.ln()).sum::<f64>() / ratios.len() as f64).exp();
+            let _ = writeln!(
+                out,
+                "reconverge/{w} over {base}/{w}: geometric mean {geomean:.2}x over {} kernels, slowest {slowest} {worst:.2}x",
+                ratios.len()
+            );
+        }
+    }
+    out
 }
 
 fn cell(v: Option<impl std::fmt::Display>) -> String {

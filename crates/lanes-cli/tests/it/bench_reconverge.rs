@@ -60,6 +60,8 @@ fn bench_reconverge_times_the_kernels_under_each_lowering() {
             "0.002",
             "--runs",
             "1",
+            "--repeat",
+            "3",
             "--run-time-json",
             s(&json),
         ])
@@ -69,6 +71,16 @@ fn bench_reconverge_times_the_kernels_under_each_lowering() {
         table.contains("run time of the benchmark kernels"),
         "{table}"
     );
+    assert!(table.contains("median over 3 processes"), "{table}");
+    for base in ["full", "partial"] {
+        let line = format!("over {base}/");
+        let summary = table.lines().find(|l| l.contains(&line)).unwrap_or("");
+        assert!(
+            summary.starts_with("reconverge/")
+                && summary.contains("over 1 kernels, slowest mandelbrot"),
+            "{table}"
+        );
+    }
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json");
     let configs: Vec<&str> = v["records"]
@@ -81,4 +93,5 @@ fn bench_reconverge_times_the_kernels_under_each_lowering() {
         assert!(configs.contains(&c), "{c} missing: {configs:?}");
     }
     assert!(!configs.contains(&"ispc"), "{configs:?}");
+    assert_eq!(v["repeat"], 3);
 }

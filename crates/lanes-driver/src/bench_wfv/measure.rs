@@ -45,6 +45,35 @@ pub fn run_driver(
     parse(kernel, &stdout)
 }
 
+/// Per build, the median of its medians over several runs of the program (`runs`, each
+/// as [`run_driver`] returns it); builds in the order of the first run.
+pub fn median_of(runs: &[Vec<Timing>]) -> Vec<Timing> {
+    let Some(first) = runs.first() else {
+        return Vec::new();
+    };
+    first
+        .iter()
+        .map(|t| {
+            let mut ms: Vec<f64> = runs
+                .iter()
+                .filter_map(|r| r.iter().find(|u| u.build == t.build))
+                .map(|u| u.median_ms)
+                .collect();
+            ms.sort_by(f64::total_cmp);
+            let n = ms.len();
+            let median = if n % 2 == 1 {
+                ms[n / 2]
+            } else {
+                (ms[n / 2 - 1] + ms[n / 2]) / 2.0
+            };
+            Timing {
+                build: t.build.clone(),
+                median_ms: median,
+            }
+        })
+        .collect()
+}
+
 /// How far the checksum of a build with another math library may stray from the
 /// reference's, relatively: ISPC has its own `exp`/`log`/`pow` and contracts multiply-adds
 /// by its own rules, libmvec's functions are within 4 ulp, so their floats differ in the
@@ -127,6 +156,27 @@ mod tests {
             Err(BenchError::Checksum { ref build, .. }) if build == "partial/8"
         ));
         assert!(parse("k", "garbage\n").is_err());
+    }
+
+    #[test]
+    fn repeated_runs_give_the_median_of_the_medians() {
+        let run = |a: f64, b: f64| {
+            vec![
+                Timing {
+                    build: "clang".into(),
+                    median_ms: a,
+                },
+                Timing {
+                    build: "full/8".into(),
+                    median_ms: b,
+                },
+            ]
+        };
+        let m = median_of(&[run(4.0, 1.0), run(9.0, 3.0), run(5.0, 2.0)]);
+        assert_eq!((m[0].median_ms, m[1].median_ms), (5.0, 2.0));
+        let even = median_of(&[run(4.0, 1.0), run(6.0, 2.0)]);
+        assert_eq!((even[0].build.as_str(), even[0].median_ms), ("clang", 5.0));
+        assert!(median_of(&[]).is_empty());
     }
 
     #[test]

@@ -13,6 +13,10 @@
 //! kernel runs every build once and compares its result with the reference's (a build that
 //! computes something else fails the kernel), then times the builds taking turns; the
 //! figures are medians of the runs, and speedups are over clang's build in the same run.
+//! With `repeat` above 1 the program runs that many times, as separate processes, and a
+//! build's figure is the median of its medians: on a shared machine a whole process can
+//! run slow or fast (placement, clock, other tenants), which medians within one process
+//! cannot see — identical code measured 0.95–1.2× itself across single runs here.
 //! Beside them, the SIMD utilization of the kernel on its data at each width (module
 //! `utilization`, lanes' SIMT interpreter).
 //!
@@ -50,6 +54,9 @@ pub struct BenchRequest {
     pub kernels: Vec<String>,
     /// Timed sweeps per build (the median is reported); 1 to 16.
     pub runs: u32,
+    /// Runs of each kernel's timing program (separate processes); a build's figure is
+    /// the median of their medians. At least 1.
+    pub repeat: u32,
     /// Instances per sweep relative to each kernel's default (`0.01` for a quick check).
     pub scale: f64,
     pub configs: Vec<Config>,
@@ -70,6 +77,7 @@ impl BenchRequest {
             work_dir,
             kernels: Vec::new(),
             runs: 5,
+            repeat: 1,
             scale: 1.0,
             configs: Config::ALL.to_vec(),
             ispc: None,
@@ -115,6 +123,7 @@ pub struct BenchReport {
     pub isa: String,
     pub widths: Vec<u16>,
     pub runs: u32,
+    pub repeat: u32,
     pub kernels: Vec<KernelOutcome>,
 }
 
@@ -183,6 +192,7 @@ pub fn run_bench(
         isa: isa_name(&target).into(),
         widths: widths.clone(),
         runs,
+        repeat: req.repeat.max(1),
         kernels: Vec::new(),
     };
     for (k, kernel) in kernels.iter().enumerate() {
@@ -220,7 +230,11 @@ pub fn run_bench(
             step: step + 1,
             steps,
             kernel: kernel.name,
-            what: format!("run {} builds × {runs}", builds.len() + 1),
+            what: format!(
+                "run {} builds × {runs}, {} time(s)",
+                builds.len() + 1,
+                report.repeat
+            ),
         });
         let exe = match link_driver(&req.sources, &req.work_dir, kernel, &builds, &req.cpu) {
             Ok(exe) => exe,
@@ -230,8 +244,13 @@ pub fn run_bench(
                 continue;
             }
         };
-        match run_driver(kernel.name, &exe, instances, runs) {
-            Ok(timings) => outcome.records = records(kernel.name, &builds, &timings),
+        let timings: Result<Vec<Vec<measure::Timing>>, BenchError> = (0..report.repeat)
+            .map(|_| run_driver(kernel.name, &exe, instances, runs))
+            .collect();
+        match timings {
+            Ok(timings) => {
+                outcome.records = records(kernel.name, &builds, &measure::median_of(&timings))
+            }
             Err(e) => outcome.failures.push(e.to_string()),
         }
         for &width in &widths {
