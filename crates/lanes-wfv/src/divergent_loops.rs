@@ -10,6 +10,14 @@
 //!   the exits (the value each instance carried out when it left) unless every exiting
 //!   edge to that exit carries one value defined before the loop, which the exit then
 //!   reads directly (no blend in every iteration);
+//!   A live-out that is a *varying* header φ `p` of the loop, or the value `p` takes
+//!   round the back edge, is instead **kept in place**: `p` itself stops changing in the
+//!   lanes that left (its back-edge value is `select(live, v, p)`), and the exit reads
+//!   it. That select is the only per-iteration cost and sits on the computation of `v`,
+//!   where targets with write masks fold it into the instruction (`count += c` becomes one
+//!   masked add); a tracking φ costs a blend of its own. A uniform φ keeps its tracking
+//!   φ: making it per lane would cost more than the blend (a loop counter would turn
+//!   into a vector and its addresses into gathers);
 //! - every exiting edge `e → x` is **rebound** to a new block `c` that jumps to a new,
 //!   empty **pure latch** `P`; the old back edge `l → h` goes to `P` too;
 //! - `P` updates the masks with φs (an instance arriving from `c` is no longer live, has
@@ -28,7 +36,7 @@
 //! Loops whose exits are all uniform are left alone: the caller only passes divergent
 //! loops (or, for full if-conversion, every loop).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use lanes_analysis::{AnalysisSet, Edits, FunctionAnalyses};
 use lanes_ir::cursor::{phis, preds};
@@ -51,15 +59,19 @@ pub struct TransformedLoop {
     /// Values that only stand for "any value" (what the pure latch passes back to the
     /// header for instances that left the loop); blends ignore them.
     pub dont_care: Vec<Value>,
+    /// Live-outs kept in place in a varying header φ rather than tracked.
+    pub kept_in_place: usize,
 }
 
 /// Transforms the loops with the given headers (innermost first), re-normalizing after
 /// each. `func` must be normalized; `analyses` must describe it where valid, and are kept
-/// up to date.
+/// up to date. `varying` holds header φs known to differ between lanes (their live-outs
+/// are kept in place; see the module documentation).
 pub fn transform_divergent_loops(
     func: &mut Function,
     analyses: &mut FunctionAnalyses,
     headers: &[Block],
+    varying: &HashSet<Value>,
 ) -> Result<Vec<TransformedLoop>, WfvError> {
     let mut todo: Vec<Block> = headers.to_vec();
     let mut done = Vec::new();
@@ -101,7 +113,7 @@ pub fn transform_divergent_loops(
         if exiting.is_empty() {
             return Err(WfvError::InfiniteLoop(h));
         }
-        let t = transform_one(func, h, pre, *latch, &exiting, &blocks);
+        let t = transform_one(func, h, pre, *latch, &exiting, &blocks, varying);
         done.push(t);
         analyses.keep_after(Edits::ControlFlow);
         simplify_loops(func, analyses)?;
@@ -117,6 +129,7 @@ fn transform_one(
     latch: Block,
     exiting: &[(Block, Block)],
     blocks: &[Block],
+    varying: &HashSet<Value>,
 ) -> TransformedLoop {
     let mut exits: Vec<Block> = Vec::new();
     for &(_, x) in exiting {
@@ -163,14 +176,25 @@ fn transform_one(
     // exit's φ reads once, after the loop (a `return 1` from inside a search loop).
     let mut live_outs: Vec<LiveOut> = Vec::with_capacity(exit_phis.len());
     for &(k, phi) in &exit_phis {
+        let in_place = kept_in_place(func, phi, exiting, exits[k], h, latch, varying);
+        // One way of keeping per header φ: a second live-out of the same φ that needs the
+        // other is tracked.
+        let clash = in_place.is_some_and(|(p, at_latch)| {
+            live_outs
+                .iter()
+                .any(|o| matches!(*o, LiveOut::InPlace { phi, at_latch: a } if phi == p && a != at_latch))
+        });
         live_outs.push(
             match invariant_live_out(func, phi, exiting, exits[k], blocks) {
                 Some(v) => LiveOut::Invariant(v),
-                None => {
-                    let ty = func.dfg.value_type(phi_result(func, phi));
-                    let z = zero_value(func, ty, &mut zeros);
-                    LiveOut::Tracked(phi_in(func, h, ty, vec![(pre, z)]))
-                }
+                None => match in_place.filter(|_| !clash) {
+                    Some((p, at_latch)) => LiveOut::InPlace { phi: p, at_latch },
+                    None => {
+                        let ty = func.dfg.value_type(phi_result(func, phi));
+                        let z = zero_value(func, ty, &mut zeros);
+                        LiveOut::Tracked(phi_in(func, h, ty, vec![(pre, z)]))
+                    }
+                },
             },
         );
     }
@@ -194,6 +218,11 @@ fn transform_one(
         let track = match live_outs[j] {
             LiveOut::Invariant(v) => {
                 track_upd.push(v);
+                continue;
+            }
+            // Set below, once the header φ's back edge goes through P.
+            LiveOut::InPlace { phi: p, .. } => {
+                track_upd.push(p);
                 continue;
             }
             LiveOut::Tracked(track) => track,
@@ -234,6 +263,69 @@ fn transform_one(
             }
         }
         *func.dfg.inst_mut(phi) = InstData::Phi { incoming: new_inc };
+    }
+    // Live-outs kept in place: the header φ's back-edge value is `select(·, v, p)`, which
+    // leaves `p` alone in lanes that are no longer live; the exit reads that select.
+    let mut kept: HashMap<Value, Value> = HashMap::new();
+    for j in 0..exit_phis.len() {
+        let LiveOut::InPlace { phi: p, at_latch } = live_outs[j] else {
+            continue;
+        };
+        if let Some(&nv) = kept.get(&p) {
+            track_upd[j] = nv;
+            continue;
+        }
+        let Some(p_inst) = func.dfg.def_inst(p) else {
+            continue;
+        };
+        let Some(back) = incoming_of(func, p_inst, pure) else {
+            continue;
+        };
+        let ty = func.dfg.value_type(p);
+        let (cond, value) = if at_latch {
+            // Lanes leaving to this exit carry the back-edge value too; other exits'
+            // lanes carry nothing they read.
+            let InstData::Phi { incoming } =
+                func.dfg.inst(func.dfg.def_inst(back).expect("φ")).clone()
+            else {
+                continue;
+            };
+            let dc = fresh_zero(func, ty);
+            dont_care.push(dc);
+            let v_latch = incoming.last().expect("latch incoming").1;
+            // The exits whose live-out this φ keeps (all read `v_latch`).
+            let readers: Vec<Block> = exit_phis
+                .iter()
+                .zip(&live_outs)
+                .filter(|(_, o)| matches!(**o, LiveOut::InPlace { phi, .. } if phi == p))
+                .map(|(&(x, _), _)| exits[x])
+                .collect();
+            let mut inc: Vec<(Block, Value)> = rebound
+                .iter()
+                .map(|&(c, _, to)| (c, if readers.contains(&to) { v_latch } else { dc }))
+                .collect();
+            inc.push((latch, v_latch));
+            (live, phi_in(func, pure, ty, inc))
+        } else {
+            (live_upd, back)
+        };
+        let mut b = FuncBuilder::new(func);
+        b.switch_to_block(pure);
+        let nv = b.value(
+            InstData::Select {
+                args: [cond, value, p],
+            },
+            ty,
+        );
+        if let InstData::Phi { incoming } = func.dfg.inst_mut(p_inst) {
+            for (from, v) in incoming.iter_mut() {
+                if *from == pure {
+                    *v = nv;
+                }
+            }
+        }
+        kept.insert(p, nv);
+        track_upd[j] = nv;
     }
     set_back_incoming(func, live, pure, live_upd);
     for (k, &m) in exit_masks.iter().enumerate() {
@@ -287,6 +379,10 @@ fn transform_one(
         pure_latch: pure,
         exit,
         dont_care,
+        kept_in_place: live_outs
+            .iter()
+            .filter(|o| matches!(o, LiveOut::InPlace { .. }))
+            .count(),
     }
 }
 
@@ -295,6 +391,9 @@ fn transform_one(
 enum LiveOut {
     /// One value defined before the loop, on every exiting edge to the exit.
     Invariant(Value),
+    /// The varying header φ `phi` (or, `at_latch`, its back-edge value) on every exiting
+    /// edge to the exit: `phi` stops changing in lanes that left.
+    InPlace { phi: Value, at_latch: bool },
     /// The header's tracking φ, updated as instances leave.
     Tracked(Value),
 }
@@ -321,6 +420,43 @@ fn invariant_live_out(
             .is_some_and(|b| !blocks.contains(&b)),
     };
     (outside && vals.all(|v| v == Some(first))).then_some(first)
+}
+
+/// The varying header φ whose live-out `phi` (of `exit`) can be kept in place, and whether
+/// the exit reads its back-edge value (from `latch`) rather than the φ itself: every
+/// exiting edge to `exit` must carry the same one of the two.
+fn kept_in_place(
+    func: &Function,
+    phi: lanes_ir::Inst,
+    exiting: &[(Block, Block)],
+    exit: Block,
+    header: Block,
+    latch: Block,
+    varying: &HashSet<Value>,
+) -> Option<(Value, bool)> {
+    let mut vals = exiting
+        .iter()
+        .filter(|&&(_, x)| x == exit)
+        .map(|&(e, _)| incoming_of(func, phi, e));
+    let first = vals.next()??;
+    if !vals.all(|v| v == Some(first))
+        || func.dfg.value_type(phi_result(func, phi)) != func.dfg.value_type(first)
+    {
+        return None;
+    }
+    phis(func, header).into_iter().find_map(|h| {
+        let p = phi_result(func, h);
+        if !varying.contains(&p) {
+            return None;
+        }
+        if p == first {
+            Some((p, false))
+        } else if incoming_of(func, h, latch) == Some(first) {
+            Some((p, true))
+        } else {
+            None
+        }
+    })
 }
 
 /// The value φ `phi` takes from `from`.

@@ -239,6 +239,26 @@ pub(crate) fn shapes_of_prepared(
 /// (not under full if-conversion, which would run both sides of their test); then branch
 /// fusion: divergent if-then-elses with similar sides become one sequence. Returns the
 /// shapes of the result (`info` describes `func` as given) and the pairs fused.
+/// The φs of `headers` whose shape is varying (not uniform, no stride): the divergent
+/// loop transform may keep their live-outs in place.
+fn varying_header_phis(
+    func: &Function,
+    info: &ShapeInfo,
+    headers: &[Block],
+) -> std::collections::HashSet<Value> {
+    headers
+        .iter()
+        .flat_map(|&h| lanes_ir::cursor::phis(func, h))
+        .filter_map(|phi| func.dfg.inst_result(phi))
+        .filter(|&v| {
+            matches!(
+                info.shape(v),
+                lanes_analysis::shapes::VShape::Varying { .. }
+            )
+        })
+        .collect()
+}
+
 fn split_divisions_and_fuse(
     func: &mut Function,
     mut info: ShapeInfo,
@@ -336,7 +356,8 @@ pub fn prepare(
         if headers.is_empty() {
             break;
         }
-        let done = transform_divergent_loops(&mut func, info.analyses_mut(), &headers)?;
+        let varying = varying_header_phis(&func, &info, &headers);
+        let done = transform_divergent_loops(&mut func, info.analyses_mut(), &headers, &varying)?;
         transformed.extend(done);
         let dont_care: Vec<Value> = transformed
             .iter()
