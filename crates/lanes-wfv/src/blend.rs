@@ -14,6 +14,13 @@
 //!
 //! A loop header keeps its φ (its back edge is never folded, §3.3); only its entry
 //! incoming is renamed to the header's new forward predecessors.
+//!
+//! One φ is blended by a shorter rule: the update of a divergent loop's live mask in its
+//! pure latch, `φ(exits: false, …, latch: live)`. The lanes it keeps are exactly those
+//! that take the old latch's edge — they are live, and lanes that take no edge are not —
+//! so it is `pred(latch → pure latch) ∧ live`, one `and` of a mask the latch computes
+//! anyway, instead of clearing each exit's lanes from `live` in turn (which re-derives
+//! every exit mask in each iteration, on the path from one iteration's mask to the next).
 
 use std::collections::HashMap;
 
@@ -23,11 +30,13 @@ use lanes_ir::cursor::phis;
 use lanes_ir::{Block, FuncCursor, Function, InstData, Value, ValueSubstitution};
 
 use crate::cfg_edit::phi_result;
+use crate::divergent_loops::TransformedLoop;
 use crate::WfvError;
 
 /// Rewrites the φs of the `changed` blocks (whose predecessors differ in the linearized
 /// CFG). `old_cfg`/`loops` describe the CFG before linearization, `new_preds` the
-/// predecessors after it, `edge_preds` the materialized predicates of the old in-edges.
+/// predecessors after it, `edge_preds` the materialized predicates of the old in-edges,
+/// `transformed` the divergent loops (their "don't care" values and live masks).
 pub fn fold_phis(
     func: &mut Function,
     changed: &[Block],
@@ -35,8 +44,12 @@ pub fn fold_phis(
     old_cfg: &ControlFlowGraph,
     new_preds: &SecondaryMap<Block, Vec<Block>>,
     edge_preds: &HashMap<(Block, Block), Value>,
-    dont_care: &[Value],
+    transformed: &[TransformedLoop],
 ) -> Result<(), WfvError> {
+    let dont_care: Vec<Value> = transformed
+        .iter()
+        .flat_map(|t| t.dont_care.iter().copied())
+        .collect();
     // Each replaced φ is recorded and the uses are rewritten once at the end (one walk
     // over the function, not one per φ); operands are read through the substitution.
     let mut subst = ValueSubstitution::new();
@@ -103,9 +116,31 @@ pub fn fold_phis(
             } else {
                 meaningful
             };
-            let Some(&(_, last)) = incoming.last() else {
+            let Some(&(last_from, last)) = incoming.last() else {
                 continue;
             };
+            // Only where the old latch dominates `b` after linearization, on a chain of
+            // single predecessors: its edge mask then reaches `b` as it is. Where `b`
+            // follows a join (of a uniform branch's paths, say) the mask would become a φ
+            // of masks, which targets without mask registers pack and unpack.
+            let latch_edge = edge_preds
+                .get(&(last_from, b))
+                .map(|&c| subst.resolve(c))
+                .filter(|_| single_path_from(new_preds, last_from, b));
+            if let Some(c) =
+                latch_edge.filter(|_| is_live_update(cur.func, transformed, b, &incoming))
+            {
+                cur.set_position(blends);
+                let and = InstData::Binary {
+                    op: lanes_ir::BinaryOp::And,
+                    args: [c, last],
+                    flags: lanes_ir::IntFlags::NONE,
+                };
+                let acc = cur.insert_value(and, ty);
+                subst.insert(me, acc);
+                cur.goto_inst(phi).remove_inst();
+                continue;
+            }
             let mut acc = last;
             // A φ of one value needs no blend (and stays as uniform as that value).
             let same = incoming.iter().all(|&(_, v)| v == last);
@@ -168,6 +203,48 @@ pub fn fold_phis(
     }
     func.dfg.apply_substitution(&subst);
     Ok(())
+}
+
+/// Is the φ of `b` with `incoming` the live-mask update of a transformed loop whose pure
+/// latch is `b`: `false` from every exit, the loop's live mask from the old latch, last?
+fn is_live_update(
+    func: &Function,
+    transformed: &[TransformedLoop],
+    b: Block,
+    incoming: &[(Block, Value)],
+) -> bool {
+    let Some((&(_, last), exits)) = incoming.split_last() else {
+        return false;
+    };
+    let is_false = |v: Value| {
+        func.dfg.value_type(v) == lanes_ir::Type::I1
+            && func
+                .dfg
+                .def_inst(v)
+                .is_some_and(|i| matches!(func.dfg.inst(i), InstData::Iconst { imm: 0 }))
+    };
+    !exits.is_empty()
+        && transformed
+            .iter()
+            .any(|t| t.pure_latch == b && t.live == last)
+        && exits.iter().all(|&(_, v)| is_false(v))
+}
+
+/// Is `from` reached from `to` going back through blocks with one predecessor each (so
+/// that `from` dominates `to`)?
+fn single_path_from(new_preds: &SecondaryMap<Block, Vec<Block>>, from: Block, to: Block) -> bool {
+    let mut at = to;
+    // A chain longer than the function's blocks would be a cycle.
+    for _ in 0..new_preds.keys().count() {
+        let [p] = new_preds[at][..] else {
+            return false;
+        };
+        if p == from {
+            return true;
+        }
+        at = p;
+    }
+    false
 }
 
 /// Is `v` defined on every path to `b`, in the linearized CFG as in the original: a

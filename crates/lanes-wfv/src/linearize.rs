@@ -302,10 +302,6 @@ pub fn linearize(
             });
         }
     }
-    let dont_care: Vec<lanes_ir::Value> = transformed
-        .iter()
-        .flat_map(|t| t.dont_care.iter().copied())
-        .collect();
     fold_phis(
         func,
         &changed,
@@ -313,7 +309,7 @@ pub fn linearize(
         a.cfg(),
         &new_preds,
         &edge_preds,
-        &dont_care,
+        transformed,
     )?;
     // The branches changed: the analyses of the new CFG are computed by SSA repair.
     analyses.keep_after(Edits::ControlFlow);
