@@ -2,7 +2,7 @@
 // against the correctly rounded power: `(float)pow((double)x, n)` (glibc's double `pow`
 // is within 0.52 ulp of double, so this is the float power rounded once more). Integer
 // exponents up to 2^24 in magnitude must be within 1 ulp of it (lanes promises 0.51 ulp
-// of the exact power), and IEEE's special cases (±0, ±inf, NaN, ±1, subnormals, overflow,
+// of the exact power below 2^16, 0.75 up to 2^24), and IEEE's special cases (±0, ±inf, NaN, ±1, subnormals, overflow,
 // underflow) exact, signs of zero and infinity included; larger exponents and real ones
 // take libmvec's powf, within 4 ulp. Trip counts 0…67 check vector tails: lanes past n
 // stay untouched. Prints the worst error and the mismatches per kernel.

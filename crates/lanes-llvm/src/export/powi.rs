@@ -17,15 +17,18 @@
 //! vector library lanes calls scalar libm per lane and promises libm's results bit for bit,
 //! so nothing changes there.
 //!
-//! **How, and how exact.** The base is widened to `double` and raised by square-and-multiply
-//! over the bits of `|y|` (the first eight straight-line, the others in a loop while any
-//! lane has bits left); a negative `y` takes the reciprocal; the result is rounded to
-//! `float` once. Each squaring at most doubles the relative error and adds one rounding of
-//! 2^-53, so after the at most 25 steps (`|y| ≤ 2^24`), and the reciprocal's one rounding
-//! more, the double result is within 2^-27 relative, far below half a `float` ulp (2^-24):
+//! **How, and how exact.** The base is widened to `double` — for a negative `y`, its
+//! reciprocal — and raised by square-and-multiply over the bits of `|y|` (the first eight
+//! straight-line, the others in a loop while any lane has bits left); the result is rounded
+//! to `float` once. The reciprocal is of the base, not of the power, so that it depends on
+//! `x` alone: LLVM hoists it out of a loop whose base is invariant (`powf(up, 2 * j - n)`
+//! divides once, not once per `j`). Its one rounding (2^-53 relative) grows by a factor
+//! `|y|` in the powering; each squaring at most doubles the relative error and adds one
+//! rounding of 2^-53. For `|y| < 2^16` the double result is then within 2^-35 relative, and
 //! the returned value is the correctly rounded power except where the exact power lies
-//! within 2^-3 ulp of a rounding boundary, and never more than 0.51 ulp away (libmvec
-//! promises 4 ulp, glibc's scalar `powf` 0.82). The range of `double` keeps every
+//! within 2^-11 ulp of a rounding boundary, never more than 0.501 ulp away (libmvec promises
+//! 4 ulp, glibc's scalar `powf` 0.82); up to `|y| = 2^24` the bound is 2^-26 relative, 0.75
+//! ulp. The range of `double` keeps every
 //! intermediate that matters finite: a power that overflows or underflows `double`
 //! overflows or underflows `float` too, with the sign of the odd powers of a negative
 //! base. IEEE's special cases for integer exponents follow from the arithmetic:
@@ -100,7 +103,9 @@ impl FuncCx<'_> {
         let negative = LLVMBuildICmp(b, LLVMIntSLT, exp, i32s(0), n);
         let minus = LLVMBuildSub(b, i32s(0), exp, n);
         let magnitude = LLVMBuildSelect(b, negative, minus, exp, n);
-        let base = LLVMBuildFPExt(b, x, vf64, n);
+        let wide = LLVMBuildFPExt(b, x, vf64, n);
+        let reciprocal = LLVMBuildFDiv(b, f64s(1.0), wide, n);
+        let base = LLVMBuildSelect(b, negative, reciprocal, wide, n);
         // One step: r *= p where the low bit of m is set; p *= p; m >>= 1.
         let step_once = |(r, p, m): (LLVMValueRef, LLVMValueRef, LLVMValueRef)| {
             let bit = LLVMBuildTrunc(b, m, vi1, n);
@@ -136,14 +141,12 @@ impl FuncCx<'_> {
             LLVMAddIncoming(phi, incoming.as_mut_ptr(), from.as_mut_ptr(), 2);
         }
 
-        // done: the reciprocal for a negative exponent, rounded to float once.
+        // done: rounded to float once.
         LLVMPositionBuilderAtEnd(b, done);
         let raised = LLVMBuildPhi(b, vf64, n);
         let mut incoming = [r_unrolled, r_next];
         LLVMAddIncoming(raised, incoming.as_mut_ptr(), from.as_mut_ptr(), 2);
-        let inverse = LLVMBuildFDiv(b, f64s(1.0), raised, n);
-        let exact = LLVMBuildSelect(b, negative, inverse, raised, n);
-        LLVMBuildRet(b, LLVMBuildFPTrunc(b, exact, vf, n));
+        LLVMBuildRet(b, LLVMBuildFPTrunc(b, raised, vf, n));
         Ok(())
     }
 }
