@@ -124,18 +124,15 @@ pub fn lower_to_masks(
                 kept.entry(v).or_default().push(d.primary);
             }
         }
-        let weight: usize = region
-            .keys()
-            .filter(|&x| region.contains(x))
-            .flat_map(|x| func.layout.block_insts(x))
-            .map(|&i| work(func.dfg.inst(i)))
-            .sum();
-        skips.push(match skip {
-            SkipEmpty::All => true,
-            SkipEmpty::Auto => weight >= AUTO_MIN_COST,
-            SkipEmpty::Off => false,
-        });
+        skips.push(skip == SkipEmpty::All);
         regions.push(region);
+    }
+    if skip == SkipEmpty::Auto {
+        // Latest first, so that a branch's weight sees the tests after it.
+        for i in (0..branches.len()).rev() {
+            let weight = empty_wave_work(func, &cfg, &branches, &skips, i, &regions[i]);
+            skips[i] = weight >= AUTO_MIN_COST;
+        }
     }
     keep_skips_empty_waves_need(&cfg, &branches, &regions, &mut skips);
     lowered.skips = skips.iter().filter(|&&s| s).count();
@@ -288,6 +285,42 @@ fn reachable_avoiding(
         work.extend(cfg.succs(x).iter().copied());
     }
     seen
+}
+
+/// The work a wave with no thread left would do in the region of `branches[i]` if that
+/// branch did not test: the blocks it runs from the secondary successor, each divergent
+/// branch on the way going where an empty mask sends it (`skips` says which test) and
+/// uniform branches anywhere, up to the primary successor. A loop whose exit tests is not
+/// gone round: a `break` in a loop body weighs the code up to the loop's exit test, not
+/// the whole loop.
+fn empty_wave_work(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    branches: &[Divergent],
+    skips: &[bool],
+    i: usize,
+    region: &EntitySet<Block>,
+) -> usize {
+    let mut seen = EntitySet::new();
+    let mut work_list = vec![branches[i].secondary];
+    let mut total = 0;
+    while let Some(x) = work_list.pop() {
+        if !region.contains(x) || !seen.insert(x) {
+            continue;
+        }
+        total += func
+            .layout
+            .block_insts(x)
+            .iter()
+            .map(|&inst| work(func.dfg.inst(inst)))
+            .sum::<usize>();
+        match branches.iter().position(|d| d.block == x) {
+            Some(j) if j == i || !skips[j] => work_list.push(branches[j].secondary),
+            Some(j) => work_list.push(branches[j].primary),
+            None => work_list.extend(cfg.succs(x).iter().copied()),
+        }
+    }
+    total
 }
 
 /// Turns on the empty-mask test of every divergent branch whose region a wave with no
