@@ -40,7 +40,8 @@
 //! tests for it. The option of the paper's step 4, **empty-mask skips**
 //! ([`SkipEmpty`]), drops that test where the region of `b` is light (it runs with an
 //! empty mask instead, its side effects guarded), keeps it where it is heavy (`auto`,
-//! with BOSCC's cost estimate) or everywhere (`all`). A test is dropped only where a wave
+//! with BOSCC's cost estimate of the code that empty wave would run — up to the next
+//! test that sends it out, not round a loop it leaves) or everywhere (`all`). A test is dropped only where a wave
 //! with no thread left still leaves the region: its path through it, with each divergent
 //! branch going where an empty mask sends it (the primary successor if it tests, else the
 //! secondary) and uniform branches anywhere (their condition is no thread's), has no
