@@ -58,7 +58,7 @@ use cranelift_entity::EntitySet;
 use lanes_analysis::liveness::Liveness;
 use lanes_analysis::{ControlFlowGraph, DominatorTree, PostDominatorTree};
 use lanes_ir::cursor::phis;
-use lanes_ir::{Block, FuncCursor, Function, InstData, Value};
+use lanes_ir::{Block, FuncCursor, Function, Inst, InstData, Value};
 
 use super::masks::{Divergent, Masks};
 use super::open_tree::succs_of;
@@ -114,15 +114,18 @@ pub fn lower_to_masks(
     split_uniform_edges_into(func, &rejoins, divergent);
     let cfg = ControlFlowGraph::with_function(func);
     let liveness = Liveness::with_function(func, &cfg);
-    // Kept value → the re-join points where threads waiting may still read it.
+    // Kept value → the re-join points where threads waiting may still read it, and the
+    // branches that make them wait.
     let mut kept: BTreeMap<Value, Vec<Block>> = BTreeMap::new();
+    let mut kept_by: BTreeMap<Value, Vec<usize>> = BTreeMap::new();
     let mut skips: Vec<bool> = Vec::new();
     let mut regions: Vec<EntitySet<Block>> = Vec::new();
-    for d in &branches {
+    for (i, d) in branches.iter().enumerate() {
         let region = region(&cfg, d.secondary, d.primary);
         for v in live_on_edge(func, &liveness, d.block, d.primary) {
             if def_block(func, v).is_some_and(|db| region.contains(db)) {
                 kept.entry(v).or_default().push(d.primary);
+                kept_by.entry(v).or_default().push(i);
             }
         }
         skips.push(skip == SkipEmpty::All);
@@ -137,6 +140,13 @@ pub fn lower_to_masks(
     }
     keep_skips_empty_waves_need(&cfg, &branches, &regions, &mut skips);
     lowered.skips = skips.iter().filter(|&&s| s).count();
+    let in_place: BTreeMap<Value, (Block, Inst)> = kept_by
+        .iter()
+        .filter_map(|(&v, by)| {
+            let [i] = by[..] else { return None };
+            kept_in_loop_phi(func, &cfg, &branches[i], v).map(|at| (v, at))
+        })
+        .collect();
     let stale: BTreeMap<Value, EntitySet<Block>> = kept
         .into_iter()
         .map(|(v, primaries)| {
@@ -150,13 +160,69 @@ pub fn lower_to_masks(
     let mut phi_accs = masks.replace_rejoin_phis(&rejoins);
     masks.mask_blocks();
     masks.rejoin_all_from(&equivalent);
-    masks.keep(&stale, &mut phi_accs);
+    masks.keep(&stale, &in_place, &mut phi_accs);
     masks.write_accumulators(&phi_accs, &branches);
     for (d, &skip) in branches.iter().zip(&skips) {
         masks.branch(d, skip);
     }
     lowered.predication = masks.finish();
     Ok(lowered)
+}
+
+/// Where the value `v`, kept for the threads that a loop's exit branch `d` parks, can be
+/// kept in the loop's own φ instead of a copy of its own: `d` ends the loop's only latch
+/// `u`, its secondary successor is the header, whose φ `p` takes `v` from `u`. Then
+/// `select(mask(u), v, p)` as `p`'s back-edge value leaves `p` alone in the lanes that have
+/// left (they are in no later mask) and is what the threads waiting at the exit read —
+/// one select, which targets with write masks fold into `v`'s instruction, instead of a
+/// select and a copy carried round the loop. Returns `(u, p)`.
+fn kept_in_loop_phi(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    d: &Divergent,
+    v: Value,
+) -> Option<(Block, Inst)> {
+    let (u, h) = (d.block, d.secondary);
+    let preds = cfg.preds(h);
+    if preds.len() != 2 || preds.iter().filter(|&&p| p == u).count() != 1 {
+        return None;
+    }
+    // `u → h` closes the cycle (the back edge), the other edge enters it from outside.
+    let from_h = reachable_avoiding(cfg, &[h], None);
+    let entry = preds.iter().copied().find(|&p| p != u)?;
+    if !from_h.contains(u) || from_h.contains(entry) {
+        return None;
+    }
+    // And `u` is the cycle's only way out: a thread that left by another edge (a uniform
+    // `break`, say) would not have passed `u` in its last iteration.
+    let mut body = EntitySet::new();
+    let mut work_list = vec![u];
+    while let Some(b) = work_list.pop() {
+        if !body.insert(b) || b == h {
+            continue;
+        }
+        work_list.extend(cfg.preds(b).iter().copied());
+    }
+    // Nor may the cycle have another way in than `h` (an irreducible one): `h` then
+    // dominates it.
+    let leaves = |b: Block| cfg.succs(b).iter().any(|&s| !body.contains(s));
+    let entered =
+        |b: Block| cfg.preds(b).is_empty() || cfg.preds(b).iter().any(|&p| !body.contains(p));
+    if body
+        .keys()
+        .any(|b| body.contains(b) && ((b != u && leaves(b)) || (b != h && entered(b))))
+    {
+        return None;
+    }
+    phis(func, h)
+        .into_iter()
+        .find(|&phi| match func.dfg.inst(phi) {
+            InstData::Phi { incoming } => {
+                incoming.len() == 2 && incoming.iter().any(|&(p, x)| p == u && x == v)
+            }
+            _ => false,
+        })
+        .map(|phi| (u, phi))
 }
 
 /// The primary and secondary successor of every divergent branch.

@@ -212,6 +212,7 @@ impl<'f> Masks<'f> {
     pub fn keep(
         &mut self,
         stale: &BTreeMap<Value, EntitySet<Block>>,
+        in_place: &BTreeMap<Value, (Block, Inst)>,
         phi_accs: &mut [(Block, PhiAccumulators)],
     ) {
         // Value → (the read of its copy, the blocks whose uses read that), for one walk.
@@ -240,6 +241,31 @@ impl<'f> Masks<'f> {
             }
         }
         for (var, v, b, def) in selects {
+            // Kept in the loop's φ (`lower::kept_in_loop_phi`): `select(mask(u), v, p)` at
+            // the end of the latch `u`, the φ's back-edge value and the copy's value.
+            let in_loop_phi = in_place.get(&v).filter(|&&(u, phi)| {
+                self.func.layout.inst_block(phi).is_some()
+                    && matches!(self.func.dfg.inst(phi), InstData::Phi { incoming }
+                        if incoming.iter().any(|&(from, x)| from == u && x == v))
+            });
+            if let Some(&(u, phi)) = in_loop_phi {
+                let p = phi_result(self.func, phi);
+                let select = InstData::Select {
+                    args: [self.mask_of(u), v, p],
+                };
+                let ty = self.func.dfg.value_type(v);
+                let s = self.insert_inst_at_end(u, select, ty);
+                let nv = self.result(s);
+                if let InstData::Phi { incoming } = self.func.dfg.inst_mut(phi) {
+                    for (from, x) in incoming.iter_mut() {
+                        if *from == u && *x == v {
+                            *x = nv;
+                        }
+                    }
+                }
+                self.vars.assign(var, s);
+                continue;
+            }
             // φs and the copies standing for them are defined at the top, before the mask.
             let at_top = self.func.dfg.inst(def).is_phi() || self.phi_copies.contains(&def);
             let mut at = Some(if at_top { self.mask_copy[&b] } else { def });
