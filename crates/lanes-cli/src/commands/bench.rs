@@ -320,37 +320,21 @@ fn table(report: &BenchReport) -> String {
 /// where lanes is furthest behind.
 fn against_ispc(report: &BenchReport, builds: &[(Config, u16)]) -> String {
     let mut out = String::new();
-    let time = |k: &lanes_driver::bench_wfv::KernelOutcome, c: Config, w: u16| {
-        k.records
-            .iter()
-            .find(|r| r.config == c.name() && r.width == Some(w))
-            .map(|r| r.median_seconds)
-    };
     for &(c, w) in builds.iter().filter(|(c, _)| *c != Config::Ispc) {
-        let ratios: Vec<(f64, &str)> = report
-            .kernels
-            .iter()
-            .filter_map(|k| {
-                Some((
-                    time(k, Config::Ispc, w)? / time(k, c, w)?,
-                    k.kernel.as_str(),
-                ))
-            })
-            .collect();
-        let Some(&worst) = ratios.iter().min_by(|a, b| a.0.total_cmp(&b.0)) else {
+        let Some(cmp) = report.compare((c, w), (Config::Ispc, w)) else {
             continue;
         };
         if out.is_empty() {
             out.push_str("\nagainst ISPC at the same width (ISPC's time over lanes'):\n");
         }
-        let geomean = (ratios.iter().map(|r| r.0.ln()).sum::<f64>() / ratios.len() as f64).exp();
         let _ = writeln!(
             out,
-            "  {:<34} geomean {geomean:.2} over {} kernels, worst {:.2} ({})",
+            "  {:<34} geomean {:.2} over {} kernels, worst {:.2} ({})",
             format!("{}/{w}", c.name()),
-            ratios.len(),
-            worst.0,
-            worst.1
+            cmp.geomean,
+            cmp.kernels,
+            cmp.worst,
+            cmp.worst_kernel
         );
     }
     out

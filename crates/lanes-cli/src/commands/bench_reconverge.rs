@@ -121,31 +121,21 @@ pub fn run(args: &ReconvergeArgs) -> Result<()> {
 /// Per width, the reconverging build's speed over full if-conversion's and partial
 /// linearization's: geometric mean over the kernels and the slowest kernel.
 fn run_time_summary(report: &lanes_driver::bench_wfv::BenchReport) -> String {
+    use lanes_driver::bench_wfv::Config;
     let mut out = String::new();
     for &w in &report.widths {
-        for base in ["full", "partial"] {
-            let ratios: Vec<(&str, f64)> = report
-                .kernels
-                .iter()
-                .filter_map(|k| {
-                    let time = |c: &str| {
-                        k.records
-                            .iter()
-                            .find(|r| r.config == c && r.width == Some(w))
-                            .map(|r| r.median_seconds)
-                    };
-                    Some((k.kernel.as_str(), time(base)? / time("reconverge")?))
-                })
-                .collect();
-            let Some(&(slowest, worst)) = ratios.iter().min_by(|a, b| a.1.total_cmp(&b.1)) else {
+        for base in [Config::Full, Config::Partial] {
+            let Some(cmp) = report.compare((Config::Reconverge, w), (base, w)) else {
                 continue;
             };
-            let geomean =
-                (ratios.iter().map(|r| r.1.ln()).sum::<f64>() / ratios.len() as f64).exp();
             let _ = writeln!(
                 out,
-                "reconverge/{w} over {base}/{w}: geometric mean {geomean:.2}x over {} kernels, slowest {slowest} {worst:.2}x",
-                ratios.len()
+                "reconverge/{w} over {}/{w}: geometric mean {:.2}x over {} kernels, slowest {} {:.2}x",
+                base.name(),
+                cmp.geomean,
+                cmp.kernels,
+                cmp.worst_kernel,
+                cmp.worst
             );
         }
     }

@@ -127,6 +127,41 @@ pub struct BenchReport {
     pub kernels: Vec<KernelOutcome>,
 }
 
+/// One build against another over the kernels both ran: the geometric mean of the other's
+/// time over this one's (above 1: this build is faster) and the kernel where it is slowest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    pub kernels: usize,
+    pub geomean: f64,
+    pub worst: f64,
+    pub worst_kernel: String,
+}
+
+impl BenchReport {
+    /// `build` (configuration and width) against `base`; none if no kernel has both.
+    pub fn compare(&self, build: (Config, u16), base: (Config, u16)) -> Option<Comparison> {
+        let time = |k: &KernelOutcome, (c, w): (Config, u16)| {
+            k.records
+                .iter()
+                .find(|r| r.config == c.name() && r.width == Some(w))
+                .map(|r| r.median_seconds)
+        };
+        let ratios: Vec<(f64, &str)> = self
+            .kernels
+            .iter()
+            .filter_map(|k| Some((time(k, base)? / time(k, build)?, k.kernel.as_str())))
+            .collect();
+        let &(worst, worst_kernel) = ratios.iter().min_by(|a, b| a.0.total_cmp(&b.0))?;
+        let geomean = (ratios.iter().map(|r| r.0.ln()).sum::<f64>() / ratios.len() as f64).exp();
+        Some(Comparison {
+            kernels: ratios.len(),
+            geomean,
+            worst,
+            worst_kernel: worst_kernel.to_string(),
+        })
+    }
+}
+
 /// Progress, for a progress bar: `step` of `steps` is starting, on `kernel`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Progress<'a> {
@@ -325,5 +360,52 @@ pub fn isa_name(target: &Target) -> &'static str {
         "AVX"
     } else {
         "SSE"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(kernel: &str, config: Config, seconds: f64) -> Record {
+        Record {
+            kernel: kernel.into(),
+            config: config.name().into(),
+            width: Some(8),
+            median_seconds: seconds,
+            speedup_vs_clang: 1.0,
+            simd_utilization: None,
+        }
+    }
+
+    #[test]
+    fn builds_compare_by_geometric_mean_and_slowest_kernel() {
+        let kernel = |name: &str, full: f64, reconverge: f64| KernelOutcome {
+            kernel: name.into(),
+            records: vec![
+                record(name, Config::Full, full),
+                record(name, Config::Reconverge, reconverge),
+            ],
+            ..KernelOutcome::default()
+        };
+        let report = BenchReport {
+            kernels: vec![
+                kernel("a", 4.0, 1.0),
+                kernel("b", 1.0, 4.0),
+                kernel("c", 2.0, 1.0),
+            ],
+            ..BenchReport::default()
+        };
+        let c = report
+            .compare((Config::Reconverge, 8), (Config::Full, 8))
+            .expect("three kernels");
+        assert_eq!(
+            (c.kernels, c.worst, c.worst_kernel.as_str()),
+            (3, 0.25, "b")
+        );
+        assert!((c.geomean - 2f64.powf(1.0 / 3.0)).abs() < 1e-12);
+        assert!(report
+            .compare((Config::Reconverge, 16), (Config::Full, 8))
+            .is_none());
     }
 }
