@@ -123,12 +123,15 @@ pub fn fold_phis(
             // single predecessors: its edge mask then reaches `b` as it is. Where `b`
             // follows a join (of a uniform branch's paths, say) the mask would become a φ
             // of masks, which targets without mask registers pack and unpack.
-            let latch_edge = edge_preds
-                .get(&(last_from, b))
-                .map(|&c| subst.resolve(c))
-                .filter(|_| single_path_from(new_preds, last_from, b));
-            if let Some(c) =
-                latch_edge.filter(|_| is_live_update(cur.func, transformed, b, &incoming))
+            let latch_edge = || {
+                edge_preds
+                    .get(&(last_from, b))
+                    .map(|&c| subst.resolve(c))
+                    .filter(|_| single_path_from(new_preds, last_from, b))
+            };
+            if let Some(c) = is_live_update(cur.func, transformed, b, &incoming)
+                .then(latch_edge)
+                .flatten()
             {
                 cur.set_position(blends);
                 let and = InstData::Binary {
@@ -234,8 +237,9 @@ fn is_live_update(
 /// that `from` dominates `to`)?
 fn single_path_from(new_preds: &SecondaryMap<Block, Vec<Block>>, from: Block, to: Block) -> bool {
     let mut at = to;
-    // A chain longer than the function's blocks would be a cycle.
-    for _ in 0..new_preds.keys().count() {
+    let mut seen = cranelift_entity::EntitySet::new();
+    // A block seen twice closes a cycle of single predecessors.
+    while seen.insert(at) {
         let [p] = new_preds[at][..] else {
             return false;
         };

@@ -439,9 +439,7 @@ fn kept_in_place(
         .filter(|&&(_, x)| x == exit)
         .map(|&(e, _)| incoming_of(func, phi, e));
     let first = vals.next()??;
-    if !vals.all(|v| v == Some(first))
-        || func.dfg.value_type(phi_result(func, phi)) != func.dfg.value_type(first)
-    {
+    if !vals.all(|v| v == Some(first)) {
         return None;
     }
     phis(func, header).into_iter().find_map(|h| {

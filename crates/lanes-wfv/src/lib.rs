@@ -241,7 +241,7 @@ pub(crate) fn shapes_of_prepared(
 /// shapes of the result (`info` describes `func` as given) and the pairs fused.
 /// The φs of `headers` whose shape is varying (not uniform, no stride): the divergent
 /// loop transform may keep their live-outs in place.
-fn varying_header_phis(
+pub fn varying_header_phis(
     func: &Function,
     info: &ShapeInfo,
     headers: &[Block],

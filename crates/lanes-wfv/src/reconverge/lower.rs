@@ -140,11 +140,19 @@ pub fn lower_to_masks(
     }
     keep_skips_empty_waves_need(&cfg, &branches, &regions, &mut skips);
     lowered.skips = skips.iter().filter(|&&s| s).count();
+    // Values kept for one branch only, which ends a single-exit loop: in the loop's φ.
+    let single_exit: Vec<bool> = branches
+        .iter()
+        .map(|d| ends_single_exit_loop(&cfg, d))
+        .collect();
     let in_place: BTreeMap<Value, (Block, Inst)> = kept_by
         .iter()
         .filter_map(|(&v, by)| {
             let [i] = by[..] else { return None };
-            kept_in_loop_phi(func, &cfg, &branches[i], v).map(|at| (v, at))
+            single_exit[i]
+                .then(|| loop_phi_taking(func, &branches[i], v))
+                .flatten()
+                .map(|at| (v, at))
         })
         .collect();
     let stale: BTreeMap<Value, EntitySet<Block>> = kept
@@ -169,32 +177,31 @@ pub fn lower_to_masks(
     Ok(lowered)
 }
 
-/// Where the value `v`, kept for the threads that a loop's exit branch `d` parks, can be
-/// kept in the loop's own φ instead of a copy of its own: `d` ends the loop's only latch
-/// `u`, its secondary successor is the header, whose φ `p` takes `v` from `u`. Then
-/// `select(mask(u), v, p)` as `p`'s back-edge value leaves `p` alone in the lanes that have
-/// left (they are in no later mask) and is what the threads waiting at the exit read —
-/// one select, which targets with write masks fold into `v`'s instruction, instead of a
-/// select and a copy carried round the loop. Returns `(u, p)`.
-fn kept_in_loop_phi(
-    func: &Function,
-    cfg: &ControlFlowGraph,
-    d: &Divergent,
-    v: Value,
-) -> Option<(Block, Inst)> {
+/// Whether the divergent branch `d` ends the only latch `u` of a single-entry cycle headed
+/// by its secondary successor `h`, and is that cycle's only way out. A value the branch
+/// parks threads on can then be kept in `h`'s φ that takes it from `u` instead of a copy
+/// of its own: `select(mask(u), v, p)` as `p`'s back-edge value leaves `p` alone in the
+/// lanes that have left (they are in no later mask) and is what the threads waiting at the
+/// exit read — one select, which targets with write masks fold into `v`'s instruction,
+/// instead of a select and a copy carried round the loop.
+fn ends_single_exit_loop(cfg: &ControlFlowGraph, d: &Divergent) -> bool {
     let (u, h) = (d.block, d.secondary);
     let preds = cfg.preds(h);
     if preds.len() != 2 || preds.iter().filter(|&&p| p == u).count() != 1 {
-        return None;
+        return false;
     }
     // `u → h` closes the cycle (the back edge), the other edge enters it from outside.
     let from_h = reachable_avoiding(cfg, &[h], None);
-    let entry = preds.iter().copied().find(|&p| p != u)?;
+    let Some(entry) = preds.iter().copied().find(|&p| p != u) else {
+        return false;
+    };
     if !from_h.contains(u) || from_h.contains(entry) {
-        return None;
+        return false;
     }
-    // And `u` is the cycle's only way out: a thread that left by another edge (a uniform
-    // `break`, say) would not have passed `u` in its last iteration.
+    // The cycle's blocks: those that reach `u` backwards without passing `h`. `u` must be
+    // its only way out (a thread that left by a uniform `break` would not have passed `u`
+    // in its last iteration), and `h` its only way in (an irreducible cycle's other entry
+    // would bypass `h`'s φ).
     let mut body = EntitySet::new();
     let mut work_list = vec![u];
     while let Some(b) = work_list.pop() {
@@ -203,26 +210,26 @@ fn kept_in_loop_phi(
         }
         work_list.extend(cfg.preds(b).iter().copied());
     }
-    // Nor may the cycle have another way in than `h` (an irreducible one): `h` then
-    // dominates it.
     let leaves = |b: Block| cfg.succs(b).iter().any(|&s| !body.contains(s));
     let entered =
         |b: Block| cfg.preds(b).is_empty() || cfg.preds(b).iter().any(|&p| !body.contains(p));
-    if body
+    !body
         .keys()
         .any(|b| body.contains(b) && ((b != u && leaves(b)) || (b != h && entered(b))))
-    {
-        return None;
-    }
-    phis(func, h)
+}
+
+/// The φ of `d`'s secondary successor that takes `v` from `d`'s block, for a branch that
+/// [`ends_single_exit_loop`].
+fn loop_phi_taking(func: &Function, d: &Divergent, v: Value) -> Option<(Block, Inst)> {
+    phis(func, d.secondary)
         .into_iter()
         .find(|&phi| match func.dfg.inst(phi) {
             InstData::Phi { incoming } => {
-                incoming.len() == 2 && incoming.iter().any(|&(p, x)| p == u && x == v)
+                incoming.len() == 2 && incoming.iter().any(|&(p, x)| p == d.block && x == v)
             }
             _ => false,
         })
-        .map(|phi| (u, phi))
+        .map(|phi| (d.block, phi))
 }
 
 /// The primary and secondary successor of every divergent branch.
@@ -338,7 +345,7 @@ fn equivalent_dominators(
 }
 
 /// The blocks reachable from `starts` (included) on paths that do not enter `avoid`.
-fn reachable_avoiding(
+pub(super) fn reachable_avoiding(
     cfg: &ControlFlowGraph,
     starts: &[Block],
     avoid: Option<Block>,

@@ -14,6 +14,7 @@ use lanes_ir::{
     Value, ValueSubstitution,
 };
 
+use super::lower::reachable_avoiding;
 use super::variables::{Var, Variables};
 use crate::cfg_edit::{bool_const, def_block, phi_result, zero_value};
 use crate::guards::{guard_block, Predication};
@@ -241,7 +242,7 @@ impl<'f> Masks<'f> {
             }
         }
         for (var, v, b, def) in selects {
-            // Kept in the loop's φ (`lower::kept_in_loop_phi`): `select(mask(u), v, p)` at
+            // Kept in the loop's φ (`lower::ends_single_exit_loop`): `select(mask(u), v, p)` at
             // the end of the latch `u`, the φ's back-edge value and the copy's value.
             let in_loop_phi = in_place.get(&v).filter(|&&(u, phi)| {
                 self.func.layout.inst_block(phi).is_some()
@@ -355,7 +356,12 @@ impl<'f> Masks<'f> {
             }
             let mut preds: Vec<Block> = cfg.preds(*x).to_vec();
             preds.dedup();
-            let after_a_write = reachable_avoiding(&cfg, &preds, *x);
+            // The blocks the wave can run after a write, before it next reaches `x`.
+            let after_writes: Vec<Block> = preds
+                .iter()
+                .flat_map(|&w| cfg.succs(w).iter().copied())
+                .collect();
+            let after_a_write = reachable_avoiding(&cfg, &after_writes, Some(*x));
             for u in preds {
                 let mask = match branches.iter().find(|d| d.block == u) {
                     Some(d) => {
@@ -468,25 +474,4 @@ impl<'f> Masks<'f> {
         remove_dead_code(func, &roots);
         predication
     }
-}
-
-/// The blocks the wave can run after leaving one of `writers` on an edge other than to
-/// `rejoin`, before it next reaches `rejoin`.
-fn reachable_avoiding(
-    cfg: &ControlFlowGraph,
-    writers: &[Block],
-    rejoin: Block,
-) -> EntitySet<Block> {
-    let mut seen = EntitySet::new();
-    let mut work: Vec<Block> = writers
-        .iter()
-        .flat_map(|&w| cfg.succs(w).iter().copied())
-        .collect();
-    while let Some(b) = work.pop() {
-        if b == rejoin || !seen.insert(b) {
-            continue;
-        }
-        work.extend(cfg.succs(b).iter().copied());
-    }
-    seen
 }

@@ -19,7 +19,7 @@ use lanes_interp::{Memory, RtValue, WorkItemContext};
 use lanes_ir::generator::{generate, GenConfig, GenParam, Generated};
 use lanes_ir::{Block, Function, InstData, Intrinsic, Shape, ValueDef};
 use lanes_wfv::normalize::switch_blocks;
-use lanes_wfv::{normalize, shapes_of, transform_divergent_loops, BlockIndex};
+use lanes_wfv::{normalize, shapes_of, transform_divergent_loops, varying_header_phis, BlockIndex};
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
 
@@ -230,12 +230,7 @@ fn divergent_loops_leave_only_through_their_pure_latch() {
             .map(|l| info.loops().header(l))
             .collect();
         // Every header φ the analysis finds varying may keep its live-outs in place.
-        let varying: std::collections::HashSet<_> = headers
-            .iter()
-            .flat_map(|&h| lanes_ir::cursor::phis(&f, h))
-            .filter_map(|phi| f.dfg.inst_result(phi))
-            .filter(|&v| info.shape(v).stride().is_none())
-            .collect();
+        let varying = varying_header_phis(&f, &info, &headers);
         let done = transform_divergent_loops(&mut f, &mut analyses, &headers, &varying).unwrap();
         transformed += done.len();
         kept_in_place += done.iter().map(|t| t.kept_in_place).sum::<usize>();
