@@ -9,6 +9,8 @@
 
 use std::collections::HashMap;
 
+use cranelift_entity::EntitySet;
+use lanes_analysis::ControlFlowGraph;
 use lanes_ir::{Block, FuncBuilder, FuncCursor, Function, Inst, InstData, Type, Value, ValueDef};
 
 /// The result of the φ `phi`. The functions this crate works on are verified (the
@@ -107,4 +109,21 @@ pub(crate) fn return_zero_unless(
     });
     b.ret(zero);
     true
+}
+
+/// The blocks reachable from `starts` (included) on paths that do not enter `avoid`.
+pub(crate) fn reachable_avoiding(
+    cfg: &ControlFlowGraph,
+    starts: &[Block],
+    avoid: Option<Block>,
+) -> EntitySet<Block> {
+    let mut seen = EntitySet::new();
+    let mut work: Vec<Block> = starts.to_vec();
+    while let Some(x) = work.pop() {
+        if Some(x) == avoid || !seen.insert(x) {
+            continue;
+        }
+        work.extend(cfg.succs(x).iter().copied());
+    }
+    seen
 }

@@ -63,7 +63,7 @@ use lanes_ir::{Block, FuncCursor, Function, Inst, InstData, Value};
 use super::masks::{Divergent, Masks};
 use super::open_tree::succs_of;
 use crate::boscc::{work, AUTO_MIN_COST};
-use crate::cfg_edit::{brif_targets, def_block};
+use crate::cfg_edit::{brif_targets, def_block, reachable_avoiding};
 use crate::guards::Predication;
 use crate::WfvError;
 
@@ -342,23 +342,6 @@ fn equivalent_dominators(
         }
     }
     out
-}
-
-/// The blocks reachable from `starts` (included) on paths that do not enter `avoid`.
-pub(super) fn reachable_avoiding(
-    cfg: &ControlFlowGraph,
-    starts: &[Block],
-    avoid: Option<Block>,
-) -> EntitySet<Block> {
-    let mut seen = EntitySet::new();
-    let mut work: Vec<Block> = starts.to_vec();
-    while let Some(x) = work.pop() {
-        if Some(x) == avoid || !seen.insert(x) {
-            continue;
-        }
-        work.extend(cfg.succs(x).iter().copied());
-    }
-    seen
 }
 
 /// The work a wave with no thread left would do in the region of `branches[i]` if that

@@ -14,9 +14,8 @@ use lanes_ir::{
     Value, ValueSubstitution,
 };
 
-use super::lower::reachable_avoiding;
 use super::variables::{Var, Variables};
-use crate::cfg_edit::{bool_const, def_block, phi_result, zero_value};
+use crate::cfg_edit::{bool_const, def_block, phi_result, reachable_avoiding, zero_value};
 use crate::guards::{guard_block, Predication};
 use crate::ssa_repair::remove_dead_code;
 
