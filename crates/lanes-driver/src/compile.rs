@@ -18,6 +18,7 @@
 use std::path::PathBuf;
 
 use lanes_llvm::clang::ClangOptions;
+use lanes_llvm::code_cost::TargetCostModel;
 use lanes_llvm::driver::{compile_file_with, CompileOptions};
 use lanes_llvm::emit::EmitKind;
 use lanes_llvm::pipeline::PipelineOptions;
@@ -58,6 +59,20 @@ pub struct CompileRequest {
     /// (`llvm.loop.isvectorized`). With it off, SuperVectorization alone runs, as in the
     /// paper's evaluation.
     pub slp: bool,
+    /// The prices SuperVectorization weighs packs with.
+    pub slp_cost: SlpCost,
+}
+
+/// The cost model of SuperVectorization's packing (PLDI'22 §4.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SlpCost {
+    /// The code generator's cost model of the target (LLVM's `TargetTransformInfo`), as
+    /// the paper prices packs.
+    #[default]
+    Target,
+    /// One per instruction and per register a vector fills: the same decisions on every
+    /// machine with the same register width (what the filetests use).
+    Registers,
 }
 
 impl CompileRequest {
@@ -77,6 +92,7 @@ impl CompileRequest {
             mode: Mode::boscc(lanes_wfv::BosccPolicy::Auto)
                 .with_fusion(lanes_wfv::FusionPolicy::Auto),
             slp: false,
+            slp_cost: SlpCost::Target,
         }
     }
 }
@@ -170,11 +186,24 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
             );
         }
         if req.slp && opt >= 2 {
-            let opts = lanes_slp::SlpOptions {
-                register_bits: target.vector_bits(),
+            let bits = target.vector_bits();
+            let registers = lanes_slp::cost::RegisterCost {
+                register_bits: bits,
+            };
+            let model = match req.slp_cost {
+                SlpCost::Target => Some(TargetCostModel::new(&target, ExportOptions { veclib })?),
+                SlpCost::Registers => None,
             };
             for &id in &scalar {
-                supervectorize_in(module, id, &opts, &req.input, &mut remarks, &mut slp);
+                // One price cache per function: the model is asked about its own code.
+                let target_prices = model
+                    .as_ref()
+                    .map(|m| lanes_slp::target_cost::TargetCost::new(m, bits));
+                let cost: &dyn lanes_slp::cost::CostModel = match &target_prices {
+                    Some(prices) => prices,
+                    None => &registers,
+                };
+                supervectorize_in(module, id, cost, &req.input, &mut remarks, &mut slp);
             }
         }
         if !target.has_mask_registers() {
@@ -198,7 +227,7 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
 fn supervectorize_in(
     module: &mut lanes_ir::Module,
     id: lanes_ir::FuncId,
-    opts: &lanes_slp::SlpOptions,
+    cost: &dyn lanes_slp::cost::CostModel,
     input: &std::path::Path,
     remarks: &mut Vec<Remark>,
     reports: &mut Vec<(String, lanes_slp::SlpReport)>,
@@ -207,7 +236,7 @@ fn supervectorize_in(
         return;
     };
     let name = f.name.clone();
-    match lanes_slp::supervectorize(f, opts) {
+    match lanes_slp::supervectorize_with(f, cost) {
         Ok((vectorized, report)) => {
             for (line, why) in &report.rejected {
                 remarks.push(Remark::slp_not_packed(input, &name, *line, why));

@@ -19,6 +19,7 @@
 mod atomics;
 pub mod c_params;
 pub mod clang;
+pub mod code_cost;
 pub mod driver;
 pub mod emit;
 pub mod error;

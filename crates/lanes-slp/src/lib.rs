@@ -46,6 +46,7 @@ pub mod reduction;
 pub mod schedule;
 mod substitute;
 pub mod supervectorize;
+pub mod target_cost;
 pub mod unroll;
 pub mod verify;
 pub mod write;

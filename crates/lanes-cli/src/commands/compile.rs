@@ -108,6 +108,11 @@ pub struct CompileArgs {
     /// vectorizer takes only the loops it left (add --no-vectorize for it alone)
     #[arg(long)]
     pub slp: bool,
+    /// With --slp, how packs are priced: `target` (LLVM's cost model of the target, as
+    /// its own vectorizers ask it) or `registers` (one per instruction and per register
+    /// a vector fills)
+    #[arg(long, value_enum, default_value = "target", value_name = "MODEL")]
+    pub slp_cost: SlpCostArg,
     /// With --slp, print what it did per function (packs, instructions packed, packs
     /// across predicates, seeds not packed) on standard error
     #[arg(long)]
@@ -161,6 +166,7 @@ pub fn run(args: &CompileArgs) -> Result<()> {
             .with_fusion(args.branch_fusion.policy())
             .with_private_layout(args.private_layout.layout()),
         slp: args.slp,
+        slp_cost: args.slp_cost.model(),
     };
     let compiled =
         compile(&req).with_context(|| format!("{}: compilation failed", args.file.display()))?;
@@ -388,5 +394,21 @@ mod tests {
                 "k.c"
             ]
         );
+    }
+}
+
+/// `--slp-cost`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SlpCostArg {
+    Target,
+    Registers,
+}
+
+impl SlpCostArg {
+    fn model(self) -> lanes_driver::compile::SlpCost {
+        match self {
+            SlpCostArg::Target => lanes_driver::compile::SlpCost::Target,
+            SlpCostArg::Registers => lanes_driver::compile::SlpCost::Registers,
+        }
     }
 }

@@ -360,7 +360,7 @@ impl Emitter<'_> {
 }
 
 /// The lanes of the pack that reads node `k` (a leaf has none of its own).
-fn lanes_of(nodes: &[Node], k: usize) -> usize {
+pub(crate) fn lanes_of(nodes: &[Node], k: usize) -> usize {
     nodes
         .iter()
         .find(|n| match n {

@@ -5,6 +5,7 @@
 //! ; pssa: @f                  the function in Predicated SSA (conversion, §3.1)
 //! ; unroll: @f factor=N       …after unrolling its counted loops by N (§4.1)
 //! ; slp: @f [bits=B]          …after unrolling and packing for B-bit registers (§3.2–3.4)
+//! ; slp: @f cpu=C             …priced by LLVM's cost model of x86-64 CPU C (§4.3)
 //! ; merge: @f                 …after fusing or co-iterating its top-level loops (§3.3)
 //! ```
 //!
@@ -16,7 +17,8 @@
 use std::path::Path;
 
 use lanes_ir::filetest::{run_golden, FileTest};
-use lanes_slp::cost::RegisterCost;
+use lanes_slp::cost::{CostModel, RegisterCost};
+use lanes_slp::target_cost::TargetCost;
 use lanes_slp::{pssa_to_string, supervectorize_pssa, to_pssa, unroll, verify_pssa};
 
 fn produce(test: &FileTest) -> Result<String, String> {
@@ -40,6 +42,7 @@ fn produce(test: &FileTest) -> Result<String, String> {
                 .ok_or_else(|| at(format!("@{name} has no body")))?;
             let mut factor = 4u32;
             let mut bits = 256u32;
+            let mut cpu = None;
             for w in words {
                 match w.split_once('=') {
                     Some(("factor", f)) => {
@@ -48,6 +51,7 @@ fn produce(test: &FileTest) -> Result<String, String> {
                     Some(("bits", b)) => {
                         bits = b.parse().map_err(|_| at(format!("bad bits `{b}`")))?
                     }
+                    Some(("cpu", c)) => cpu = Some(c.to_string()),
                     _ => return Err(at(format!("unknown option `{w}`"))),
                 }
             }
@@ -77,10 +81,16 @@ fn produce(test: &FileTest) -> Result<String, String> {
                     p
                 }
                 _ => {
-                    let cost = RegisterCost {
+                    let registers = RegisterCost {
                         register_bits: bits,
                     };
-                    supervectorize_pssa(func, &cost)
+                    let model = cpu.map(|c| crate::target_cost::x86(&c));
+                    let prices = model.as_ref().map(|(m, bits)| TargetCost::new(m, *bits));
+                    let cost: &dyn CostModel = match &prices {
+                        Some(p) => p,
+                        None => &registers,
+                    };
+                    supervectorize_pssa(func, cost)
                         .map_err(|e| at(e.to_string()))?
                         .0
                 }

@@ -11,3 +11,4 @@ mod packed_run;
 mod packing;
 mod paper;
 mod regressions;
+mod target_cost;

@@ -8,21 +8,27 @@ use lanes_interp::{Memory, WorkItemContext};
 use lanes_ir::verifier::verify_function;
 use lanes_ir::write::function_to_string;
 use lanes_ir::Module;
+use lanes_slp::cost::{CostModel, RegisterCost};
 use lanes_slp::packing::Rejection;
-use lanes_slp::{supervectorize, SlpOptions, SlpReport};
+use lanes_slp::{supervectorize_with, SlpReport};
 
-fn module() -> Module {
+pub(crate) fn module() -> Module {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/slp_kernels.c");
     lanes_llvm::driver::import_file(&path, &Default::default()).expect("imports")
 }
 
-/// Vectorizes `name`, checks it against the scalar function on many inputs, and returns
-/// the report and the vector function's text.
+/// Vectorizes `name` for 256-bit registers, checks it against the scalar function on
+/// many inputs, and returns the report and the vector function's text.
 fn check(name: &str) -> (SlpReport, String) {
+    check_with(name, &RegisterCost { register_bits: 256 })
+}
+
+/// [`check`] with the prices of `cost`.
+pub(crate) fn check_with(name: &str, cost: &dyn CostModel) -> (SlpReport, String) {
     let m = module();
     let id = m.func_by_name(name).expect("defined");
     let f = m.function(id).expect("body");
-    let (v, report) = supervectorize(f, &SlpOptions::default()).expect("vectorizes");
+    let (v, report) = supervectorize_with(f, cost).expect("vectorizes");
     let text = function_to_string(&m, &v);
     if let Err(e) = verify_function(&m, &v) {
         panic!("{name}: {e}\n{text}");
