@@ -33,6 +33,7 @@ pub mod codegen;
 pub mod coiterate;
 pub mod convert;
 pub mod cost;
+pub mod cse;
 pub mod dependence;
 mod error;
 mod grow;

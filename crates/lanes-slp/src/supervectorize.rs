@@ -113,6 +113,10 @@ pub fn supervectorize_pssa(
                 }
             }
         }
+        // What the copies compute alike, computed once: addresses they share.
+        for x in lists.iter().flatten() {
+            crate::cse::eliminate_common_subexpressions(&mut trial, *x);
+        }
         let limit = crate::verify::MAX_UNROLLED_PREDICATE_TERMS;
         if crate::verify::check_predicate_sizes(&trial, limit).is_err() {
             continue;

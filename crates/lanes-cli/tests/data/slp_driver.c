@@ -26,6 +26,7 @@ DECL(outer_guarded, float (*restrict)[64], float (*restrict)[64], float (*restri
 DECL(lagged, int *restrict, const int *restrict, int, int)
 DECL(escape_counts, int *restrict, const float *restrict, int)
 DECL(row_sums, unsigned *restrict, const unsigned *restrict, int, int)
+DECL(column_sums, float *restrict, const float *restrict, const float *restrict, int)
 DECL(div8, unsigned *restrict, const unsigned *restrict, const unsigned *restrict)
 static unsigned got, want;
 static int bounds[2];
@@ -81,6 +82,8 @@ static void fill_doubles(unsigned seed) {
 
 int main(void) {
     CHECK("add4", add4((float *)A, (float *)B, (float *)C), ref_add4((float *)A, (float *)B, (float *)C));
+    for (int n = 0; n <= 40; n += 7)
+        CHECK("column_sums", column_sums((float *)A, (float *)B, (float *)C, n), ref_column_sums((float *)A, (float *)B, (float *)C, n));
     CHECK("div8", div8((unsigned *)A, (unsigned *)B, (unsigned *)D), ref_div8((unsigned *)A, (unsigned *)B, (unsigned *)D));
     CHECK("add4_alias", add4_alias((float *)A, (float *)A + 1, (float *)B), ref_add4_alias((float *)A, (float *)A + 1, (float *)B));
     CHECK("cond_scale8", cond_scale8((int *)A, (int *)B, 2), ref_cond_scale8((int *)A, (int *)B, 2));

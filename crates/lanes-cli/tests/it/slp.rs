@@ -12,7 +12,7 @@ fn kernels() -> std::path::PathBuf {
     lanes_test_support::workspace_root().join("crates/lanes-slp/tests/data/slp_kernels.c")
 }
 
-const KERNELS: [&str; 18] = [
+const KERNELS: [&str; 19] = [
     "add4",
     "add4_alias",
     "cond_scale8",
@@ -31,6 +31,7 @@ const KERNELS: [&str; 18] = [
     "row_sums",
     "int_dot",
     "div8",
+    "column_sums",
 ];
 
 #[test]

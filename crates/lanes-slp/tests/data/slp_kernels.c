@@ -184,3 +184,13 @@ unsigned int_dot(const unsigned *restrict a, const unsigned *restrict b, int n) 
 void div8(unsigned *restrict a, const unsigned *restrict b, const unsigned *restrict c) {
     for (int i = 0; i < 8; i++) a[i] = b[i] / (c[i] | 1);
 }
+
+/* Sums down the columns of an n×n matrix (PolyBench mvt's Aᵀ·y): each x[i] is a
+ * floating-point sum along j, kept in order. The outer loop is unrolled and the copies
+ * of the inner loop fused; their common `j·n` and `y[j]` are computed once, so that the
+ * copies' loads of A[j][i..] are one vector load and y[j] one splat, and the sums one
+ * vector μ-node — each lane adding in its own, unchanged, order. */
+void column_sums(float *restrict x, const float *restrict A, const float *restrict y, int n) {
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) x[i] += A[j * n + i] * y[j];
+}

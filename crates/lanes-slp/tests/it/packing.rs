@@ -212,3 +212,18 @@ fn an_integer_reduction_becomes_a_vector_accumulator() {
     assert!(count(&text, "<8 x i32> = phi") >= 1, "{text}");
     assert!(count(&text, "<8 x i32> = mul") >= 1, "{text}");
 }
+
+#[test]
+fn fused_copies_share_what_they_compute_alike_and_load_columns_as_vectors() {
+    let (r, text) = check("column_sums");
+    assert_eq!(r.unrolled, vec![8], "{r:?}\n{text}");
+    assert_eq!(r.fused, 1, "{r:?}\n{text}");
+    assert!(r.mu_packs >= 1, "{r:?}\n{text}");
+    // Eight sums in one vector, fed by one vector load of a row's eight columns and
+    // one splat of y[j] per iteration, rather than sixteen scalar loads built up: the
+    // only vector built from scalars is the sums' start, once before the loop.
+    assert!(count(&text, "<8 x f32> = phi") >= 1, "{text}");
+    assert!(count(&text, "<8 x f32> = load") >= 1, "{text}");
+    assert!(count(&text, "<8 x f32> = broadcast") >= 2, "{text}");
+    assert_eq!(count(&text, "<8 x f32> = insert"), 7, "{text}");
+}
