@@ -1,7 +1,7 @@
 /* The data of the two-dimensional (PolyBench-style) kernels: the n elements are an m×m
  * square (m = floor(sqrt(n))); matrices A, B, C and vectors x, y, tmp, filled from a fixed
  * seed; a sweep calls the kernel SLP_REPS times through SLP_CALL(fn, m); the checksum
- * weighs every element of C, B and y. */
+ * weighs every element of C, B, y and tmp. */
 #ifndef LANES_BENCH_SLP2D_H
 #define LANES_BENCH_SLP2D_H
 #ifdef SLP_DRIVER
@@ -37,7 +37,8 @@ void slp_sweep(void *fn, long n) {
 }
 double slp_checksum(long n) {
   long mm = (long)side(n) * side(n);
-  return slp_sum_f(C, mm) + 3 * slp_sum_f(B, mm) + 5 * slp_sum_f(y, side(n));
+  return slp_sum_f(C, mm) + 3 * slp_sum_f(B, mm) + 5 * slp_sum_f(y, side(n)) +
+         7 * slp_sum_f(tmp, side(n));
 }
 #endif
 #endif

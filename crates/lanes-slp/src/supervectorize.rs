@@ -104,14 +104,24 @@ pub fn supervectorize_pssa(
         // the unrolling, outer-loop vectorization.
         let mut lists = vec![Some(main)];
         let (mut fused, mut coiterated) = (0, 0);
+        let mut unmerged = false;
         for group in copies {
-            if let Some((m, how)) = merge_loops(&mut trial, &group) {
-                lists.push(Some(m));
-                match how {
-                    Merge::Fused => fused += 1,
-                    Merge::CoIterated => coiterated += 1,
+            match merge_loops(&mut trial, &group) {
+                Some((m, how)) => {
+                    lists.push(Some(m));
+                    match how {
+                        Merge::Fused => fused += 1,
+                        Merge::CoIterated => coiterated += 1,
+                    }
                 }
+                None => unmerged = true,
             }
+        }
+        // Copies of an inner loop that cannot be merged run one after another: the
+        // body grows by whole loops for packs outside them, which run once per copy of
+        // the loop.
+        if unmerged {
+            continue;
         }
         // What the copies compute alike, computed once: addresses they share.
         for x in lists.iter().flatten() {
@@ -121,12 +131,23 @@ pub fn supervectorize_pssa(
         if crate::verify::check_predicate_sizes(&trial, limit).is_err() {
             continue;
         }
-        let saving: i64 = lists
+        let savings: Vec<i64> = lists
             .iter()
-            .flat_map(|&x| pack_list(&trial, x, cost).trees)
-            .map(|t| t.saving)
-            .sum();
-        if saving > 0 {
+            .map(|&x| {
+                pack_list(&trial, x, cost)
+                    .trees
+                    .iter()
+                    .map(|t| t.saving)
+                    .sum()
+            })
+            .collect();
+        // Merged loops whose bodies stay scalar only cost: they carry every copy's
+        // accumulators and address streams through each iteration (beyond the
+        // registers, spilled), for packs after them that run once per loop. The
+        // paper's model leaves such restructuring out (§4.3); this keeps it from paying
+        // for it.
+        let merged_pay = savings[1..].iter().sum::<i64>() > 0;
+        if savings.iter().sum::<i64>() > 0 && (lists.len() == 1 || merged_pay) {
             pssa = trial;
             report.unrolled.push(u);
             report.fused += fused;

@@ -159,8 +159,9 @@ void escape_counts(int *restrict out, const float *restrict c, int n) {
     }
 }
 
-/* Row sums: unrolled, the copies of the inner loop run the same iterations and are
- * fused; their sums are one vector μ-node, summed in the original order per lane. */
+/* Row sums: the copies of the inner loop of the outer loop unrolled would run the same
+ * iterations and could be fused, but then each iteration's loads are strided; the
+ * inner loop is unrolled instead, its integer sum split into a vector accumulator. */
 void row_sums(unsigned *restrict out, const unsigned *restrict a, int rows, int cols) {
     for (int i = 0; i < rows; i++) {
         unsigned s = 0;
