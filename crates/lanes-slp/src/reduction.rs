@@ -3,16 +3,18 @@
 //!
 //! Unrolled, a loop that folds one value per iteration into an accumulator —
 //! `s = mu(init, s ⊕ x)` — becomes a chain `s ⊕ x₀ ⊕ x₁ ⊕ … ⊕ x_{U-1}` per main-loop
-//! iteration: one long dependence, nothing to pack. Where `⊕` may be reassociated
-//! (integer `add`, `mul`, `and`, `or`, `xor`; floating-point chains, even with the
-//! `reassoc` flag, are left alone for now: their results would differ in the last bits),
-//! the chain is split into `U` accumulators, `p_k = mu(e, p_k ⊕ x_k)` (`p_0` starting
+//! iteration: one long dependence, nothing to pack. Where `⊕` may be reassociated —
+//! integer `add`, `mul`, `and`, `or`, `xor`, and floating-point `fadd` and `fmul` whose
+//! every operation carries the `reassoc` flag (C's `-ffast-math` or
+//! `-fassociative-math`: the program allows the sum in another order, and its last bits
+//! change, as with LLVM's vectorizers) — the chain is split into `U` accumulators, `p_k = mu(e, p_k ⊕ x_k)` (`p_0` starting
 //! from `init`, the others from the identity `e`), whose μ-nodes are one column: a seed
 //! that packs into one vector μ-node with a vector `⊕` and the `x_k` packed below it.
+//! The identities are exact: `x + -0.0 = x` for every `x`, `-0.0` included.
 //! After the loop the accumulators are folded together, in lane order, where the
 //! chain's last value was read.
 
-use lanes_ir::{BinaryOp, Inst, InstData, Type, Value};
+use lanes_ir::{BinaryOp, FastMath, Inst, InstData, ScalarType, Type, Value};
 
 use crate::items::Emit;
 use crate::pssa::{Item, LoopId, Mu, Pssa};
@@ -65,7 +67,7 @@ fn chain_of(
         if pssa.inst_pred[user] != always
             || args[0] == args[1]
             || kind.is_some_and(|k| k != op)
-            || identity(op, f.dfg.value_type(v)).is_none()
+            || identity(op, f.dfg.value_type(v), f.dfg.fast_math(user)).is_none()
         {
             return None;
         }
@@ -93,9 +95,28 @@ fn use_counts(pssa: &Pssa) -> std::collections::HashMap<Value, usize> {
     n
 }
 
-/// The identity of `op` on `ty` as a constant, for the reassociable operations.
-fn identity(op: BinaryOp, ty: Type) -> Option<InstData> {
-    if ty.is_vector() || !ty.is_int() {
+/// The identity of `op` on `ty` as a constant, for the operations that may be
+/// reassociated: integer ones always, floating-point ones with `reassoc` in `fm`.
+fn identity(op: BinaryOp, ty: Type, fm: FastMath) -> Option<InstData> {
+    if ty.is_vector() {
+        return None;
+    }
+    if ty.is_float() {
+        if !fm.contains(FastMath::REASSOC) {
+            return None;
+        }
+        let f64 = ty.elem() == ScalarType::F64;
+        return Some(InstData::Fconst {
+            bits: match (op, f64) {
+                (BinaryOp::FAdd, false) => u64::from((-0.0f32).to_bits()),
+                (BinaryOp::FAdd, true) => (-0.0f64).to_bits(),
+                (BinaryOp::FMul, false) => u64::from(1.0f32.to_bits()),
+                (BinaryOp::FMul, true) => 1.0f64.to_bits(),
+                _ => return None,
+            },
+        });
+    }
+    if !ty.is_int() {
         return None;
     }
     Some(match op {
@@ -119,7 +140,7 @@ fn split_chain(pssa: &mut Pssa, main: LoopId, m: &Mu, chain: &[Inst]) {
         pssa,
         items: Vec::new(),
     };
-    let e = pre.value(identity(op, ty).expect("checked"), ty, outside);
+    let e = pre.value(identity(op, ty, fm).expect("checked"), ty, outside);
     let Emit { pssa, items: pre } = pre;
     let mut column = Vec::with_capacity(chain.len());
     let mut prev = m.value;

@@ -254,14 +254,17 @@ fn unroll_factor(pssa: &crate::Pssa, l: LoopId, cost: &dyn CostModel) -> Option<
             }
         }
     }
-    // A loop that stores nothing may still fold values into integer accumulators.
+    // A loop that stores nothing may still fold values into accumulators.
     lanes.or_else(|| {
         let c = crate::unroll::counted(pssa, l)?;
         pssa.loops[l]
             .mus
             .iter()
             .enumerate()
-            .filter(|&(k, m)| k != c.iv && f.dfg.value_type(m.value).is_int())
+            .filter(|&(k, m)| {
+                let ty = f.dfg.value_type(m.value);
+                k != c.iv && (ty.is_int() || ty.is_float())
+            })
             .map(|(_, m)| cost.max_lanes(f.dfg.value_type(m.value)) as u32)
             .min()
     })

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 #define DECL(name, ...) void name(__VA_ARGS__); void ref_##name(__VA_ARGS__);
 DECL(add4, float *restrict, const float *restrict, const float *restrict)
@@ -27,6 +28,11 @@ DECL(lagged, int *restrict, const int *restrict, int, int)
 DECL(escape_counts, int *restrict, const float *restrict, int)
 DECL(row_sums, unsigned *restrict, const unsigned *restrict, int, int)
 DECL(column_sums, float *restrict, const float *restrict, const float *restrict, int)
+float float_sum(const float *restrict, int);
+float ref_float_sum(const float *restrict, int);
+float float_sum_in_order(const float *restrict, int);
+float ref_float_sum_in_order(const float *restrict, int);
+static float fgot, fwant;
 DECL(div8, unsigned *restrict, const unsigned *restrict, const unsigned *restrict)
 static unsigned got, want;
 static int bounds[2];
@@ -106,6 +112,13 @@ int main(void) {
         if (got != want) printf("last_sum DIFFERENT result\n");
         CHECK("int_dot", got = int_dot((unsigned *)B, (unsigned *)D, n), want = ref_int_dot((unsigned *)B, (unsigned *)D, n));
         if (got != want) printf("int_dot DIFFERENT result\n");
+        /* A sum allowed in another order differs in its last bits only; one kept in
+         * order does not differ at all. */
+        CHECK("float_sum", fgot = float_sum((float *)B, n), fwant = ref_float_sum((float *)B, n));
+        if (!(fabsf(fgot - fwant) <= 1e-4f * (1.0f + fabsf(fwant)))) printf("float_sum DIFFERENT result\n");
+        CHECK("float_sum_in_order", fgot = float_sum_in_order((float *)B, n),
+              fwant = ref_float_sum_in_order((float *)B, n));
+        if (fgot != fwant) printf("float_sum_in_order DIFFERENT result\n");
         bounds[0] = n % 7;
         bounds[1] = n;
         CHECK_WITH(fill_doubles, "scale_tail", scale_tail((double *)A, (double *)B, bounds), ref_scale_tail((double *)A, (double *)B, bounds));

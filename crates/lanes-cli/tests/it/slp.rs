@@ -12,7 +12,7 @@ fn kernels() -> std::path::PathBuf {
     lanes_test_support::workspace_root().join("crates/lanes-slp/tests/data/slp_kernels.c")
 }
 
-const KERNELS: [&str; 19] = [
+const KERNELS: [&str; 21] = [
     "add4",
     "add4_alias",
     "cond_scale8",
@@ -32,6 +32,8 @@ const KERNELS: [&str; 19] = [
     "int_dot",
     "div8",
     "column_sums",
+    "float_sum",
+    "float_sum_in_order",
 ];
 
 #[test]

@@ -233,3 +233,18 @@ fn fused_copies_share_what_they_compute_alike_and_load_columns_as_vectors() {
     assert!(count(&text, "<8 x f32> = broadcast") >= 2, "{text}");
     assert_eq!(count(&text, "<8 x f32> = insert"), 7, "{text}");
 }
+
+#[test]
+fn a_reassociable_float_sum_becomes_a_vector_accumulator() {
+    // The interpreter's inputs are tiny (subnormal) floats, whose sums are exact in any
+    // order: the split sum must equal the sequential one bit for bit.
+    let (r, text) = check("float_sum");
+    assert_eq!(r.unrolled, vec![8], "{r:?}\n{text}");
+    assert!(r.mu_packs >= 1, "{r:?}\n{text}");
+    assert!(count(&text, "<8 x f32> = phi") >= 1, "{text}");
+    assert!(count(&text, "<8 x f32> = fadd") >= 1, "{text}");
+    // Without `reassoc` the sum keeps its order: no accumulator is split.
+    let (r, text) = check("float_sum_in_order");
+    assert_eq!(r.mu_packs, 0, "{r:?}\n{text}");
+    assert_eq!(count(&text, "<8 x f32> = phi"), 0, "{text}");
+}
