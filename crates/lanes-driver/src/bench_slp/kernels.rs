@@ -87,4 +87,6 @@ pub const SLP_KERNELS: &[SlpKernel] = &[
     k("ispc_options", Suite::Ispc, 16384),
     k("ispc_mandelbrot", Suite::Ispc, 65536),
     k("ispc_raysphere", Suite::Ispc, 65536),
+    k("ispc_volume", Suite::Ispc, 16384),
+    k("ispc_noise", Suite::Ispc, 65536),
 ];
