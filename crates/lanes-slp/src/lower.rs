@@ -100,6 +100,13 @@ fn lower_items(
                     j += 1;
                 }
                 lower_gated_phis(pssa, &items[i..j], builder, cx, placed_at, assignments);
+                // To later gated φs, these are defined once their assignments are made.
+                let t = builder.tick();
+                for item in &items[i..j] {
+                    if let Item::Inst(x) = *item {
+                        placed_at.extend(cx.func.dfg.inst_result(x).map(|v| (v, t)));
+                    }
+                }
                 i = j;
                 continue;
             }
@@ -149,16 +156,25 @@ fn lower_gated_phis(
             }
         }
     }
+    let results: HashSet<Value> = phis
+        .iter()
+        .filter_map(|&i| cx.func.dfg.inst_result(i))
+        .collect();
     let mut defs: Vec<Vec<(Block, Value)>> = vec![Vec::new(); phis.len()];
     for g in gate_order {
         // The latest block built for the gate, if every incoming value under it was
         // placed before that block ended (the then and else blocks of a diamond); else a
-        // new one.
+        // new one. A φ of this run is assigned only now: a φ reading it gets a new block.
         let mut latest = 0;
         for inst in &phis {
             for &(gate, v) in &pssa.gates[inst] {
                 if gate == g {
-                    latest = latest.max(placed_at.get(&v).copied().unwrap_or(0));
+                    let at = if results.contains(&v) {
+                        u64::MAX
+                    } else {
+                        placed_at.get(&v).copied().unwrap_or(0)
+                    };
+                    latest = latest.max(at);
                 }
             }
         }
