@@ -12,6 +12,12 @@
 //! (a condition read after its guard was closed, a value of a loop's last iteration) is
 //! repaired the same way ([`lanes_wfv::add_definitions`]); on a path where it did not
 //! run, its use is not reached, or reads a value that does not matter (zero).
+//!
+//! An assignment's block must end after the value assigned is defined. A block built
+//! earlier for the gate is reused only if it ended after the value was placed; a gated φ
+//! is defined where its own assignments are, so a gated φ reading one of the same run
+//! (consecutive gated φs, say a loop's exit φs and the join's after it) is assigned in
+//! the same block, under the same gate, or else in a block built after all of them.
 
 use std::collections::{HashMap, HashSet};
 
@@ -92,7 +98,7 @@ fn lower_items(
     while i < items.len() {
         match items[i] {
             Item::Inst(inst) if pssa.gates.contains_key(&inst) => {
-                // A run of gated φs: one block per distinct gate, assigning each φ.
+                // A run of gated φs: assignments in blocks built for their gates.
                 let mut j = i;
                 while j < items.len()
                     && matches!(items[j], Item::Inst(x) if pssa.gates.contains_key(&x))
@@ -133,6 +139,17 @@ fn lower_items(
     }
 }
 
+/// Lowers a run of gated φs to assignments at the ends of blocks built for their gates.
+///
+/// An assignment's block must end after the value assigned is defined. Values placed
+/// before the run share one block per gate (the then and else blocks of a diamond): the
+/// one the predicate table last built for the gate if it ended after they were all
+/// placed, else a new one. A φ of the run is defined only by its own assignments: a φ
+/// reading it under the same gate can be assigned in the same block; under another gate
+/// it needs a block built after all of that φ's blocks. So the run is lowered φ by φ, in
+/// order, and a gate gets a further block where a φ reads one assigned after the gate's
+/// block was built (φs may read each other under alternating gates: no order of one
+/// block per gate would do).
 fn lower_gated_phis(
     pssa: &Pssa,
     phis: &[Item],
@@ -148,54 +165,62 @@ fn lower_gated_phis(
             Item::Loop(_) => None,
         })
         .collect();
-    let mut gate_order: Vec<Pred> = Vec::new();
-    for inst in &phis {
-        for &(g, _) in &pssa.gates[inst] {
-            if !gate_order.contains(&g) {
-                gate_order.push(g);
-            }
-        }
-    }
-    let results: HashSet<Value> = phis
+    // The φs of the run by result.
+    let in_run: HashMap<Value, usize> = phis
         .iter()
-        .filter_map(|&i| cx.func.dfg.inst_result(i))
+        .enumerate()
+        .filter_map(|(k, &i)| cx.func.dfg.inst_result(i).map(|v| (v, k)))
         .collect();
-    let mut defs: Vec<Vec<(Block, Value)>> = vec![Vec::new(); phis.len()];
-    for g in gate_order {
-        // The latest block built for the gate, if every incoming value under it was
-        // placed before that block ended (the then and else blocks of a diamond); else a
-        // new one. A φ of this run is assigned only now: a φ reading it gets a new block.
-        let mut latest = 0;
-        for inst in &phis {
-            for &(gate, v) in &pssa.gates[inst] {
-                if gate == g {
-                    let at = if results.contains(&v) {
-                        u64::MAX
-                    } else {
-                        placed_at.get(&v).copied().unwrap_or(0)
-                    };
-                    latest = latest.max(at);
-                }
-            }
-        }
-        let block = match builder.finished_block_for(g, latest) {
-            Some(b) => b,
-            None => {
-                builder.block_for(cx, g);
-                builder.seal(cx)
-            }
-        };
-        for (k, inst) in phis.iter().enumerate() {
-            for &(gate, v) in &pssa.gates[inst] {
-                if gate == g {
-                    defs[k].push((block, v));
-                }
+    // Per gate, when the latest value placed before the run and read under it was placed.
+    let mut placed: HashMap<Pred, u64> = HashMap::new();
+    for inst in &phis {
+        for &(g, v) in &pssa.gates[inst] {
+            if !in_run.contains_key(&v) {
+                let t = placed.entry(g).or_insert(0);
+                *t = (*t).max(placed_at.get(&v).copied().unwrap_or(0));
             }
         }
     }
-    for (inst, d) in phis.into_iter().zip(defs) {
+    // Per gate, the block its assignments go to now, and that block's number among those
+    // built for this run, in the order built (0: one that ended before the run).
+    let mut current: HashMap<Pred, (Block, usize)> = HashMap::new();
+    let mut built = 0;
+    // Per φ of the run, its block for each gate and the highest number among them.
+    let mut blocks_of: Vec<HashMap<Pred, Block>> = vec![HashMap::new(); phis.len()];
+    let mut last_built: Vec<usize> = vec![0; phis.len()];
+    for (k, &inst) in phis.iter().enumerate() {
+        let mut defs: Vec<(Block, Value)> = Vec::new();
+        for &(g, v) in &pssa.gates[&inst] {
+            let reads = in_run.get(&v).copied();
+            let fits = |(b, n): (Block, usize)| match reads {
+                None => true,
+                Some(p) => blocks_of[p].get(&g) == Some(&b) || (n > 0 && n >= last_built[p]),
+            };
+            let (block, n) = match current.get(&g).copied() {
+                Some(c) if fits(c) => c,
+                c => {
+                    let finished = match (c, reads) {
+                        (None, None) => builder.finished_block_for(g, placed[&g]),
+                        _ => None,
+                    };
+                    let chosen = match finished {
+                        Some(b) => (b, 0),
+                        None => {
+                            builder.block_for(cx, g);
+                            built += 1;
+                            (builder.seal(cx), built)
+                        }
+                    };
+                    current.insert(g, chosen);
+                    chosen
+                }
+            };
+            blocks_of[k].insert(g, block);
+            last_built[k] = last_built[k].max(n);
+            defs.push((block, v));
+        }
         let var = cx.func.dfg.inst_result(inst).expect("a φ has a result");
-        assignments.push((var, d));
+        assignments.push((var, defs));
     }
 }
 

@@ -15,7 +15,8 @@ use lanes_slp::coiterate::{merge_loops, Merge};
 use lanes_slp::{lower, pssa_to_string, to_pssa, verify_pssa, Item, LoopId, Pssa};
 
 /// The loops of the function's own list, in order.
-fn top_loops(p: &Pssa) -> Vec<LoopId> {
+/// The loops of the function's own list, in order.
+pub(crate) fn top_loops(p: &Pssa) -> Vec<LoopId> {
     p.items
         .iter()
         .filter_map(|&i| match i {

@@ -59,14 +59,7 @@ fn produce(test: &FileTest) -> Result<String, String> {
                 "pssa" => to_pssa(func).map_err(|e| at(e.to_string()))?,
                 "merge" => {
                     let mut p = to_pssa(func).map_err(|e| at(e.to_string()))?;
-                    let loops: Vec<_> = p
-                        .items
-                        .iter()
-                        .filter_map(|&i| match i {
-                            lanes_slp::Item::Loop(l) => Some(l),
-                            lanes_slp::Item::Inst(_) => None,
-                        })
-                        .collect();
+                    let loops = crate::coiterate::top_loops(&p);
                     let (_, how) = lanes_slp::coiterate::merge_loops(&mut p, &loops)
                         .ok_or_else(|| at("the loops cannot be merged".into()))?;
                     out.push_str(&format!("; {how:?}\n"));

@@ -1,7 +1,9 @@
-//! Programs that once broke SuperVectorization, reduced (cvise) from what found them
-//! (`tests/data/regressions/*.c`, each saying what it was): every function imports,
-//! and SuperVectorization either gives a function that verifies or declines with an
-//! error — never a panic.
+//! Programs that once broke SuperVectorization, each saying what it was: C reduced
+//! (cvise) from what found it (`tests/data/regressions/*.c`), whose every function
+//! imports and either is SuperVectorized to a function that verifies or is declined with
+//! an error — never a panic; and lanes IR that once lowered wrongly
+//! (`tests/data/regressions/*.lir`), which keeps its meaning through Predicated SSA and
+//! back.
 
 use lanes_ir::verifier::verify_function;
 use lanes_slp::{supervectorize, SlpOptions};
@@ -42,10 +44,10 @@ fn reduced_programs_go_through_supervectorization() {
     assert!(functions >= files.len(), "{functions} functions");
 }
 
-/// Generated programs that once lowered wrongly (`tests/data/regressions/*.lir`, each
-/// saying what it was): each function through Predicated SSA and back — with its
-/// top-level loops merged first where the file says `; merge:` — computes what it did
-/// (result, memory, accesses) on many inputs.
+/// Programs that once lowered wrongly (`tests/data/regressions/*.lir`, generated or
+/// written to a soak failure's shape, each saying what it was): each function through
+/// Predicated SSA and back — with its top-level loops merged first where the file says
+/// `; merge:` — computes what it did (result, memory, accesses) on many inputs.
 #[test]
 fn lowered_regressions_keep_their_meaning() {
     use lanes_interp::differential::{compare_runs, small_arguments};
@@ -68,14 +70,7 @@ fn lowered_regressions_keep_their_meaning() {
             }
             let mut p = lanes_slp::to_pssa(f).expect("converts");
             if text.lines().any(|l| l.starts_with("; merge:")) {
-                let loops: Vec<_> = p
-                    .items
-                    .iter()
-                    .filter_map(|&i| match i {
-                        lanes_slp::Item::Loop(l) => Some(l),
-                        lanes_slp::Item::Inst(_) => None,
-                    })
-                    .collect();
+                let loops = crate::coiterate::top_loops(&p);
                 let _ = lanes_slp::coiterate::merge_loops(&mut p, &loops);
             }
             let lowered = lanes_slp::lower(&p);
