@@ -14,7 +14,10 @@
 //! - [`lower`] with its block builder: back to a CFG (§3.5, Fig. 12);
 //! - [`verify`] and [`write`]: the invariants and the text form;
 //! - [`address`] and [`dependence`]: adjacency and loop-independent dependence (§4.2);
-//! - [`packing`] with [`cost`]: bottom-up SLP packs across predicates (§3.2, §4.3),
+//! - [`cost`] and [`target_cost`]: what a tree of packs saves (§4.3), priced by counting
+//!   registers or by LLVM's cost model of the target;
+//! - [`cse`]: what the copies of a merged loop compute alike, computed once;
+//! - [`packing`]: bottom-up SLP packs across predicates (§3.2),
 //!   seeded by adjacent stores and by the μ-nodes of merged loop copies, grown (in
 //!   `grow`) through instructions, loads, gated φs and μ-nodes;
 //! - [`codegen`]: scheduling and vector items, masked where predicates differ, vector

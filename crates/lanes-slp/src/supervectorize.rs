@@ -118,8 +118,8 @@ pub fn supervectorize_pssa(
             }
         }
         // Copies of an inner loop that cannot be merged run one after another: the
-        // body grows by whole loops for packs outside them, which run once per copy of
-        // the loop.
+        // body grows by whole loops, for packs outside them that run once per `u` of
+        // those loops.
         if unmerged {
             continue;
         }
