@@ -194,15 +194,16 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
                 SlpCost::Target => Some(TargetCostModel::new(&target, ExportOptions { veclib })?),
                 SlpCost::Registers => None,
             };
+            // One price cache for the module: a price depends on the instruction's
+            // kind and types only, which functions share.
+            let target_prices = model
+                .as_ref()
+                .map(|m| lanes_slp::target_cost::TargetCost::new(m, bits));
+            let cost: &dyn lanes_slp::cost::CostModel = match &target_prices {
+                Some(prices) => prices,
+                None => &registers,
+            };
             for &id in &scalar {
-                // One price cache per function: the model is asked about its own code.
-                let target_prices = model
-                    .as_ref()
-                    .map(|m| lanes_slp::target_cost::TargetCost::new(m, bits));
-                let cost: &dyn lanes_slp::cost::CostModel = match &target_prices {
-                    Some(prices) => prices,
-                    None => &registers,
-                };
                 supervectorize_in(module, id, cost, &req.input, &mut remarks, &mut slp);
             }
         }

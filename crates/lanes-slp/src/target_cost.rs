@@ -58,15 +58,19 @@ impl<'c> TargetCost<'c> {
         }
     }
 
-    /// The price of `snippet` (`None`: the target cannot price it), asked once per
-    /// distinct snippet.
-    fn price(&self, snippet: &Snippet) -> Option<i64> {
-        if let Some(&c) = self.cache.borrow().get(&snippet.key) {
+    /// The price named `key`, computed by `ask` the first time only.
+    fn cached(&self, key: &str, ask: impl FnOnce() -> Option<i64>) -> Option<i64> {
+        if let Some(&c) = self.cache.borrow().get(key) {
             return c;
         }
-        let c = self.code.cost(&snippet.func);
-        self.cache.borrow_mut().insert(snippet.key.clone(), c);
+        let c = ask();
+        self.cache.borrow_mut().insert(key.to_string(), c);
         c
+    }
+
+    /// The price of `snippet` (`None`: the target cannot price it).
+    fn price(&self, snippet: &Snippet) -> Option<i64> {
+        self.cached(&snippet.key, || self.code.cost(&snippet.func))
     }
 
     /// The price of a vector snippet; what cannot be priced is never worth packing.
@@ -99,13 +103,8 @@ impl Prices for TargetCost<'_> {
 
     fn build(&self, elem: ScalarType, lanes: usize) -> i64 {
         let ty = Type::vector(lanes as u16, elem);
-        let key = format!("build {ty:?}");
-        if let Some(&c) = self.cache.borrow().get(&key) {
-            return c.unwrap_or(UNPRICED);
-        }
-        let c = self.code.build(ty);
-        self.cache.borrow_mut().insert(key, c);
-        c.unwrap_or(UNPRICED)
+        self.cached(&format!("build {ty:?}"), || self.code.build(ty))
+            .unwrap_or(UNPRICED)
     }
 
     fn splat(&self, elem: ScalarType, lanes: usize) -> i64 {

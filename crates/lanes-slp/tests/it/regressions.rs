@@ -53,12 +53,7 @@ fn lowered_regressions_keep_their_meaning() {
     use lanes_interp::differential::{compare_runs, small_arguments};
     use lanes_interp::{Memory, WorkItemContext};
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/regressions");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("regressions")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "lir"))
-        .collect();
-    files.sort();
+    let files = lanes_test_support::lir_files(&[dir]);
     assert!(files.len() >= 2, "{files:?}");
     let mut compared = 0;
     for path in &files {
