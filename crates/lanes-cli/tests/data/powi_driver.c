@@ -104,9 +104,18 @@ int main(void) {
     k_powi_varying(n, x, e, out);
     CHECK("powi_varying", n, tol_int(i, e[i]), exact(x[i], (double)(float)e[i]), out);
     fill(n);
-    int uniform_e = n % 2 ? 37 : -29;
+    // A uniform exponent takes scalar control (powi.rs); its bits must be those of the
+    // same exponent in every lane of the varying kernel.
+    static const int uniform_exps[] = {37, -29, 0, 1, -1, 300, -16777219};
+    int uniform_e = uniform_exps[n % 7];
     k_powi_uniform(n, x, uniform_e, out);
-    CHECK("powi_uniform", n, tol_int(i, uniform_e), exact(x[i], (double)uniform_e), out);
+    CHECK("powi_uniform", n, tol_int(i, uniform_e), exact(x[i], (double)(float)uniform_e), out);
+    for (int i = 0; i < n; i++) e[i] = uniform_e;
+    k_powi_varying(n, x, e, out2);
+    if (memcmp(out, out2, sizeof(float) * n) != 0) {
+      printf("  powi_uniform: n=%d e=%d differs from the varying path\n", n, uniform_e);
+      mismatches++;
+    }
     fill(n);
     k_powi_unsigned(n, x, u, out);
     CHECK("powi_unsigned", n, tol_int(i, (double)(float)u[i]), exact(x[i], (double)(float)u[i]), out);

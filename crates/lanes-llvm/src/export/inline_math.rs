@@ -122,6 +122,11 @@ impl Splats {
         LLVMConstVector(vec![c; self.lanes as usize].as_mut_ptr(), self.lanes)
     }
 
+    /// The all-zeros `<lanes x i32>` shuffle mask: a broadcast of lane 0.
+    pub(crate) unsafe fn zeros(&self) -> LLVMValueRef {
+        self.splat(LLVMConstInt(LLVMInt32TypeInContext(self.ctx), 0, 0))
+    }
+
     pub(crate) unsafe fn i32(&self, v: i32) -> LLVMValueRef {
         self.splat(LLVMConstInt(LLVMInt32TypeInContext(self.ctx), v as u64, 1))
     }
