@@ -23,6 +23,7 @@ mod opencl;
 mod slp;
 mod table1;
 mod target;
+mod two_index;
 mod veclib;
 mod vectorize;
 mod vfabi_clang_caller;

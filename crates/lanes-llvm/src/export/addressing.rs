@@ -41,13 +41,7 @@ impl FuncCx<'_> {
         }
         let base = self.uniform_pointer(base)?;
         let (index, log2) = self.scaled_narrow_index(off)?;
-        let elem = match log2 {
-            0 => self.t.i8(),
-            1 => LLVMInt16TypeInContext(self.t.ctx),
-            2 => self.t.i32(),
-            3 => self.t.i64(),
-            _ => LLVMArrayType2(self.t.i8(), 1 << log2),
-        };
+        let elem = self.scale_type(log2);
         let mut idx = self.arg(index);
         let g = LLVMBuildGEP2(self.b, elem, self.arg(base), &mut idx, 1, noname());
         if inbounds && !LLVMIsAInstruction(g).is_null() {
@@ -101,8 +95,19 @@ impl FuncCx<'_> {
         Some(g)
     }
 
+    /// A type of `2^log2` bytes, for `gep`s that scale their index by that much.
+    pub(super) unsafe fn scale_type(&self, log2: u32) -> LLVMTypeRef {
+        match log2 {
+            0 => self.t.i8(),
+            1 => LLVMInt16TypeInContext(self.t.ctx),
+            2 => self.t.i32(),
+            3 => self.t.i64(),
+            _ => LLVMArrayType2(self.t.i8(), 1 << log2),
+        }
+    }
+
     /// The scalar pointer `v` is, or is a splat of.
-    fn uniform_pointer(&self, v: Value) -> Option<Value> {
+    pub(super) fn uniform_pointer(&self, v: Value) -> Option<Value> {
         if !self.vt(v).is_vector() {
             return Some(v);
         }
@@ -117,7 +122,7 @@ impl FuncCx<'_> {
 
     /// `(s, k)` where `off` is `s << k` (or `s · 2^k`) and `s` a sign extension from
     /// integers of at most 32 bits; `k` at most 6.
-    fn scaled_narrow_index(&self, off: Value) -> Option<(Value, u32)> {
+    pub(super) fn scaled_narrow_index(&self, off: Value) -> Option<(Value, u32)> {
         let narrow_sext = |v: Value| match self.def(v) {
             Some(InstData::Cast {
                 op: CastOp::Sext,
@@ -143,7 +148,7 @@ impl FuncCx<'_> {
     }
 
     /// The instruction defining `v`, if an instruction does.
-    fn def(&self, v: Value) -> Option<&InstData> {
+    pub(super) fn def(&self, v: Value) -> Option<&InstData> {
         self.func.dfg.def_inst(v).map(|i| self.func.dfg.inst(i))
     }
 }

@@ -412,12 +412,18 @@ impl FuncCx<'_> {
             } => {
                 let ty = need_ty()?;
                 let mty = self.t.mem_ty(ty);
-                let p = match data {
-                    InstData::Gather { .. } => self.stack_vector_address(*ptr),
-                    _ => None,
-                }
-                .unwrap_or_else(|| self.arg(*ptr));
+                let gather = matches!(data, InstData::Gather { .. });
+                let stack = gather.then(|| self.stack_vector_address(*ptr)).flatten();
                 let pass = self.to_mem(self.arg(*passthru), ty);
+                if stack.is_none() && gather {
+                    if let Some(addr) = self.two_index_address(*ptr) {
+                        let align = Self::align_of(ty, *align);
+                        let mask = self.arg(*mask);
+                        let r = self.two_index_gather(&addr, mty, align, mask, pass)?;
+                        return Ok(Some(self.mem_to_value(r, ty)));
+                    }
+                }
+                let p = stack.unwrap_or_else(|| self.arg(*ptr));
                 let al = self.t.i32c(Self::align_of(ty, *align));
                 let name = if matches!(data, InstData::Gather { .. }) {
                     "llvm.masked.gather"
@@ -445,11 +451,16 @@ impl FuncCx<'_> {
             } => {
                 let ty = self.vt(*value);
                 let v = self.to_mem(self.arg(*value), ty);
-                let p = match data {
-                    InstData::Scatter { .. } => self.stack_vector_address(*ptr),
-                    _ => None,
+                let scatter = matches!(data, InstData::Scatter { .. });
+                let stack = scatter.then(|| self.stack_vector_address(*ptr)).flatten();
+                if stack.is_none() && scatter {
+                    if let Some(addr) = self.two_index_address(*ptr) {
+                        let (mty, align) = (self.t.mem_ty(ty), Self::align_of(ty, *align));
+                        self.two_index_scatter(&addr, mty, align, v, self.arg(*mask))?;
+                        return Ok(None);
+                    }
                 }
-                .unwrap_or_else(|| self.arg(*ptr));
+                let p = stack.unwrap_or_else(|| self.arg(*ptr));
                 let al = self.t.i32c(Self::align_of(ty, *align));
                 let name = if matches!(data, InstData::Scatter { .. }) {
                     "llvm.masked.scatter"

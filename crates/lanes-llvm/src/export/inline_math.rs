@@ -68,9 +68,8 @@ impl FuncCx<'_> {
         LLVMBuildRet(self.b, phi);
     }
 
-    /// The module's function `name` from `arity` values of `ty` to `ty`, its body built by
-    /// `build` (with the function's builder, which is put back where it was) when the
-    /// module does not have it yet.
+    /// The module's inline function `name` from `arity` values of `ty` to `ty`
+    /// ([`Self::internal_inline_function`]).
     unsafe fn inline_math_function(
         &self,
         name: &str,
@@ -81,6 +80,19 @@ impl FuncCx<'_> {
         let vt = self.t.ty(ty);
         let mut params = vec![vt; arity];
         let fty = LLVMFunctionType(vt, params.as_mut_ptr(), arity as u32, 0);
+        self.internal_inline_function(name, fty, build)
+    }
+
+    /// The module's `internal alwaysinline` function `name` of type `fty`, its body built
+    /// by `build` (with the function's builder, which is put back where it was) when the
+    /// module does not have it yet. Such a function holds control flow that one lanes
+    /// instruction needs, so that the export stays instruction by instruction.
+    pub(crate) unsafe fn internal_inline_function(
+        &self,
+        name: &str,
+        fty: LLVMTypeRef,
+        build: impl FnOnce(&Self, LLVMValueRef) -> Result<(), ExportError>,
+    ) -> Result<(LLVMValueRef, LLVMTypeRef), ExportError> {
         let existing = LLVMGetNamedFunction(self.m, crate::llvm::cstr(name).as_ptr());
         if !existing.is_null() {
             return Ok((existing, fty));

@@ -19,7 +19,10 @@
 //!
 //! Module-level work (globals, function declarations, attributes) lives here; function
 //! bodies in [`func`], intrinsic lowering in [`intrinsics`], vector math library calls
-//! (`-fveclib=libmvec`) in [`veclib`].
+//! (`-fveclib=libmvec`) in [`veclib`]. Addresses of gathers and scatters take the forms
+//! the code generator turns into 32-bit-index gathers: a scaled narrow index or a stack
+//! offset in [`addressing`], and two `int` indices, narrowed where their sum fits, in
+//! [`two_index`].
 
 mod addressing;
 mod arith;
@@ -32,6 +35,7 @@ mod log;
 mod loops;
 mod opcode_map;
 mod powi;
+mod two_index;
 mod veclib;
 
 pub use in_place::export_into;
