@@ -21,8 +21,8 @@
 //! bodies in [`func`], intrinsic lowering in [`intrinsics`], vector math library calls
 //! (`-fveclib=libmvec`) in [`veclib`]. Addresses of gathers and scatters take the forms
 //! the code generator turns into 32-bit-index gathers: a scaled narrow index or a stack
-//! offset in [`addressing`], and two `int` indices, narrowed where their sum fits, in
-//! [`two_index`].
+//! offset in `addressing`, and two `int` indices, narrowed where their sum fits, in
+//! `two_index`.
 
 mod addressing;
 mod arith;
