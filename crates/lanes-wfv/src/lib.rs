@@ -15,7 +15,9 @@
 //! 4. [`linearize`](mod@linearize) over the [`block_index`] (§3.1): Fig. 5 partial
 //!    linearization (or full if-conversion), with [`predicates`] from control dependence
 //!    (§2.4), φs on folded edges turned into [`blend`]s, side effects [`guards`]ed, and
-//!    SSA repaired; [`stats`] counts the branches kept and lost (Table 1).
+//!    SSA repaired, then the blends after a BOSCC gadget's join that its region already
+//!    made dropped ([`redundant_blends`]); [`stats`] counts the branches kept and lost
+//!    (Table 1).
 //!
 //! With [`Linearization::Reconverge`] the reconverging transform ([`reconverge`]) and its
 //! lowering to masks replace steps 1–4: uniform branches stay, irreducible cycles are
@@ -65,6 +67,7 @@ pub mod outer_loop;
 pub mod predicates;
 pub mod private_memory;
 pub mod reconverge;
+pub mod redundant_blends;
 pub(crate) mod ssa_repair;
 pub mod stats;
 pub mod variant;

@@ -46,6 +46,7 @@ use crate::divergent_loops::TransformedLoop;
 use crate::guards::{guard_block, Predication};
 use crate::loop_guard::insert_loop_guards;
 use crate::predicates::Predicates;
+use crate::redundant_blends::remove_redundant_blends;
 use crate::ssa_repair::{remove_dead_code, repair_ssa};
 use crate::stats::Stats;
 use crate::{Mode, WfvError};
@@ -314,6 +315,7 @@ pub fn linearize(
     // The branches changed: the analyses of the new CFG are computed by SSA repair.
     analyses.keep_after(Edits::ControlFlow);
     repair_ssa(func, analyses, Some(&index));
+    remove_redundant_blends(func);
     let roots: Vec<lanes_ir::Value> = predication
         .masks()
         .chain(predication.guarded.iter().map(|&(_, m)| m))

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! ; vectorize: @f width=4 [mode=partial|full|reconverge] [order=df|dfpd|bf|rpot]
-//! ;            [skip=auto|all|off] [masked] [masks=lane-width]
+//! ;            [skip=auto|all|off] [boscc=all|auto] [masked] [masks=lane-width]
 //! ```
 //!
 //! or `; reconverge: @f [order=df|dfpd|bf|rpot]` (the reconverging CFG alone, steps 1–3 of
@@ -26,7 +26,7 @@ use cranelift_entity::EntityRef;
 use lanes_ir::filetest::{run_golden, FileTest};
 use lanes_ir::write::function_to_string;
 use lanes_wfv::reconverge::{BlockOrder, SkipEmpty};
-use lanes_wfv::{define_variant, Linearization, Mode};
+use lanes_wfv::{define_variant, BosccPolicy, Linearization, Mode};
 
 /// One `; vectorize:` directive.
 #[derive(Debug)]
@@ -77,12 +77,15 @@ impl Request {
                         .find(|s| s.name() == k)
                         .ok_or_else(|| format!("unknown skip policy `{k}`"))?;
                 }
+                Some(("boscc", "all")) => req.mode.boscc = Some(BosccPolicy::All),
+                Some(("boscc", "auto")) => req.mode.boscc = Some(BosccPolicy::Auto),
                 None if word == "masked" => req.masked = true,
                 Some(("masks", "lane-width")) => req.lane_width_masks = true,
                 _ => {
                     return Err(format!(
                         "unknown option `{word}` (width=N, mode=partial|full|reconverge, \
-                         order=df|dfpd|bf|rpot, skip=auto|all|off, masked, masks=lane-width)"
+                         order=df|dfpd|bf|rpot, skip=auto|all|off, boscc=all|auto, masked, \
+                         masks=lane-width)"
                     ))
                 }
             }

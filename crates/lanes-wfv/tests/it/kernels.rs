@@ -12,7 +12,7 @@ use crate::common;
 
 use lanes_interp::{Memory, RtValue, WorkItemContext};
 use lanes_ir::{FuncId, Module, Shape};
-use lanes_wfv::{FusionPolicy, Mode, Stats};
+use lanes_wfv::{BosccPolicy, FusionPolicy, Mode, Stats};
 
 /// Elements per buffer argument; contents are small so that data-dependent indices stay
 /// in bounds.
@@ -117,6 +117,18 @@ fn reconverged_kernels() {
 fn partial_linearization_of_kernels() {
     for varying in [false, true] {
         let (s, _, _) = check(Mode::PARTIAL, varying);
+        assert_eq!(s.lost, 0);
+        assert!(s.divergent > 0);
+    }
+}
+
+/// BOSCC gadgets on every divergent branch that can have one, over the corpus: each
+/// kernel keeps its meaning with the blends after the gadgets' joins that the region
+/// already made dropped (`redundant_blends`), and no uniform branch is lost.
+#[test]
+fn boscc_gadgets_of_kernels() {
+    for varying in [false, true] {
+        let (s, _, _) = check(Mode::boscc(BosccPolicy::All), varying);
         assert_eq!(s.lost, 0);
         assert!(s.divergent > 0);
     }
