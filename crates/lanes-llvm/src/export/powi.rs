@@ -125,13 +125,7 @@ impl FuncCx<'_> {
         // power: the first UNROLLED bits straight-line, so that small exponents (the common
         // case) take no loop and no mispredicted exit.
         LLVMPositionBuilderAtEnd(b, power);
-        let exp = LLVMBuildFPToSI(b, y, vi32, n);
-        let negative = LLVMBuildICmp(b, LLVMIntSLT, exp, i32s(0), n);
-        let minus = LLVMBuildSub(b, i32s(0), exp, n);
-        let magnitude = LLVMBuildSelect(b, negative, minus, exp, n);
-        let wide = LLVMBuildFPExt(b, x, vf64, n);
-        let reciprocal = LLVMBuildFDiv(b, f64s(1.0), wide, n);
-        let base = LLVMBuildSelect(b, negative, reciprocal, wide, n);
+        let (magnitude, base) = self.magnitude_and_base(x, y, vi32, i32s(0), f64s(1.0));
         // One step: r *= p where the low bit of m is set; p *= p; m >>= 1.
         let step_once = |(r, p, m): (LLVMValueRef, LLVMValueRef, LLVMValueRef)| {
             let bit = LLVMBuildTrunc(b, m, vi1, n);
@@ -174,6 +168,27 @@ impl FuncCx<'_> {
         LLVMAddIncoming(raised, incoming.as_mut_ptr(), from.as_mut_ptr(), 2);
         LLVMBuildRet(b, LLVMBuildFPTrunc(b, raised, vf, n));
         Ok(())
+    }
+
+    /// `|n|` for `n = fptosi y` (of integer type `int_ty`, whose 0 is `zero`), and the base
+    /// to raise to it: `x` widened to `double`, or its reciprocal where `n < 0` (`one` is
+    /// 1.0 in `x`'s lanes). `y` is a vector like `x`, or a scalar for all lanes.
+    unsafe fn magnitude_and_base(
+        &self,
+        x: LLVMValueRef,
+        y: LLVMValueRef,
+        int_ty: LLVMTypeRef,
+        zero: LLVMValueRef,
+        one: LLVMValueRef,
+    ) -> (LLVMValueRef, LLVMValueRef) {
+        let (b, n) = (self.b, noname());
+        let exp = LLVMBuildFPToSI(b, y, int_ty, n);
+        let negative = LLVMBuildICmp(b, LLVMIntSLT, exp, zero, n);
+        let minus = LLVMBuildSub(b, zero, exp, n);
+        let magnitude = LLVMBuildSelect(b, negative, minus, exp, n);
+        let wide = LLVMBuildFPExt(b, x, LLVMTypeOf(one), n);
+        let reciprocal = LLVMBuildFDiv(b, one, wide, n);
+        (magnitude, LLVMBuildSelect(b, negative, reciprocal, wide, n))
     }
 
     /// The blocks of `lanes.powi` for an exponent the same in every lane (the common case:
@@ -222,13 +237,7 @@ impl FuncCx<'_> {
 
         // uniform.power: the base (x, or 1/x for a negative exponent) in double.
         LLVMPositionBuilderAtEnd(b, power);
-        let exp = LLVMBuildFPToSI(b, s, i32t, n);
-        let negative = LLVMBuildICmp(b, LLVMIntSLT, exp, int(0), n);
-        let minus = LLVMBuildSub(b, int(0), exp, n);
-        let magnitude = LLVMBuildSelect(b, negative, minus, exp, n);
-        let wide = LLVMBuildFPExt(b, x, vf64, n);
-        let reciprocal = LLVMBuildFDiv(b, splats.f64(1.0), wide, n);
-        let base = LLVMBuildSelect(b, negative, reciprocal, wide, n);
+        let (magnitude, base) = self.magnitude_and_base(x, s, i32t, int(0), splats.f64(1.0));
         let zero = LLVMBuildICmp(b, LLVMIntEQ, magnitude, int(0), n);
         LLVMBuildCondBr(b, zero, done, step);
 
