@@ -2,7 +2,7 @@
 //!
 //! The input is imported function by function ([`lanes_llvm::import::import_partial`]);
 //! under `-fopenmp-simd`/`-fopenmp` the `declare simd` variants clang announces are
-//! defined ([`crate::declare_simd`]); loops marked parallel (`#pragma omp simd`, `#pragma
+//! defined (`crate::declare_simd`); loops marked parallel (`#pragma omp simd`, `#pragma
 //! clang loop vectorize(assume_safety)`) are vectorized as outer loops (PLDI'18 §7,
 //! [`lanes_wfv::outer_loop`]) at the target's width (or `simdlen(N)`); then lanes writes
 //! its functions back into clang's module, where the functions it could not express stayed,

@@ -12,9 +12,9 @@
 //! - [`dfg`], [`layout`], [`function`], [`module`]: containers;
 //! - [`graph`]: the one engine for depth-first orders, dominator trees and SCCs;
 //! - [`builder`]: appending instructions; [`cursor`]: editing a function in place;
-//! - [`write`] and [`parser`]: the `.lir` text format;
+//! - [`write`](mod@write) and [`parser`]: the `.lir` text format;
 //! - [`verifier`]: SSA dominance, types, φ/predecessor agreement, terminators;
-//! - [`generator`] (feature `fuzzing`): random well-formed functions for differential tests.
+//! - `generator` (feature `fuzzing`): random well-formed functions for differential tests.
 
 pub mod builder;
 pub mod cursor;

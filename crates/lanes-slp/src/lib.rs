@@ -11,8 +11,8 @@
 //! - [`pssa`]: items, μ-nodes, gated φs and loops (Fig. 4);
 //! - [`convert`]: a CFG in SSA form to Predicated SSA, with predicates from
 //!   post-dominance frontiers (Fig. 8);
-//! - [`lower`] with its block builder: back to a CFG (§3.5, Fig. 12);
-//! - [`verify`] and [`write`]: the invariants and the text form;
+//! - [`lower`](mod@lower) with its block builder: back to a CFG (§3.5, Fig. 12);
+//! - [`verify`] and [`write`](mod@write): the invariants and the text form;
 //! - [`address`] and [`dependence`]: adjacency and loop-independent dependence (§4.2);
 //! - [`cost`] and [`target_cost`]: what a tree of packs saves (§4.3), priced by counting
 //!   registers or by LLVM's cost model of the target;
@@ -23,7 +23,7 @@
 //! - [`codegen`]: scheduling and vector items, masked where predicates differ, vector
 //!   μ-nodes for packed loop-carried values (§3.4, Fig. 11);
 //! - [`unroll`]: counted loops unrolled into a main loop and a remainder (§4.1);
-//! - [`supervectorize`]: the pass, function in, function out.
+//! - [`supervectorize()`]: the pass, function in, function out.
 //!
 //! [`round_trip`] converts and lowers without changing anything: the differential tests
 //! run it on generated programs and the C corpus, so that every later transform starts

@@ -1,6 +1,6 @@
 //! From Predicated SSA back to a CFG (SuperVectorization, PLDI'22 §3.5, Fig. 12).
 //!
-//! Item lists are lowered level by level with a [`BlockBuilder`] each: an instruction
+//! Item lists are lowered level by level with a `BlockBuilder` each: an instruction
 //! goes to the block the builder gives for its predicate; a loop gets a header (with its
 //! μ-nodes as φs), its body lowered by a builder of its own, a block that runs after the
 //! body whatever the body's guards, where the continue predicate branches to a dedicated

@@ -54,6 +54,8 @@ pub struct AnalyzeArgs {
     /// The function (default: the only one in the file)
     #[arg(short, long)]
     pub function: Option<String>,
+    // The doc comment is clap's help text, shown verbatim: `<n>` is not an HTML tag.
+    #[allow(rustdoc::invalid_html_tags)]
     /// Argument shapes: u, c, s<n>, v with optional a<n>, comma-separated (e.g. `u,ca16,v`),
     /// one per parameter as written in C for C input, or `name=shape` (as for vectorize)
     #[arg(long)]

@@ -83,6 +83,8 @@ pub struct RunArgs {
     /// The kernel to run
     #[arg(long, short = 'k')]
     pub kernel: String,
+    // The doc comment is clap's help text, shown verbatim: keep its brackets unescaped.
+    #[allow(rustdoc::broken_intra_doc_links)]
     /// Global work size, 1 to 3 dimensions (X[,Y[,Z]])
     #[arg(long, value_delimiter = ',', required = true)]
     pub global: Vec<u64>,

@@ -143,6 +143,8 @@ pub struct VectorizeArgs {
     /// The function to vectorize (optional if the file defines only one)
     #[arg(long)]
     pub function: Option<String>,
+    // The doc comment is clap's help text, shown verbatim: `<n>` is not an HTML tag.
+    #[allow(rustdoc::invalid_html_tags)]
     /// Parameter shapes: u, c, s<n>, v with optional a<n>, comma-separated, one per parameter
     /// as written in C (for C/C++/OpenCL input, whatever the ABI makes of it: a struct's
     /// pieces share its shape, a returned struct's hidden pointer is varying) or as in the

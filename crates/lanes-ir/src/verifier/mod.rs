@@ -15,7 +15,7 @@
 //!   the end of its incoming block. Uses in unreachable blocks are exempt, as in LLVM;
 //! - each φ lists every distinct predecessor block exactly once, and nothing else;
 //! - an instruction has a result exactly when its kind (or its callee) produces one;
-//! - operand and result types obey the rules in [`typing`];
+//! - operand and result types obey the rules in `typing`;
 //! - globals' initializers match their size; alignments are powers of two.
 
 mod dominance;

@@ -18,8 +18,8 @@
 //! back, so an object compiled through lanes links against C callers.
 //!
 //! Module-level work (globals, function declarations, attributes) lives here; function
-//! bodies in [`func`], intrinsic lowering in [`intrinsics`], vector math library calls
-//! (`-fveclib=libmvec`) in [`veclib`]. Addresses of gathers and scatters take the forms
+//! bodies in `func`, intrinsic lowering in `intrinsics`, vector math library calls
+//! (`-fveclib=libmvec`) in `veclib`. Addresses of gathers and scatters take the forms
 //! the code generator turns into 32-bit-index gathers: a scaled narrow index or a stack
 //! offset in `addressing`, and two `int` indices, narrowed where their sum fits, in
 //! `two_index`.

@@ -9,9 +9,9 @@
 //! [`ImportError`] naming the function, the printed instruction and the source line; the
 //! importer never panics on its input. The result is checked by the lanes verifier.
 //!
-//! - [`types`]: type mapping and data layout;
-//! - [`consts`]: global initializers as bytes;
-//! - [`func`]: function bodies; [`gep`]: address arithmetic; [`calls`]: calls and intrinsics.
+//! - `types`: type mapping and data layout;
+//! - `consts`: global initializers as bytes;
+//! - `func`: function bodies; `gep`: address arithmetic; `calls`: calls and intrinsics.
 
 mod calls;
 mod consts;
