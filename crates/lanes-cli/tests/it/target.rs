@@ -326,3 +326,56 @@ fn private_stack_gathers_take_32_bit_offsets_from_the_frame() {
         );
     }
 }
+
+/// Emitted LLVM IR says what it was made for, as clang's does: every function lanes
+/// defines carries the target's `"target-cpu"` and `"target-features"`, so `llc-19`
+/// without `-mcpu` makes Haswell code of it (no AVX-512, hardware gathers), not code for
+/// generic x86-64.
+#[test]
+fn emitted_llvm_ir_names_its_target() {
+    let src = scratch_file(
+        "lookup_ir.c",
+        "void look(long i, const int *t, const int *idx, int *out) { out[i] = t[idx[i]]; }\n",
+    );
+    let d = scratch_dir("target-attributes");
+    let ll = d.join("look.ll");
+    run(lanes()
+        .args([
+            "vectorize",
+            s(&src),
+            "--function",
+            "look",
+            "--shapes",
+            "c,u,u,u",
+        ])
+        .args(["-march=haswell", "-O2", "-o", s(&ll)]));
+    let text = std::fs::read_to_string(&ll).expect("LLVM IR");
+    let defined: Vec<&str> = text.lines().filter(|l| l.starts_with("define ")).collect();
+    assert!(!defined.is_empty(), "{text}");
+    for line in text.lines().filter(|l| l.starts_with("attributes #")) {
+        if line.contains("target-cpu") {
+            assert!(line.contains("\"target-cpu\"=\"haswell\""), "{line}");
+        }
+    }
+    for f in &defined {
+        let group = f
+            .rsplit('#')
+            .next()
+            .and_then(|g| g.split_whitespace().next());
+        let group = group.unwrap_or_else(|| panic!("no attribute group: {f}"));
+        let attrs = text
+            .lines()
+            .find(|l| l.starts_with(&format!("attributes #{group} ")))
+            .unwrap_or_else(|| panic!("no attributes #{group}"));
+        assert!(attrs.contains("\"target-cpu\"=\"haswell\""), "{f}\n{attrs}");
+    }
+    if Command::new("llc-19").arg("--version").output().is_err() {
+        eprintln!("skipped the llc-19 half: install llvm-19 (Debian package llvm-19)");
+        return;
+    }
+    let asm = d.join("look_llc.s");
+    run(Command::new("llc-19").args(["-O2", s(&ll), "-o", s(&asm)]));
+    let asm = std::fs::read_to_string(&asm).expect("assembly");
+    assert!(avx512_lines(&asm).is_empty(), "{asm}");
+    assert!(asm.contains("vpgatherdd"), "no hardware gather:\n{asm}");
+}
