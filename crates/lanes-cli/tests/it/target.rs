@@ -244,31 +244,37 @@ fn masks_are_lane_width_integers_without_mask_registers() {
     );
 }
 
+/// Vectorizes the lookup `out[i] = t[idx[i]]` (an `int` index) for `march` at `opt`
+/// into `out` (its suffix says what to write).
+fn vectorize_lookup(march: &str, opt: &str, out: &Path) {
+    let src = scratch_file(
+        "lookup.c",
+        "void look(long i, const int *t, const int *idx, int *out) { out[i] = t[idx[i]]; }\n",
+    );
+    run(lanes()
+        .args([
+            "vectorize",
+            s(&src),
+            "--function",
+            "look",
+            "--shapes",
+            "c,u,u,u",
+        ])
+        .args([march, opt, "-o", s(out)]));
+}
+
 /// A lookup `t[idx[i]]` with an `int` index is one hardware gather with 32-bit indices
 /// scaled by the element size: `vpgatherdd (base,%ymm,4)` for Haswell (whose LLVM tuning
 /// would otherwise make it eight branches and scalar loads) and on `zmm` for AVX-512.
 #[test]
 fn int_indexed_lookups_are_hardware_gathers_with_32_bit_indices() {
-    let src = scratch_file(
-        "lookup.c",
-        "void look(long i, const int *t, const int *idx, int *out) { out[i] = t[idx[i]]; }\n",
-    );
     let d = scratch_dir("target-gathers");
     for (march, reg) in [
         ("-march=haswell", "%ymm"),
         ("-march=skylake-avx512", "%zmm"),
     ] {
         let asm = d.join("lookup.s");
-        run(lanes()
-            .args([
-                "vectorize",
-                s(&src),
-                "--function",
-                "look",
-                "--shapes",
-                "c,u,u,u",
-            ])
-            .args([march, "-O3", "-o", s(&asm)]));
+        vectorize_lookup(march, "-O3", &asm);
         let text = std::fs::read_to_string(&asm).expect("assembly");
         let gathers: Vec<&str> = text.lines().filter(|l| l.contains("gather")).collect();
         assert!(
@@ -333,22 +339,9 @@ fn private_stack_gathers_take_32_bit_offsets_from_the_frame() {
 /// generic x86-64.
 #[test]
 fn emitted_llvm_ir_names_its_target() {
-    let src = scratch_file(
-        "lookup_ir.c",
-        "void look(long i, const int *t, const int *idx, int *out) { out[i] = t[idx[i]]; }\n",
-    );
     let d = scratch_dir("target-attributes");
     let ll = d.join("look.ll");
-    run(lanes()
-        .args([
-            "vectorize",
-            s(&src),
-            "--function",
-            "look",
-            "--shapes",
-            "c,u,u,u",
-        ])
-        .args(["-march=haswell", "-O2", "-o", s(&ll)]));
+    vectorize_lookup("-march=haswell", "-O2", &ll);
     let text = std::fs::read_to_string(&ll).expect("LLVM IR");
     let defined: Vec<&str> = text.lines().filter(|l| l.starts_with("define ")).collect();
     assert!(!defined.is_empty(), "{text}");
