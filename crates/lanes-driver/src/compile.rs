@@ -137,7 +137,10 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
         },
         target: target.options(opt),
         emit: req.emit,
-        export: ExportOptions { veclib },
+        export: ExportOptions {
+            veclib,
+            fast_gather: target.wants_fast_gather(),
+        },
     };
     let mut remarks = Vec::new();
     let mut slp = Vec::new();
@@ -191,7 +194,13 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
                 register_bits: bits,
             };
             let model = match req.slp_cost {
-                SlpCost::Target => Some(TargetCostModel::new(&target, ExportOptions { veclib })?),
+                SlpCost::Target => Some(TargetCostModel::new(
+                    &target,
+                    ExportOptions {
+                        veclib,
+                        fast_gather: false,
+                    },
+                )?),
                 SlpCost::Registers => None,
             };
             // One price cache for the module: a price depends on the instruction's

@@ -273,7 +273,10 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
                 },
                 target: target.vector_code_options(opt),
                 emit,
-                export: ExportOptions { veclib },
+                export: ExportOptions {
+                    veclib,
+                    fast_gather: false,
+                },
             };
             let name = req
                 .input

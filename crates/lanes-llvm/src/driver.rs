@@ -162,12 +162,39 @@ fn lower_changed(
 ) -> Result<Vec<u8>, LlvmError> {
     let tm = target_machine(&opts.target)?;
     configure_module(llm, &tm);
+    if opts.export.fast_gather {
+        ask_for_hardware_gathers(llm, changed);
+    }
     verify(llm)?;
     match changed {
         Some(changed) => optimize_changed(llm, &tm, &opts.pipeline, changed)?,
         None => optimize(llm, &tm, &opts.pipeline)?,
     }
     emit(llm, &tm, opts.emit)
+}
+
+/// Adds `+fast-gather` to the target features of the defined functions named in `changed`
+/// (all of them without it): LLVM's tuning for most AVX2 CPUs turns the gathers and
+/// scatters of vector code into a branch and a scalar access per lane. A tuning feature,
+/// it does not keep such a function from being inlined into one without it.
+fn ask_for_hardware_gathers(llm: &inkwell::module::Module<'_>, changed: Option<&HashSet<String>>) {
+    use inkwell::attributes::AttributeLoc;
+    let ctx = llm.get_context();
+    for f in llm.get_functions().filter(|f| f.count_basic_blocks() > 0) {
+        let name = f.get_name().to_string_lossy();
+        if changed.is_some_and(|c| !c.contains(&*name)) {
+            continue;
+        }
+        let old = f
+            .get_string_attribute(AttributeLoc::Function, "target-features")
+            .map(|a| a.get_string_value().to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let features = crate::target::plus_fast_gather(&old);
+        if features != old {
+            let attr = ctx.create_string_attribute("target-features", &features);
+            f.add_attribute(AttributeLoc::Function, attr);
+        }
+    }
 }
 
 /// A digest of each defined function's text, to tell which ones a transformation changed.

@@ -206,11 +206,17 @@ impl Target {
         }
     }
 
+    /// Whether vector code for this target needs `+fast-gather` to get hardware gathers and
+    /// scatters ([`with_hardware_gathers`]): x86 with AVX2 and without AVX-512.
+    pub fn wants_fast_gather(&self) -> bool {
+        self.is_x86() && self.has("avx2") && !self.has("avx512f")
+    }
+
     /// The code generator's options for the vector code lanes made: [`Target::options`],
     /// with hardware gathers and scatters on AVX2 ([`with_hardware_gathers`]).
     pub fn vector_code_options(&self, opt_level: u8) -> TargetOptions {
         let mut options = self.options(opt_level);
-        if self.is_x86() && self.has("avx2") && !self.has("avx512f") {
+        if self.wants_fast_gather() {
             options.features = Some(plus_fast_gather(options.features.as_deref().unwrap_or("")));
         }
         options
@@ -243,7 +249,7 @@ pub fn with_hardware_gathers(features: &str) -> String {
 }
 
 /// `features` with `+fast-gather` (once).
-fn plus_fast_gather(features: &str) -> String {
+pub(crate) fn plus_fast_gather(features: &str) -> String {
     if features.is_empty() {
         "+fast-gather".into()
     } else if features.split(',').any(|x| x == "+fast-gather") {

@@ -77,3 +77,22 @@ fn a_row_then_a_column_gathers_with_32_bit_indices() {
         assert!(text.contains("vgatherqps"), "{march}: no wide path\n{text}");
     }
 }
+
+/// `lanes compile` asks for hardware gathers in the functions it vectorized, as `lanes
+/// vectorize` does: on Haswell, whose LLVM tuning would otherwise turn each gather into
+/// eight branches and scalar loads, an `omp simd` loop's row-and-column lookup is
+/// `vgatherdps` on `ymm`.
+#[test]
+fn omp_simd_loops_get_hardware_gathers_on_avx2() {
+    let d = scratch_dir("two-index-compile");
+    let asm = d.join("k.s");
+    run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args(["compile", "-fopenmp-simd", "-O2", "-march=haswell", "-S"])
+        .args([s(&data("two_index_kernels.c")), "-o", s(&asm)]));
+    let text = std::fs::read_to_string(&asm).expect("assembly");
+    let narrow = text
+        .lines()
+        .filter(|l| l.contains("vgatherdps") && l.contains("%ymm") && l.contains(",4)"))
+        .count();
+    assert!(narrow >= 2, "{narrow} hardware gathers\n{text}");
+}

@@ -58,6 +58,10 @@ pub struct ExportOptions {
     /// The vector math library vector math intrinsics call (`-fveclib=`); LLVM's vector
     /// intrinsics (scalarized by the backend) if `None`.
     pub veclib: Option<VecLib>,
+    /// The functions lanes made or changed get `+fast-gather` in their target features
+    /// ([`crate::target::Target::wants_fast_gather`]), so that their gathers and scatters
+    /// are hardware ones on AVX2 even where the rest of the module is clang's.
+    pub fast_gather: bool,
 }
 
 /// Translates `module` into a new LLVM module named `name` in `ctx`.
