@@ -34,6 +34,9 @@ use lanes_ir::{BinaryOp, Block, Function, InstData, UnaryOp, Value, ValueSubstit
 /// How deep a chain of selects on one path is followed.
 const MAX_DEPTH: usize = 8;
 
+/// How many literals a mask is split into at most (the rest stay whole `and`s).
+const MAX_LITERALS: usize = 8;
+
 /// Replaces the redundant blends of `func` (module docs) by the φs they repeat; returns
 /// how many. The blends are left dead for the caller's dead-code removal.
 pub fn remove_redundant_blends(func: &mut Function) -> usize {
@@ -136,7 +139,7 @@ fn literals(func: &Function, subst: &ValueSubstitution, v: Value, negated: bool)
                 op: BinaryOp::And,
                 args,
                 ..
-            }) if !negated && out.len() + work.len() < MAX_DEPTH => {
+            }) if !negated && out.len() + work.len() < MAX_LITERALS => {
                 work.extend(args.iter().map(|&x| (subst.resolve(x), false)));
             }
             _ => out.push((v, negated)),

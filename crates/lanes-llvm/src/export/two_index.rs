@@ -39,12 +39,6 @@ pub(super) struct TwoIndexAddress {
     log2: u32,
 }
 
-/// What the narrowed access does at the vector of pointers it is given.
-enum Access {
-    Gather { mem_ty: LLVMTypeRef, align: u32 },
-    Scatter { mem_ty: LLVMTypeRef, align: u32 },
-}
-
 impl FuncCx<'_> {
     /// The address vector `ptrs` as a uniform base and two scaled 32-bit indices (module
     /// docs): a chain of vector `ptradd`s from a uniform pointer whose offsets are uniform
@@ -135,8 +129,7 @@ impl FuncCx<'_> {
         mask: LLVMValueRef,
         passthru: LLVMValueRef,
     ) -> Result<LLVMValueRef, ExportError> {
-        let access = Access::Gather { mem_ty, align };
-        let (f, fty) = self.two_index_function(addr, access)?;
+        let (f, fty) = self.two_index_function(addr, true, mem_ty, align)?;
         Ok(self.call(
             f,
             fty,
@@ -153,23 +146,21 @@ impl FuncCx<'_> {
         value: LLVMValueRef,
         mask: LLVMValueRef,
     ) -> Result<(), ExportError> {
-        let access = Access::Scatter { mem_ty, align };
-        let (f, fty) = self.two_index_function(addr, access)?;
+        let (f, fty) = self.two_index_function(addr, false, mem_ty, align)?;
         self.call(f, fty, &[addr.base, addr.first, addr.second, mask, value]);
         Ok(())
     }
 
-    /// The module's narrowing function for `access` with `addr`'s scale: parameters
-    /// `(base, first, second, mask, passthru or value)`.
+    /// The module's narrowing function for a gather (or, unless `gather`, a scatter) of
+    /// `mem_ty` at `align` with `addr`'s scale: parameters `(base, first, second, mask,
+    /// passthru or value)`.
     unsafe fn two_index_function(
         &self,
         addr: &TwoIndexAddress,
-        access: Access,
+        gather: bool,
+        mem_ty: LLVMTypeRef,
+        align: u32,
     ) -> Result<(LLVMValueRef, LLVMTypeRef), ExportError> {
-        let (mem_ty, align, gather) = match access {
-            Access::Gather { mem_ty, align } => (mem_ty, align, true),
-            Access::Scatter { mem_ty, align } => (mem_ty, align, false),
-        };
         let lanes = LLVMGetVectorSize(mem_ty);
         let i32s = LLVMTypeOf(addr.first);
         let masks = LLVMVectorType(LLVMInt1TypeInContext(self.t.ctx), lanes);
