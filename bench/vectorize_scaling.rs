@@ -18,6 +18,16 @@
 //! InstCombine's known-bits queries walk every dominating condition on `u`. That measured
 //! LLVM's limits, not lanes'; lanes followed clang's curve within 1.1–1.4× there.
 //!
+//! lanes' vector function, though, is one long block whatever clang's is: partial
+//! linearization leaves no branch at a divergent if/else, and SimplifyCFG turns the
+//! branches on `c[k]` with their one-add arms into selects. LLVM 19's code generator is
+//! superlinear in block length (measured with `llc-19 -time-passes` on lanes' output at
+//! 10k and 20k statements: the machine combiner, which walks the whole block to take its
+//! size after each rewrite, x9–17 per doubling; greedy register allocation x3–4;
+//! instruction selection x2–3). Above 10k vector instructions on targets with mask
+//! registers, the unmasked variant is a call of the masked body, so that this cost is
+//! paid once, not twice (`lanes_wfv::outer_loop::unmasked_through_masked`).
+//!
 //! The requirement: from 2.5k to 40k statements each doubling costs at most 2.3x, and
 //! lanes stays within 2x of clang at the largest size, for `vectorize` and `compile -O2`
 //! alike. The table gives per size the times, the growth over the previous size and the

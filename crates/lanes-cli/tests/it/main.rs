@@ -19,6 +19,7 @@ mod fp_contract;
 mod kernel_corpus;
 mod llvm_commands;
 mod omp_simd;
+mod one_body;
 mod opencl;
 mod slp;
 mod table1;

@@ -34,7 +34,7 @@ use lanes_analysis::{AnalysisSet, FunctionAnalyses, Loop};
 use lanes_ir::{Block, FuncCursor, FuncId, Function, InstData, Module, Shape};
 
 pub use recognize::{recognize, Declined, ParallelLoop};
-pub use spmd_launcher::launcher;
+pub use spmd_launcher::{launcher, unmasked_through_masked};
 
 use crate::{define_variant_noting, Mode, VariantSpec, WidenReport};
 

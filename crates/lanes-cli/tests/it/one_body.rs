@@ -1,0 +1,146 @@
+//! A very large SPMD function gets one vector body on targets with mask registers: the
+//! unmasked variant calls the masked body with every lane on, instead of being a second
+//! copy of the code (`lanes_wfv::outer_loop::unmasked_through_masked`). The tests check
+//! where it applies (AVX-512, above the size threshold), where it does not (AVX2, small
+//! functions), that the exported variant keeps its name and ABI, and that the launcher
+//! over it computes what the scalar function computes, for counts that are and are not
+//! multiples of the width.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{clang, cpu_has, run, s, scratch_dir};
+
+const NOTE: &str = "runs the masked body with every lane on";
+
+/// An SPMD function `big(i, a, b, c, u)` of `n` statements, as the compile-time
+/// benchmark writes it (bench/vectorize_scaling.rs): divergent if/else on a varying
+/// value, integer mixing, a float select, a branch on a uniform table entry.
+fn big_source(n: usize) -> String {
+    let mut src = String::from(
+        "void big(long i, int *a, float *b, const int *c, int u) {\n  int x = a[i]; float y = b[i];\n",
+    );
+    for k in 0..n {
+        src.push_str(&match k % 4 {
+            0 => format!(
+                "  if (x > {}) x = (x * {} + u) ^ (x >> 3); else y = y * 0.5f + {};\n",
+                k % 97,
+                k % 7 + 1,
+                k % 13
+            ),
+            1 => format!("  x ^= (x >> {}) + {k};\n", k % 5 + 1),
+            2 => format!("  y = y > {}.0f ? y - 1.0f : y + (float)x;\n", k % 11),
+            _ => format!("  if (c[{k}] > {}) {{ x += {}; }}\n", k % 50, k % 3),
+        });
+    }
+    src.push_str("  a[i] = x; b[i] = y;\n}\n");
+    src
+}
+
+/// Vectorizes `big` of `src` with `flags`; the object and lanes' standard error.
+fn vectorize(d: &Path, src: &Path, tag: &str, flags: &[&str]) -> (PathBuf, String) {
+    let obj = d.join(format!("{tag}.o"));
+    let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "vectorize",
+            s(src),
+            "--function",
+            "big",
+            "--shapes",
+            "c,u,u,u,u",
+        ])
+        .args(["--clang-arg=-ffp-contract=off"])
+        .args(flags)
+        .args(["-o", s(&obj)]));
+    (obj, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// The size in bytes of `symbol` in `obj` (`nm -S`).
+fn symbol_size(obj: &Path, symbol: &str) -> u64 {
+    let out = run(Command::new("nm").args(["-S", "--defined-only", s(obj)]));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() == 4 && f[3] == symbol).then(|| u64::from_str_radix(f[1], 16).unwrap())
+        })
+        .unwrap_or_else(|| panic!("{symbol} not in {}", obj.display()))
+}
+
+const DRIVER: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+void big_spmd(long n, int *a, float *b, const int *c, int u);
+void ref_big(long i, int *a, float *b, const int *c, int u);
+int main(int argc, char **argv) {
+  long n = atol(argv[1]), cap = 200;
+  int a[200], ra[200]; float b[200], rb[200]; static int c[4000];
+  for (int k = 0; k < 4000; k++) c[k] = (k * 7919) % 100;
+  for (long i = 0; i < cap; i++) { a[i] = ra[i] = (int)(i * 2654435761u % 200); b[i] = rb[i] = i % 17; }
+  big_spmd(n, a, b, c, 3);
+  for (long i = 0; i < n; i++) ref_big(i, ra, rb, c, 3);
+  if (memcmp(a, ra, sizeof a) || memcmp(b, rb, sizeof b)) { printf("differ\n"); return 1; }
+  printf("ok %ld\n", n);
+  return 0;
+}
+"#;
+
+#[test]
+fn large_functions_share_one_body_where_masks_are_registers() {
+    let d = scratch_dir("one_body");
+    let src = d.join("big.c");
+    std::fs::write(&src, big_source(1200)).unwrap();
+    // AVX-512: one body; the exported unmasked variant is a call of it.
+    let (obj, stderr) = vectorize(&d, &src, "avx512", &["-march=znver4"]);
+    assert!(stderr.contains(NOTE), "{stderr}");
+    let variant = symbol_size(&obj, "_ZGVeN16luuuu_big");
+    assert!(variant < 256, "the unmasked variant is {variant} bytes");
+    // AVX2: masks are vectors there, an entry mask costs a vector `and` per branch;
+    // two copies, the unmasked one as large as the function.
+    let (obj2, stderr2) = vectorize(&d, &src, "avx2", &["-march=haswell"]);
+    assert!(!stderr2.contains(NOTE), "{stderr2}");
+    let variant2 = symbol_size(&obj2, "_ZGVdN8luuuu_big");
+    assert!(
+        variant2 > 10_000,
+        "the unmasked variant is {variant2} bytes"
+    );
+    // A small function keeps its two copies on AVX-512 too.
+    let small = d.join("small.c");
+    std::fs::write(&small, big_source(40)).unwrap();
+    let (_, stderr3) = vectorize(&d, &small, "small", &["-march=znver4"]);
+    assert!(!stderr3.contains(NOTE), "{stderr3}");
+
+    // The launcher over the shared body equals the scalar function (clang-19).
+    let mut objects = vec![obj2];
+    if cpu_has("avx512f") {
+        objects.push(obj);
+    } else {
+        eprintln!("note: the host has no AVX-512; only the AVX2 objects are run");
+    }
+    let reference = d.join("ref.o");
+    run(clang()
+        .args([
+            "-O1",
+            "-ffp-contract=off",
+            "-Dbig=ref_big",
+            "-c",
+            "-o",
+            s(&reference),
+        ])
+        .arg(&src));
+    let driver = d.join("driver.c");
+    std::fs::write(&driver, DRIVER).unwrap();
+    for (k, obj) in objects.iter().enumerate() {
+        let exe = d.join(format!("driver{k}"));
+        run(clang()
+            .args(["-O1", "-o", s(&exe)])
+            .args([&driver, &reference, obj]));
+        for n in [0, 1, 15, 16, 37, 64, 200] {
+            let out = run(Command::new(&exe).arg(n.to_string()));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), format!("ok {n}\n"));
+        }
+    }
+}
