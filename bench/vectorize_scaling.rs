@@ -24,9 +24,12 @@
 //! superlinear in block length (measured with `llc-19 -time-passes` on lanes' output at
 //! 10k and 20k statements: the machine combiner, which walks the whole block to take its
 //! size after each rewrite, x9–17 per doubling; greedy register allocation x3–4;
-//! instruction selection x2–3). Above 10k vector instructions on targets with mask
-//! registers, the unmasked variant is a call of the masked body, so that this cost is
-//! paid once, not twice (`lanes_wfv::outer_loop::unmasked_through_masked`).
+//! instruction selection x2–3). So lanes gives LLVM bounded pieces: vector functions
+//! over 10k instructions are split into `noinline` functions of about 2,000
+//! (`lanes_wfv::chunks`), and where masks are registers the unmasked variant calls the
+//! masked body rather than being a second copy
+//! (`lanes_wfv::outer_loop::unmasked_through_masked`). Before both, vectorizing 40k
+//! statements took 361 s (6.0x clang); after, 34 s (1.2x).
 //!
 //! The requirement: from 2.5k to 40k statements each doubling costs at most 2.3x, and
 //! lanes stays within 2x of clang at the largest size, for `vectorize` and `compile -O2`

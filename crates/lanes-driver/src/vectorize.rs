@@ -25,6 +25,7 @@ use lanes_llvm::emit::EmitKind;
 use lanes_llvm::pipeline::PipelineOptions;
 use lanes_llvm::target::{Target, TargetRequest};
 use lanes_llvm::ExportOptions;
+use lanes_wfv::chunks::split_into_chunks;
 use lanes_wfv::outer_loop::{launcher, unmasked_through_masked};
 use lanes_wfv::vfabi::{mangle, VParam};
 use lanes_wfv::{Mode, VariantSpec, VariantStats, WidenReport};
@@ -211,6 +212,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         widen_variant(&mut module, id, &spec, &mut widened)
     })?;
     let mut exported = vec![vname];
+    let mut vector_ids = vec![unmasked];
     // The launcher, when one parameter is the instance index and the others uniform.
     let index: Vec<usize> = (0..n)
         .filter(|&i| plain[i] != Some(Shape::Uniform))
@@ -234,6 +236,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
                 };
                 widen_variant(&mut module, id, &spec, &mut widened)
             })?;
+            vector_ids.push(body);
             module.define(launcher(&scalar, &name, unmasked, body, idx, width));
             exported.push(name);
             if let Some(size) = one_body_size(&module, body, &target) {
@@ -255,6 +258,19 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         times.time("masks as lane-width integers (no mask registers)", || {
             lanes_wfv::lane_masks::lane_width_masks_in(&mut module, target.vector_bits())
         });
+    }
+    for id in vector_ids {
+        if insts_of(&module, id) >= CHUNKED_MIN_INSTS {
+            let pieces = times.time("split into pieces for LLVM (lanes-wfv)", || {
+                split_into_chunks(&mut module, id, CHUNK_INSTS)
+            });
+            if pieces > 0 {
+                notes.push(format!(
+                    "note: {} is split into {pieces} pieces of about {CHUNK_INSTS} instructions (noinline functions), which LLVM compiles in linear time",
+                    module.funcs[id].name()
+                ));
+            }
+        }
     }
     times
         .time("verify the vector module", || {
@@ -417,11 +433,24 @@ const ONE_BODY_MIN_INSTS: usize = 10_000;
 /// statements; 1.44x the time on AVX2, where every such conjunction is a vector `and`
 /// and the masks are materialized in vector registers).
 fn one_body_size(module: &Module, body: FuncId, target: &Target) -> Option<usize> {
-    let f = module.function(body)?;
-    let size: usize = f
-        .layout
-        .blocks()
-        .map(|b| f.layout.block_insts(b).len())
-        .sum();
+    let size = insts_of(module, body);
     (target.has_mask_registers() && size >= ONE_BODY_MIN_INSTS).then_some(size)
+}
+
+/// Vector functions of at least this many instructions are split into pieces
+/// ([`lanes_wfv::chunks`]): past it, LLVM's code generation time grows faster than the
+/// code (measured: x2.6 from 5,000 to 10,000 statements, x3.6 to 20,000).
+const CHUNKED_MIN_INSTS: usize = 10_000;
+
+/// The size of each piece.
+const CHUNK_INSTS: usize = 2_000;
+
+/// The number of instructions of function `id` (0 without a body).
+fn insts_of(module: &Module, id: FuncId) -> usize {
+    module.function(id).map_or(0, |f| {
+        f.layout
+            .blocks()
+            .map(|b| f.layout.block_insts(b).len())
+            .sum()
+    })
 }

@@ -19,10 +19,11 @@ use crate::{Interpreter, RtValue, WorkItemContext};
 pub type Outcome = (Result<Option<RtValue>, String>, Vec<Vec<u8>>, Vec<Access>);
 
 /// Runs `id` of `module` on `args` (buffers built by `alloc`) with `fuel` steps at most;
-/// result, memory, trace. The trace leaves out accesses to the function's own stack
-/// allocations: no one else can see them, and laying private arrays out across lanes
-/// splits a wide access into one per element (lanes-wfv `private_memory`); their
-/// contents are still compared, and an access out of their bounds still faults.
+/// result, memory, trace. Stack allocations are left out of both: they are freed when
+/// their function returns, no one else can see them, and laying private arrays out
+/// across lanes splits a wide access into one per element (lanes-wfv `private_memory`);
+/// an access out of their bounds still faults, and what the function computes from
+/// their contents is compared through the result and the other memory.
 pub fn run_traced(
     module: &Module,
     id: FuncId,
@@ -43,7 +44,13 @@ pub fn run_traced(
                 .is_none_or(|alloc| alloc.kind != AllocKind::Stack)
         })
         .collect();
-    let bytes = mem.allocations().map(|a| a.bytes().to_vec()).collect();
+    // Stack memory is freed when its function returns (emptied, but still listed): how
+    // many stack allocations a run made is no part of what it computed.
+    let bytes = mem
+        .allocations()
+        .filter(|a| a.kind != AllocKind::Stack)
+        .map(|a| a.bytes().to_vec())
+        .collect();
     (r, bytes, trace)
 }
 

@@ -60,6 +60,9 @@ pub struct Param {
 pub struct FuncAttrs {
     /// An OpenCL kernel or SPMD entry point.
     pub kernel: bool,
+    /// Never inlined by LLVM: a piece of a very long function split for the code
+    /// generator (`lanes_wfv::chunks`), which inlining would join again.
+    pub noinline: bool,
 }
 
 /// How a parameter or the result crosses the C calling convention beyond its lanes type.

@@ -77,6 +77,23 @@ impl Layout {
         }
     }
 
+    /// Removes from the layout, with their instructions, the blocks for which `keep` is
+    /// false: one pass for all, where [`Layout::remove_block`] searches the order each time.
+    pub fn retain_blocks(&mut self, mut keep: impl FnMut(Block) -> bool) {
+        let mut order = std::mem::take(&mut self.order);
+        order.retain(|&b| {
+            let kept = keep(b);
+            if !kept {
+                self.in_layout[b] = false;
+                for inst in std::mem::take(&mut self.block_insts[b]) {
+                    self.inst_block[inst] = None.into();
+                }
+            }
+            kept
+        });
+        self.order = order;
+    }
+
     /// Reorders the blocks; `order` must be a permutation of the current blocks.
     pub fn set_block_order(&mut self, order: Vec<Block>) {
         assert_eq!(

@@ -195,6 +195,9 @@ pub fn write_function(w: &mut dyn Write, module: &Module, func: &Function) -> fm
     if func.attrs.kernel {
         w.write_str(" kernel")?;
     }
+    if func.attrs.noinline {
+        w.write_str(" noinline")?;
+    }
     for md in &func.abi.loops {
         write!(w, " loopmd({}", md.latch)?;
         for (i, hint) in md.hints.iter().enumerate() {

@@ -54,6 +54,7 @@ pub mod block_index;
 pub mod boscc;
 pub mod branch_fusion;
 pub(crate) mod cfg_edit;
+pub mod chunks;
 pub mod divergent_loops;
 pub mod entry_mask;
 pub mod guards;

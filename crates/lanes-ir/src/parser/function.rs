@@ -130,6 +130,7 @@ pub fn parse_function_rest(
         None
     };
     let kernel = cur.eat_ident("kernel")?;
+    let noinline = cur.eat_ident("noinline")?;
     while cur.eat_ident("loopmd")? {
         abi.loops.push(loop_md(cur, &mut body)?);
     }
@@ -142,7 +143,7 @@ pub fn parse_function_rest(
     let mut func = Function {
         name,
         ret,
-        attrs: FuncAttrs { kernel },
+        attrs: FuncAttrs { kernel, noinline },
         abi,
         ..Default::default()
     };

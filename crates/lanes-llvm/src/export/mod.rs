@@ -198,4 +198,11 @@ fn set_abi_attrs(t: &Types, f: LLVMValueRef, func: &Function) {
     if func.ret.is_some() {
         add(0, func.abi.ret);
     }
+    if func.attrs.noinline {
+        // SAFETY: as above; index `u32::MAX` is the function itself.
+        unsafe {
+            let a = LLVMCreateEnumAttribute(t.ctx, attr_kind("noinline"), 0);
+            LLVMAddAttributeAtIndex(f, u32::MAX, a);
+        }
+    }
 }

@@ -7,6 +7,7 @@
 mod common;
 
 mod branch_fusion;
+mod chunks;
 mod filetests;
 mod generated;
 mod index_division;

@@ -1,10 +1,11 @@
-//! A very large SPMD function gets one vector body on targets with mask registers: the
-//! unmasked variant calls the masked body with every lane on, instead of being a second
-//! copy of the code (`lanes_wfv::outer_loop::unmasked_through_masked`). The tests check
-//! where it applies (AVX-512, above the size threshold), where it does not (AVX2, small
-//! functions), that the exported variant keeps its name and ABI, and that the launcher
-//! over it computes what the scalar function computes, for counts that are and are not
-//! multiples of the width.
+//! Very large SPMD functions, made so that LLVM compiles them in linear time: on targets
+//! with mask registers the unmasked variant calls the masked body with every lane on
+//! instead of being a second copy (`lanes_wfv::outer_loop::unmasked_through_masked`), and
+//! each vector body is split into `noinline` pieces of bounded size (`lanes_wfv::chunks`).
+//! The tests check where each applies (AVX-512 and AVX2 above the size threshold) and
+//! where not (small functions), that the exported variant keeps its name and ABI, and
+//! that the launcher computes what the scalar function computes, for counts that are and
+//! are not multiples of the width.
 
 use crate::common;
 
@@ -14,6 +15,7 @@ use std::process::Command;
 use common::{clang, cpu_has, run, s, scratch_dir};
 
 const NOTE: &str = "runs the masked body with every lane on";
+const SPLIT: &str = "pieces of about";
 
 /// An SPMD function `big(i, a, b, c, u)` of `n` statements, as the compile-time
 /// benchmark writes it (bench/vectorize_scaling.rs): divergent if/else on a varying
@@ -89,31 +91,48 @@ int main(int argc, char **argv) {
 "#;
 
 #[test]
-fn large_functions_share_one_body_where_masks_are_registers() {
-    let d = scratch_dir("one_body");
+fn large_functions_share_one_body_and_are_split_into_pieces() {
+    let d = scratch_dir("large_functions");
     let src = d.join("big.c");
     std::fs::write(&src, big_source(1200)).unwrap();
-    // AVX-512: one body; the exported unmasked variant is a call of it.
+    let local = |obj: &Path| common::symbols(obj, &["--defined-only"]);
+    // AVX-512: one body, in pieces; the exported unmasked variant is a call of it.
     let (obj, stderr) = vectorize(&d, &src, "avx512", &["-march=znver4"]);
-    assert!(stderr.contains(NOTE), "{stderr}");
+    assert!(stderr.contains(NOTE) && stderr.contains(SPLIT), "{stderr}");
     let variant = symbol_size(&obj, "_ZGVeN16luuuu_big");
     assert!(variant < 256, "the unmasked variant is {variant} bytes");
-    // AVX2: masks are vectors there, an entry mask costs a vector `and` per branch;
-    // two copies, the unmasked one as large as the function.
-    let (obj2, stderr2) = vectorize(&d, &src, "avx2", &["-march=haswell"]);
-    assert!(!stderr2.contains(NOTE), "{stderr2}");
-    let variant2 = symbol_size(&obj2, "_ZGVdN8luuuu_big");
+    let syms = local(&obj);
     assert!(
-        variant2 > 10_000,
-        "the unmasked variant is {variant2} bytes"
+        syms.contains(&"big.masked.w16.chunk2".to_string()),
+        "{syms:?}"
     );
-    // A small function keeps its two copies on AVX-512 too.
+    assert!(
+        !syms
+            .iter()
+            .any(|s| s.starts_with("_ZGVeN16luuuu_big.chunk")),
+        "{syms:?}"
+    );
+    // AVX2: masks are vectors there, an entry mask costs a vector `and` per branch;
+    // two bodies, each in pieces.
+    let (obj2, stderr2) = vectorize(&d, &src, "avx2", &["-march=haswell"]);
+    assert!(
+        !stderr2.contains(NOTE) && stderr2.contains(SPLIT),
+        "{stderr2}"
+    );
+    let syms = local(&obj2);
+    for piece in ["_ZGVdN8luuuu_big.chunk2", "big.masked.w8.chunk2"] {
+        assert!(syms.contains(&piece.to_string()), "{piece}: {syms:?}");
+    }
+    // A small function keeps its two copies, whole.
     let small = d.join("small.c");
     std::fs::write(&small, big_source(40)).unwrap();
     let (_, stderr3) = vectorize(&d, &small, "small", &["-march=znver4"]);
-    assert!(!stderr3.contains(NOTE), "{stderr3}");
+    assert!(
+        !stderr3.contains(NOTE) && !stderr3.contains(SPLIT),
+        "{stderr3}"
+    );
 
-    // The launcher over the shared body equals the scalar function (clang-19).
+    // The launchers equal the scalar function (clang-19).
     let mut objects = vec![obj2];
     if cpu_has("avx512f") {
         objects.push(obj);
