@@ -17,11 +17,12 @@
 //! bounded size, so its time grows linearly with the function; at run time each cut costs
 //! a call and a store and a load per value crossing it, every few thousand instructions.
 //!
-//! A cut `X` ends the piece that starts at the previous cut `S` (at first the entry): the
-//! piece is the blocks `S` dominates and `X` does not; it must be entered only at `S`
-//! (from before `S`) and left only to `X`, all of whose predecessors it holds, and hold
-//! no return. `X` is outside every loop and has no φ, so no value flows into it but
-//! through the values the piece stores. Stack allocations (all in the entry block; a
+//! A piece runs from a start `S` to a cut `X`, both blocks outside every loop without a φ:
+//! the blocks `S` dominates and `X` does not, where `X` post-dominates `S`. It must be
+//! entered only at `S` (from before `S`) and left only to `X`, all of whose predecessors
+//! it holds, and hold no return; so no value flows into `X` but through the values the
+//! piece stores. Each cut is the next piece's first candidate start; blocks no piece
+//! holds (a masked body's test of its entry mask and early return) stay in `F`. Stack allocations (all in the entry block; a
 //! function with others is not split) stay in `F`, so their memory lives as long as
 //! before, and the pieces receive their addresses; constants are made again where used.
 
@@ -121,6 +122,10 @@ fn find_pieces(f: &Function, chunk_insts: usize) -> Vec<Piece> {
     let mut seen = 0;
     for &b in cfg.rpo() {
         if b != entry && candidate(b) {
+            // A start that does not dominate `b` is in a branch that reverse post-order
+            // has usually left for good; dropping it keeps the search short (only which
+            // pieces are found depends on it, not their correctness).
+            opens.retain(|&(s, _)| dom.dominates(s, b));
             let closing = opens
                 .iter()
                 .take_while(|&&(_, at)| seen - at >= chunk_insts)

@@ -17,14 +17,25 @@ use common::{clang, cpu_has, run, s, scratch_dir};
 const NOTE: &str = "runs the masked body with every lane on";
 const SPLIT: &str = "pieces of about";
 
-/// An SPMD function `big(i, a, b, c, u)` of `n` statements, as the compile-time
-/// benchmark writes it (bench/vectorize_scaling.rs): divergent if/else on a varying
-/// value, integer mixing, a float select, a branch on a uniform table entry.
+/// An SPMD function `big(i, a, b, c, u)` of `n` statements, mostly as the compile-time
+/// benchmark writes them (bench/vectorize_scaling.rs): divergent if/else on a varying
+/// value, integer mixing, a float select, a branch on a uniform table entry; and now and
+/// then a uniform loop and a divergent one, which no piece boundary may cut. `x` is
+/// unsigned so that its overflows are defined.
 fn big_source(n: usize) -> String {
     let mut src = String::from(
-        "void big(long i, int *a, float *b, const int *c, int u) {\n  int x = a[i]; float y = b[i];\n",
+        "void big(long i, int *a, float *b, const int *c, int u) {\n  unsigned x = a[i]; float y = b[i];\n",
     );
     for k in 0..n {
+        if k % 50 == 49 {
+            src.push_str(&format!(
+                "  for (int j = 0; j < u % 4 + {}; j++) x += c[j + {k}] ^ j;\n",
+                k % 3
+            ));
+        }
+        if k % 97 == 96 {
+            src.push_str("  while (x > 1000) x = x / 3 + 7;\n");
+        }
         src.push_str(&match k % 4 {
             0 => format!(
                 "  if (x > {}) x = (x * {} + u) ^ (x >> 3); else y = y * 0.5f + {};\n",
