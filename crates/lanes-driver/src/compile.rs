@@ -24,6 +24,7 @@ use lanes_llvm::emit::EmitKind;
 use lanes_llvm::pipeline::PipelineOptions;
 use lanes_llvm::target::{Target, TargetRequest};
 use lanes_llvm::ExportOptions;
+use lanes_wfv::chunks::{split_if_large, PIECE_INSTS};
 use lanes_wfv::outer_loop::{vectorize_parallel_loops_in, OuterLoopOptions};
 use lanes_wfv::Mode;
 
@@ -218,6 +219,18 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
         }
         if !target.has_mask_registers() {
             lanes_wfv::lane_masks::lane_width_masks_in(module, target.vector_bits());
+        }
+        // Very long functions go to LLVM in pieces it compiles in linear time.
+        let ids: Vec<_> = module.functions().map(|(id, _)| id).collect();
+        for id in ids {
+            let pieces = split_if_large(module, id);
+            if pieces > 0 {
+                let name = module.funcs[id].name().to_string();
+                notes.push(format!(
+                    "note: {name} is split into {pieces} pieces of about {PIECE_INSTS} instructions (noinline functions), which LLVM compiles in linear time"
+                ));
+                internal.extend((1..=pieces).map(|k| format!("{name}.chunk{k}")));
+            }
         }
         Ok::<_, DriverError>(internal)
     })?;

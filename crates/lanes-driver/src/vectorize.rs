@@ -25,7 +25,7 @@ use lanes_llvm::emit::EmitKind;
 use lanes_llvm::pipeline::PipelineOptions;
 use lanes_llvm::target::{Target, TargetRequest};
 use lanes_llvm::ExportOptions;
-use lanes_wfv::chunks::split_into_chunks;
+use lanes_wfv::chunks::{split_if_large, PIECE_INSTS};
 use lanes_wfv::outer_loop::{launcher, unmasked_through_masked};
 use lanes_wfv::vfabi::{mangle, VParam};
 use lanes_wfv::{Mode, VariantSpec, VariantStats, WidenReport};
@@ -260,16 +260,18 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         });
     }
     for id in vector_ids {
-        if insts_of(&module, id) >= CHUNKED_MIN_INSTS {
-            let pieces = times.time("split into pieces for LLVM (lanes-wfv)", || {
-                split_into_chunks(&mut module, id, CHUNK_INSTS)
-            });
-            if pieces > 0 {
-                notes.push(format!(
-                    "note: {} is split into {pieces} pieces of about {CHUNK_INSTS} instructions (noinline functions), which LLVM compiles in linear time",
-                    module.funcs[id].name()
-                ));
-            }
+        let start = Instant::now();
+        let pieces = split_if_large(&mut module, id);
+        if pieces > 0 {
+            times.record(
+                "split into pieces for LLVM (lanes-wfv)",
+                start.elapsed(),
+                false,
+            );
+            notes.push(format!(
+                "note: {} is split into {pieces} pieces of about {PIECE_INSTS} instructions (noinline functions), which LLVM compiles in linear time",
+                module.funcs[id].name()
+            ));
         }
     }
     times
@@ -436,14 +438,6 @@ fn one_body_size(module: &Module, body: FuncId, target: &Target) -> Option<usize
     let size = insts_of(module, body);
     (target.has_mask_registers() && size >= ONE_BODY_MIN_INSTS).then_some(size)
 }
-
-/// Vector functions of at least this many instructions are split into pieces
-/// ([`lanes_wfv::chunks`]): past it, LLVM's code generation time grows faster than the
-/// code (measured: x2.6 from 5,000 to 10,000 statements, x3.6 to 20,000).
-const CHUNKED_MIN_INSTS: usize = 10_000;
-
-/// The size of each piece.
-const CHUNK_INSTS: usize = 2_000;
 
 /// The number of instructions of function `id` (0 without a body).
 fn insts_of(module: &Module, id: FuncId) -> usize {

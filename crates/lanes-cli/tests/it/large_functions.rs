@@ -2,10 +2,11 @@
 //! with mask registers the unmasked variant calls the masked body with every lane on
 //! instead of being a second copy (`lanes_wfv::outer_loop::unmasked_through_masked`), and
 //! each vector body is split into `noinline` pieces of bounded size (`lanes_wfv::chunks`).
-//! The tests check where each applies (AVX-512 and AVX2 above the size threshold) and
-//! where not (small functions), that the exported variant keeps its name and ABI, and
-//! that the launcher computes what the scalar function computes, for counts that are and
-//! are not multiples of the width.
+//! `lanes compile` splits large scalar functions the same way. The tests check where
+//! each applies (AVX-512 and AVX2 above the size threshold, `lanes compile`) and where
+//! not (small functions), that the exported variant keeps its name and ABI, and that the
+//! launcher and the split scalar function compute what clang's scalar function computes,
+//! for counts that are and are not multiples of the width.
 
 use crate::common;
 
@@ -88,14 +89,20 @@ const DRIVER: &str = r#"
 #include <string.h>
 void big_spmd(long n, int *a, float *b, const int *c, int u);
 void ref_big(long i, int *a, float *b, const int *c, int u);
+void split_big(long i, int *a, float *b, const int *c, int u);
 int main(int argc, char **argv) {
   long n = atol(argv[1]), cap = 200;
-  int a[200], ra[200]; float b[200], rb[200]; static int c[4000];
+  int a[200], ra[200], sa[200]; float b[200], rb[200], sb[200]; static int c[4000];
   for (int k = 0; k < 4000; k++) c[k] = (k * 7919) % 100;
-  for (long i = 0; i < cap; i++) { a[i] = ra[i] = (int)(i * 2654435761u % 200); b[i] = rb[i] = i % 17; }
+  for (long i = 0; i < cap; i++) {
+    a[i] = ra[i] = sa[i] = (int)(i * 2654435761u % 200);
+    b[i] = rb[i] = sb[i] = i % 17;
+  }
   big_spmd(n, a, b, c, 3);
   for (long i = 0; i < n; i++) ref_big(i, ra, rb, c, 3);
+  for (long i = 0; i < n; i++) split_big(i, sa, sb, c, 3);
   if (memcmp(a, ra, sizeof a) || memcmp(b, rb, sizeof b)) { printf("differ\n"); return 1; }
+  if (memcmp(sa, ra, sizeof a) || memcmp(sb, rb, sizeof b)) { printf("split differs\n"); return 1; }
   printf("ok %ld\n", n);
   return 0;
 }
@@ -161,13 +168,26 @@ fn large_functions_share_one_body_and_are_split_into_pieces() {
             s(&reference),
         ])
         .arg(&src));
+    // `lanes compile` splits the scalar function too.
+    let split = d.join("split.o");
+    let out = run(Command::new(env!("CARGO_BIN_EXE_lanes"))
+        .args([
+            "compile",
+            "-O2",
+            "-c",
+            "-Dbig=split_big",
+            "-ffp-contract=off",
+        ])
+        .args(["-o", s(&split), s(&src)]));
+    let stderr4 = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr4.contains(SPLIT), "{stderr4}");
     let driver = d.join("driver.c");
     std::fs::write(&driver, DRIVER).unwrap();
     for (k, obj) in objects.iter().enumerate() {
         let exe = d.join(format!("driver{k}"));
         run(clang()
             .args(["-O1", "-o", s(&exe)])
-            .args([&driver, &reference, obj]));
+            .args([&driver, &reference, &split, obj]));
         for n in [0, 1, 15, 16, 37, 64, 200] {
             let out = run(Command::new(&exe).arg(n.to_string()));
             assert_eq!(String::from_utf8_lossy(&out.stdout), format!("ok {n}\n"));
