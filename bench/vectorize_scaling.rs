@@ -30,7 +30,7 @@
 //! masked body rather than being a second copy
 //! (`lanes_wfv::outer_loop::unmasked_through_masked`). Before both, vectorizing 40k
 //! statements took 361 s (6.0x clang); after, 34–41 s (1.0–1.2x). `lanes compile`
-//! splits the scalar function the same way (0.65x clang at 40k). What still grows faster
+//! splits the scalar function the same way (0.65–0.8x clang at 40k). What still grows faster
 //! than the code is clang's own `-O2` pipeline, which lanes' front end runs on the
 //! scalar source (`clang-19 -O2 -emit-llvm`: 7.1 s at 20k statements).
 //!

@@ -315,6 +315,10 @@ fn crossing_values(f: &Function, pieces: &[Piece]) -> Crossing {
         live_out: vec![Vec::new(); n],
         remade: vec![Vec::new(); n],
     };
+    // The three lists, in the order `add` indexes them.
+    const LIVE_IN: usize = 0;
+    const LIVE_OUT: usize = 1;
+    const REMADE: usize = 2;
     let mut seen: [Vec<EntitySet<Value>>; 3] = std::array::from_fn(|_| vec![EntitySet::new(); n]);
     let mut add = |list: usize, k: usize, v: Value, c: &mut Crossing| {
         if seen[list][k].insert(v) {
@@ -327,15 +331,17 @@ fn crossing_values(f: &Function, pieces: &[Piece]) -> Crossing {
             f.dfg.inst(i).for_each_arg(|v| {
                 let def_in = def_piece(v);
                 if def_in == used_in {
-                } else if is_remade(f, v) {
-                    add(2, used_in, v, &mut c);
-                } else {
-                    if def_in != 0 {
-                        add(1, def_in, v, &mut c);
-                    }
-                    if used_in != 0 {
-                        add(0, used_in, v, &mut c);
-                    }
+                    return;
+                }
+                if is_remade(f, v) {
+                    add(REMADE, used_in, v, &mut c);
+                    return;
+                }
+                if def_in != 0 {
+                    add(LIVE_OUT, def_in, v, &mut c);
+                }
+                if used_in != 0 {
+                    add(LIVE_IN, used_in, v, &mut c);
                 }
             });
         }

@@ -37,6 +37,11 @@
 //!    memory accesses become vector, masked, gather/scatter or once-if-any accesses,
 //!    calls and atomics run per active lane.
 //!
+//! 6. For the code generator, [`chunks`] splits a very long vector (or scalar) function
+//!    into `noinline` pieces of bounded size, which LLVM compiles in linear time; on
+//!    targets with mask registers a large function's unmasked variant calls its masked
+//!    body ([`outer_loop::unmasked_through_masked`]) rather than being a second copy.
+//!
 //! Uniform loops nested in divergent control (a varying header predicate) keep their
 //! uniform exits but get a guard `any(pred)` in front (module `loop_guard`):
 //! with no lane active their trip count would be computed from values no lane defined,
