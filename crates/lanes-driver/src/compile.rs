@@ -220,8 +220,14 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
         if !target.has_mask_registers() {
             lanes_wfv::lane_masks::lane_width_masks_in(module, target.vector_bits());
         }
-        // Very long functions go to LLVM in pieces it compiles in linear time.
-        let ids: Vec<_> = module.functions().map(|(id, _)| id).collect();
+        // Very long functions go to LLVM in pieces it compiles in linear time; at -O0
+        // its fast instruction selection and allocation are linear already, and a
+        // debugger should see the function as written.
+        let ids: Vec<_> = module
+            .functions()
+            .map(|(id, _)| id)
+            .filter(|_| opt >= 1)
+            .collect();
         for id in ids {
             let pieces = split_if_large(module, id);
             if pieces > 0 {

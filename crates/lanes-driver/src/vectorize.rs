@@ -259,7 +259,8 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
             lanes_wfv::lane_masks::lane_width_masks_in(&mut module, target.vector_bits())
         });
     }
-    for id in vector_ids {
+    // At -O0 LLVM selects and allocates with its fast, linear-time methods: no split.
+    for id in vector_ids.into_iter().filter(|_| opt >= 1) {
         let start = Instant::now();
         let pieces = split_if_large(&mut module, id);
         if pieces > 0 {

@@ -181,6 +181,17 @@ fn large_functions_share_one_body_and_are_split_into_pieces() {
         .args(["-o", s(&split), s(&src)]));
     let stderr4 = String::from_utf8_lossy(&out.stderr);
     assert!(stderr4.contains(SPLIT), "{stderr4}");
+    // Not at -O0: a debugger sees the function as written.
+    let out = run(Command::new(env!("CARGO_BIN_EXE_lanes")).args([
+        "compile",
+        "-O0",
+        "-c",
+        "-o",
+        s(&d.join("o0.o")),
+        s(&src),
+    ]));
+    let stderr5 = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr5.contains(SPLIT), "{stderr5}");
     let driver = d.join("driver.c");
     std::fs::write(&driver, DRIVER).unwrap();
     for (k, obj) in objects.iter().enumerate() {
