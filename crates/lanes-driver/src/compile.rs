@@ -24,11 +24,12 @@ use lanes_llvm::emit::EmitKind;
 use lanes_llvm::pipeline::PipelineOptions;
 use lanes_llvm::target::{Target, TargetRequest};
 use lanes_llvm::ExportOptions;
-use lanes_wfv::chunks::{split_if_large, PIECE_INSTS};
+use lanes_wfv::chunks::split_if_large;
 use lanes_wfv::outer_loop::{vectorize_parallel_loops_in, OuterLoopOptions};
 use lanes_wfv::Mode;
 
 use crate::declare_simd::define_variants;
+use crate::vectorize::split_note;
 use crate::{setup, DriverError, Remark, RemarkKind, Setup};
 
 /// What to compile, for which target, into what.
@@ -223,19 +224,14 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
         // Very long functions go to LLVM in pieces it compiles in linear time; at -O0
         // its fast instruction selection and allocation are linear already, and a
         // debugger should see the function as written.
-        let ids: Vec<_> = module
-            .functions()
-            .map(|(id, _)| id)
-            .filter(|_| opt >= 1)
-            .collect();
-        for id in ids {
-            let pieces = split_if_large(module, id);
-            if pieces > 0 {
-                let name = module.funcs[id].name().to_string();
-                notes.push(format!(
-                    "note: {name} is split into {pieces} pieces of about {PIECE_INSTS} instructions (noinline functions), which LLVM compiles in linear time"
-                ));
-                internal.extend((1..=pieces).map(|k| format!("{name}.chunk{k}")));
+        if opt >= 1 {
+            let ids: Vec<_> = module.functions().map(|(id, _)| id).collect();
+            for id in ids {
+                let pieces = split_if_large(module, id);
+                if !pieces.is_empty() {
+                    notes.push(split_note(module.funcs[id].name(), pieces.len()));
+                    internal.extend(pieces.iter().map(|&p| module.funcs[p].name().to_string()));
+                }
             }
         }
         Ok::<_, DriverError>(internal)

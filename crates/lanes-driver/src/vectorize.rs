@@ -262,17 +262,14 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
     // At -O0 LLVM selects and allocates with its fast, linear-time methods: no split.
     for id in vector_ids.into_iter().filter(|_| opt >= 1) {
         let start = Instant::now();
-        let pieces = split_if_large(&mut module, id);
+        let pieces = split_if_large(&mut module, id).len();
         if pieces > 0 {
             times.record(
                 "split into pieces for LLVM (lanes-wfv)",
                 start.elapsed(),
                 false,
             );
-            notes.push(format!(
-                "note: {} is split into {pieces} pieces of about {PIECE_INSTS} instructions (noinline functions), which LLVM compiles in linear time",
-                module.funcs[id].name()
-            ));
+            notes.push(split_note(module.funcs[id].name(), pieces));
         }
     }
     times
@@ -436,16 +433,13 @@ const ONE_BODY_MIN_INSTS: usize = 10_000;
 /// statements; 1.44x the time on AVX2, where every such conjunction is a vector `and`
 /// and the masks are materialized in vector registers).
 fn one_body_size(module: &Module, body: FuncId, target: &Target) -> Option<usize> {
-    let size = insts_of(module, body);
+    let size = module.function(body)?.num_placed_insts();
     (target.has_mask_registers() && size >= ONE_BODY_MIN_INSTS).then_some(size)
 }
 
-/// The number of instructions of function `id` (0 without a body).
-fn insts_of(module: &Module, id: FuncId) -> usize {
-    module.function(id).map_or(0, |f| {
-        f.layout
-            .blocks()
-            .map(|b| f.layout.block_insts(b).len())
-            .sum()
-    })
+/// The note telling that function `name` went to LLVM in `pieces` pieces.
+pub(crate) fn split_note(name: &str, pieces: usize) -> String {
+    format!(
+        "note: {name} is split into {pieces} pieces of about {PIECE_INSTS} instructions (noinline functions), which LLVM compiles in linear time"
+    )
 }

@@ -47,7 +47,6 @@ struct Piece {
 }
 
 /// The values crossing the cuts, per piece (index 0 is what stays in the caller).
-#[derive(Default)]
 struct Crossing {
     live_in: Vec<Vec<Value>>,
     live_out: Vec<Vec<Value>>,
@@ -78,53 +77,56 @@ const RETURNS_TWICE: [&str; 7] = [
 ];
 
 /// Splits function `id` into pieces of [`PIECE_INSTS`] if it has at least
-/// [`SPLIT_MIN_INSTS`] instructions and calls nothing that returns twice; returns how
-/// many pieces were made.
-pub fn split_if_large(module: &mut Module, id: FuncId) -> usize {
+/// [`SPLIT_MIN_INSTS`] instructions and calls nothing that returns twice; returns the
+/// pieces made.
+pub fn split_if_large(module: &mut Module, id: FuncId) -> Vec<FuncId> {
     let Some(f) = module.function(id) else {
-        return 0;
+        return Vec::new();
     };
-    let insts = f.layout.blocks().map(|b| f.layout.block_insts(b).len());
-    let calls_returns_twice = f.layout.blocks().any(|b| {
-        f.layout
-            .block_insts(b)
-            .iter()
-            .any(|&i| match f.dfg.inst(i) {
-                InstData::Call { func, .. } => RETURNS_TWICE.contains(&module.funcs[*func].name()),
-                _ => false,
-            })
-    });
-    if insts.sum::<usize>() < SPLIT_MIN_INSTS || calls_returns_twice {
-        return 0;
+    // Most functions are small: the size decides before any instruction is read.
+    if f.num_placed_insts() < SPLIT_MIN_INSTS {
+        return Vec::new();
+    }
+    let returns_twice = |i: &Inst| match f.dfg.inst(*i) {
+        InstData::Call { func, .. } => RETURNS_TWICE.contains(&module.funcs[*func].name()),
+        _ => false,
+    };
+    if f.layout
+        .blocks()
+        .any(|b| f.layout.block_insts(b).iter().any(returns_twice))
+    {
+        return Vec::new();
     }
     split_into_chunks(module, id, PIECE_INSTS)
 }
 
 /// Splits function `id` of `module` into pieces of about `chunk_insts` instructions, each
-/// a new `noinline` function called in turn by `id` (module docs); returns how many were
-/// made (none when no cut applies).
-pub fn split_into_chunks(module: &mut Module, id: FuncId, chunk_insts: usize) -> usize {
+/// a new `noinline` function called in turn by `id` (module docs); returns the pieces
+/// (none when no cut applies).
+pub fn split_into_chunks(module: &mut Module, id: FuncId, chunk_insts: usize) -> Vec<FuncId> {
     let Some(f) = module.function(id) else {
-        return 0;
+        return Vec::new();
     };
     let mut caller = f.clone();
     split_after_phis(&mut caller);
     let pieces = find_pieces(&caller, chunk_insts);
     if pieces.is_empty() {
-        return 0;
+        return Vec::new();
     }
     let crossing = crossing_values(&caller, &pieces);
     let mut slots: Vec<Vec<u32>> = Vec::new();
     let mut ids = Vec::new();
+    let mut buffer_size = 0;
     for (k, piece) in pieces.iter().enumerate() {
         let name = format!("{}.chunk{}", caller.name, k + 1);
-        let (g, offsets) = piece_function(&caller, piece, &crossing, k + 1, &name);
+        let (g, (offsets, bytes)) = piece_function(&caller, piece, &crossing, k + 1, &name);
         ids.push(module.define(g));
         slots.push(offsets);
+        buffer_size = buffer_size.max(bytes);
     }
-    call_pieces(&mut caller, &pieces, &crossing, &ids, &slots);
+    call_pieces(&mut caller, &pieces, &crossing, &ids, &slots, buffer_size);
     *module.function_mut(id).expect("defined above") = caller;
-    pieces.len()
+    ids
 }
 
 /// Moves what follows the φs of each block that has both into a new block after it, so
@@ -363,31 +365,32 @@ fn slot_align(ty: Type) -> u32 {
     stored_type(ty).bytes().next_power_of_two().min(64)
 }
 
-/// The byte offsets of `values` in a buffer, each aligned by [`slot_align`].
-fn offsets(f: &Function, values: &[Value]) -> Vec<u32> {
+/// The byte offsets of `values` in a buffer, each aligned by [`slot_align`], and the
+/// bytes they take.
+fn offsets(f: &Function, values: &[Value]) -> (Vec<u32>, u32) {
     let mut at = 0u32;
-    values
+    let offsets = values
         .iter()
         .map(|&v| {
             let ty = f.dfg.value_type(v);
-            let size = stored_type(ty).bytes();
             at = at.next_multiple_of(slot_align(ty));
             let here = at;
-            at += size;
+            at += stored_type(ty).bytes();
             here
         })
-        .collect()
+        .collect();
+    (offsets, at)
 }
 
 /// Piece `k` of `caller` as function `name(live-ins…, out)`; its live-outs' offsets in
-/// `out`.
+/// `out` and the bytes they take.
 fn piece_function(
     caller: &Function,
     piece: &Piece,
     crossing: &Crossing,
     k: usize,
     name: &str,
-) -> (Function, Vec<u32>) {
+) -> (Function, (Vec<u32>, u32)) {
     let (live_in, live_out) = (&crossing.live_in[k], &crossing.live_out[k]);
     let mut tys: Vec<Type> = live_in.iter().map(|&v| caller.dfg.value_type(v)).collect();
     if !live_out.is_empty() {
@@ -454,7 +457,7 @@ fn piece_function(
             }
         }
     }
-    let at = offsets(caller, live_out);
+    let (at, bytes) = offsets(caller, live_out);
     let out = g.params.last().map(|p| p.value);
     let mut b = FuncBuilder::new(&mut g);
     b.switch_to_block(exit);
@@ -471,18 +474,20 @@ fn piece_function(
         b.store(value, ptr, slot_align(ty));
     }
     b.ret(None);
-    (g, at)
+    (g, (at, bytes))
 }
 
 /// Replaces each piece in `caller` by a block that calls it (`ids`), passing its
-/// live-ins and loading its live-outs from one buffer (`slots`: the offsets), then jumps
-/// to the piece's cut; branches to a piece's start go to its call block instead.
+/// live-ins and loading its live-outs from one buffer of `buffer_size` bytes (`slots`:
+/// the offsets), then jumps to the piece's cut; branches to a piece's start go to its
+/// call block instead.
 fn call_pieces(
     caller: &mut Function,
     pieces: &[Piece],
     crossing: &Crossing,
     ids: &[FuncId],
     slots: &[Vec<u32>],
+    buffer_size: u32,
 ) {
     let old_entry = caller.entry_block().expect("split functions have a body");
     let starts: HashMap<Block, usize> = (pieces.iter().enumerate())
@@ -522,15 +527,6 @@ fn call_pieces(
         cmap.insert(result, caller.dfg.inst_result(ni).expect("made with one"));
         first.push(ni);
     }
-    let buffer_size = (crossing.live_out[1..].iter().zip(slots))
-        .map(|(vals, offs)| {
-            let last = offs.last().zip(vals.last());
-            last.map_or(0, |(&off, &v)| {
-                off + stored_type(caller.dfg.value_type(v)).bytes()
-            })
-        })
-        .max()
-        .unwrap_or(0);
     let buffer = (buffer_size > 0).then(|| {
         let data = InstData::Alloca {
             size: buffer_size,
