@@ -30,7 +30,7 @@ use cranelift_entity::EntitySet;
 use lanes_analysis::shapes::ShapeInfo;
 use lanes_ir::{Block, FuncCursor, Function, InstData, Intrinsic, Type, UnaryOp, Value};
 
-use crate::cfg_edit::brif_targets;
+use crate::cfg_edit::{brif_targets, side_condition};
 
 /// Which divergent branches get a BOSCC gadget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -154,17 +154,7 @@ fn install(func: &mut Function, a: Block, side: Block, other: Block, taken: bool
     func.layout.append_inst(t, branch);
     let mut cur = FuncCursor::new(func);
     cur.goto_bottom(a);
-    let wanted: Value = if taken {
-        cond
-    } else {
-        cur.insert_value(
-            InstData::Unary {
-                op: UnaryOp::Not,
-                arg: cond,
-            },
-            Type::I1,
-        )
-    };
+    let wanted: Value = side_condition(&mut cur, cond, taken);
     let any = cur.insert_value(
         InstData::Intrinsic {
             id: Intrinsic::Any,

@@ -127,3 +127,26 @@ pub(crate) fn reachable_avoiding(
     }
     seen
 }
+
+/// The value φ `phi` takes from `from` (`None` if `phi` is no φ or has no such incoming).
+pub(crate) fn incoming_of(func: &Function, phi: Inst, from: Block) -> Option<Value> {
+    match func.dfg.inst(phi) {
+        InstData::Phi { incoming } => incoming.iter().find(|(p, _)| *p == from).map(|&(_, v)| v),
+        _ => None,
+    }
+}
+
+/// The condition under which a branch on `cond` goes to its `then` side (`then_side`) or
+/// to its `else` side: `cond` itself, or its `not`, inserted at the cursor.
+pub(crate) fn side_condition(cur: &mut FuncCursor, cond: Value, then_side: bool) -> Value {
+    if then_side {
+        return cond;
+    }
+    cur.insert_value(
+        InstData::Unary {
+            op: lanes_ir::UnaryOp::Not,
+            arg: cond,
+        },
+        Type::I1,
+    )
+}

@@ -34,7 +34,9 @@
 //! lanes that never entered the loop are not live in it.
 //!
 //! Loops whose exits are all uniform are left alone: the caller only passes divergent
-//! loops (or, for full if-conversion, every loop).
+//! loops (or, for full if-conversion, every loop). A `break` that leaves where the latch
+//! leaves, carrying what the latch's φs take from it, has already been sent through the
+//! latch ([`crate::latch_breaks`]), so that its live-outs qualify for keeping in place.
 
 use std::collections::{HashMap, HashSet};
 
@@ -42,7 +44,7 @@ use lanes_analysis::{AnalysisSet, Edits, FunctionAnalyses};
 use lanes_ir::cursor::{phis, preds};
 use lanes_ir::{Block, FuncBuilder, FuncCursor, Function, InstData, Intrinsic, Type, Value};
 
-use crate::cfg_edit::{bool_const, phi_result, zero_value};
+use crate::cfg_edit::{bool_const, incoming_of, phi_result, zero_value};
 use crate::normalize::{lcssa, simplify_loops};
 use crate::WfvError;
 
@@ -455,14 +457,6 @@ fn kept_in_place(
             None
         }
     })
-}
-
-/// The value φ `phi` takes from `from`.
-fn incoming_of(func: &Function, phi: lanes_ir::Inst, from: Block) -> Option<Value> {
-    match func.dfg.inst(phi) {
-        InstData::Phi { incoming } => incoming.iter().find(|(p, _)| *p == from).map(|&(_, v)| v),
-        _ => None,
-    }
 }
 
 /// A zero of type `ty` used only as a "don't care" φ operand.

@@ -5,7 +5,9 @@
 //!
 //! 1. [`normalize`](mod@normalize): one exit block, loop simplify, LCSSA, divergent
 //!    `switch`es lowered to `brif` cascades;
-//! 2. [`divergent_loops`]: the divergent loop transform of §5 on every loop the shape
+//! 2. [`latch_breaks`] (partial mode): divergent `break`s that leave where the latch
+//!    leaves, with what the latch's φs take from them, leave through the latch instead;
+//!    then [`divergent_loops`]: the divergent loop transform of §5 on every loop the shape
 //!    analysis calls divergent (every loop in full mode), making all loops uniform;
 //! 3. [`index_division`] (divisions of the instance index by a uniform value behind a
 //!    uniform test, once per vector), then [`branch_fusion`] (PACT'11 §IV-A) and
@@ -15,9 +17,9 @@
 //! 4. [`linearize`](mod@linearize) over the [`block_index`] (§3.1): Fig. 5 partial
 //!    linearization (or full if-conversion), with [`predicates`] from control dependence
 //!    (§2.4), φs on folded edges turned into [`blend`]s, side effects [`guards`]ed, and
-//!    SSA repaired, then the blends after a BOSCC gadget's join that its region already
-//!    made dropped ([`redundant_blends`]); [`stats`] counts the branches kept and lost
-//!    (Table 1).
+//!    SSA repaired, then the blends that repeat what the blends before them made dropped
+//!    (after a BOSCC gadget's join, a kept-in-place live-out's select in the pure latch:
+//!    [`redundant_blends`]); [`stats`] counts the branches kept and lost (Table 1).
 //!
 //! With [`Linearization::Reconverge`] the reconverging transform ([`reconverge`]) and its
 //! lowering to masks replace steps 1–4: uniform branches stay, irreducible cycles are
@@ -65,6 +67,7 @@ pub mod entry_mask;
 pub mod guards;
 pub mod index_division;
 pub mod lane_masks;
+pub mod latch_breaks;
 pub mod linearize;
 pub(crate) mod loop_guard;
 pub mod mode;
@@ -194,6 +197,8 @@ pub struct Prepared {
     pub boscc: usize,
     /// Instruction pairs branch fusion merged into one ([`Mode::fusion`]).
     pub fused: usize,
+    /// Divergent `break`s that leave through their loop's latch ([`crate::latch_breaks`]).
+    pub latch_breaks: usize,
     /// Families of stack arrays laid out across lanes element-major
     /// ([`Mode::private_layout`]).
     pub interleaved: usize,
@@ -334,6 +339,7 @@ pub fn prepare(
             loops,
             boscc: lowered.skips,
             fused,
+            latch_breaks: 0,
             interleaved,
             transformed: Vec::new(),
             entry_mask: None,
@@ -351,6 +357,17 @@ pub fn prepare(
     }
     after_pass("normalize", &func);
     let loops = LoopStats::of(&info);
+    // Breaks that leave with the latch's values leave through the latch (one exit, whose
+    // live-outs stay in place); full if-conversion, the baseline, keeps its exits.
+    let latch_breaks = if mode.is_full() {
+        0
+    } else {
+        latch_breaks::fold_breaks_into_latches(&mut func, &info)
+    };
+    if latch_breaks > 0 {
+        after_pass("latch_breaks", &func);
+        info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
+    }
     let mut transformed: Vec<TransformedLoop> = Vec::new();
     // Transform divergent loops until none is left (a transform can make an enclosing
     // loop's exits visible as divergent only through new blocks, so iterate).
@@ -416,6 +433,7 @@ pub fn prepare(
         loops,
         boscc,
         fused,
+        latch_breaks,
         interleaved,
         transformed,
         entry_mask: None,

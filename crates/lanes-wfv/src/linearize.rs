@@ -315,7 +315,8 @@ pub fn linearize(
     // The branches changed: the analyses of the new CFG are computed by SSA repair.
     analyses.keep_after(Edits::ControlFlow);
     repair_ssa(func, analyses, Some(&index));
-    remove_redundant_blends(func);
+    analyses.compute(func, AnalysisSet::LOOPS);
+    remove_redundant_blends(func, analyses.loops());
     let roots: Vec<lanes_ir::Value> = predication
         .masks()
         .chain(predication.guarded.iter().map(|&(_, m)| m))

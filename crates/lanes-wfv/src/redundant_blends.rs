@@ -28,18 +28,28 @@
 //! blend made redundant this way may make the next one in a chain redundant too (two
 //! gadgets on nested branches). The rule holds per instance, before widening, so it holds
 //! lane by lane after it.
+//!
+//! A second rule needs no φ of masks: `s = select(m, x, y)` is `x` when `x` already
+//! holds `y` in every lane outside `m`, followed through selects as above and through
+//! the φs of forward joins (each incoming must hold it). The divergent loop transform's
+//! keep-in-place select in the pure latch, `select(live, v, p)`, is one (§5): the
+//! iteration's own blends made `v` from `p` under masks inside `live`, so the lanes that
+//! are no longer live hold `p` in `v` already. Loop headers' φs are not followed: their
+//! back-edge values were computed under the previous iteration's masks.
 
+use lanes_analysis::LoopForest;
 use lanes_ir::{BinaryOp, Block, Function, InstData, UnaryOp, Value, ValueSubstitution};
-
-/// How deep a chain of selects on one path is followed.
-const MAX_DEPTH: usize = 8;
 
 /// How many literals a mask is split into at most (the rest stay whole `and`s).
 const MAX_LITERALS: usize = 8;
 
-/// Replaces the redundant blends of `func` (module docs) by the φs they repeat; returns
-/// how many. The blends are left dead for the caller's dead-code removal.
-pub fn remove_redundant_blends(func: &mut Function) -> usize {
+/// How many values the second rule looks at per blend (φs fan out).
+const MAX_VISITS: usize = 32;
+
+/// Replaces the redundant blends of `func` (module docs) by the values they repeat;
+/// returns how many. `loops` describes `func`'s CFG. The blends are left dead for the
+/// caller's dead-code removal.
+pub fn remove_redundant_blends(func: &mut Function, loops: &LoopForest) -> usize {
     let mut subst = ValueSubstitution::new();
     let mut removed = 0;
     let blocks: Vec<Block> = func.layout.blocks().collect();
@@ -52,10 +62,25 @@ pub fn remove_redundant_blends(func: &mut Function) -> usize {
             let Some(s) = func.dfg.inst_result(inst) else {
                 continue;
             };
+            let facts = Facts {
+                func,
+                subst: &subst,
+                loops,
+            };
             // `p = y`: the lanes where m holds pick `x`; `p = x`: those where it does not.
             let same = [(y, x, false), (x, y, true)]
                 .into_iter()
-                .find(|&(p, a, flip)| repeats(func, &subst, block, m, flip, p, a));
+                .find(|&(p, a, flip)| facts.repeats(block, m, flip, p, a))
+                .or_else(|| {
+                    // `x` holds `y` outside `m`, or `y` holds `x` inside it.
+                    [(x, y, true), (y, x, false)]
+                        .into_iter()
+                        .find(|&(p, a, flip)| {
+                            let lanes = literals(func, &subst, m, flip);
+                            let mut budget = MAX_VISITS;
+                            facts.holds(p, &lanes, a, &mut budget)
+                        })
+                });
             if let Some((p, ..)) = same {
                 subst.insert(s, p);
                 removed += 1;
@@ -66,65 +91,79 @@ pub fn remove_redundant_blends(func: &mut Function) -> usize {
     removed
 }
 
-/// Whether `p`, a φ of `block`, holds `a` on every incoming edge in the lanes where the
-/// mask `m` (negated if `flip`), read on that edge, holds.
-fn repeats(
-    func: &Function,
-    subst: &ValueSubstitution,
-    block: Block,
-    m: Value,
-    flip: bool,
-    p: Value,
-    a: Value,
-) -> bool {
-    let (root, negated) = atom(func, m);
-    let (Some(mask_in), Some(value_in)) = (phi_in(func, block, root), phi_in(func, block, p))
-    else {
-        return false;
-    };
-    mask_in.iter().all(|&(pred, k)| {
-        let Some(&(_, v)) = value_in.iter().find(|&&(q, _)| q == pred) else {
+/// What the rules read: the function, the blends already found redundant, its loops.
+struct Facts<'a> {
+    func: &'a Function,
+    subst: &'a ValueSubstitution,
+    loops: &'a LoopForest,
+}
+
+impl Facts<'_> {
+    /// Whether `p`, a φ of `block`, holds `a` on every incoming edge in the lanes where
+    /// the mask `m` (negated if `flip`), read on that edge, holds.
+    fn repeats(&self, block: Block, m: Value, flip: bool, p: Value, a: Value) -> bool {
+        let func = self.func;
+        let (root, negated) = atom(func, m);
+        let (Some(mask_in), Some(value_in)) = (phi_in(func, block, root), phi_in(func, block, p))
+        else {
             return false;
         };
-        let lanes = literals(func, subst, k, negated ^ flip);
-        keeps(func, subst, subst.resolve(v), &lanes, a, 0)
-    })
+        mask_in.iter().all(|&(pred, k)| {
+            let Some(&(_, v)) = value_in.iter().find(|&&(q, _)| q == pred) else {
+                return false;
+            };
+            let lanes = literals(func, self.subst, k, negated ^ flip);
+            let mut budget = MAX_VISITS;
+            self.holds(self.subst.resolve(v), &lanes, a, &mut budget)
+        })
+    }
+
+    /// Whether `v` equals `a` in the lanes where every literal of `lanes` holds, through
+    /// selects (whose lanes all take one side: the false side if a literal of the
+    /// condition contradicts one of theirs, the true side if they imply the condition)
+    /// and the φs of blocks that are no loop header. `budget` bounds the values visited.
+    fn holds(&self, v: Value, lanes: &[(Value, bool)], a: Value, budget: &mut usize) -> bool {
+        let func = self.func;
+        if v == a || lanes.iter().any(|&l| constant(func, l) == Some(false)) {
+            return true;
+        }
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        let Some(inst) = func.dfg.def_inst(v) else {
+            return false;
+        };
+        match func.dfg.inst(inst) {
+            InstData::Select { args } => {
+                let [c, t, f] = args.map(|v| self.subst.resolve(v));
+                let cond = literals(func, self.subst, c, false);
+                let side = if cond.iter().any(|&(r, n)| lanes.contains(&(r, !n))) {
+                    f
+                } else if cond.iter().all(|l| lanes.contains(l)) {
+                    t
+                } else {
+                    return false;
+                };
+                self.holds(side, lanes, a, budget)
+            }
+            InstData::Phi { incoming } => {
+                let forward = func
+                    .layout
+                    .inst_block(inst)
+                    .is_some_and(|b| self.loops.loop_of_header(b).is_none());
+                forward
+                    && incoming
+                        .iter()
+                        .all(|&(_, x)| self.holds(self.subst.resolve(x), lanes, a, budget))
+            }
+            _ => false,
+        }
+    }
 }
 
 /// A mask as a conjunction of literals: a root value and whether it is negated.
 type Conjunction = Vec<(Value, bool)>;
-
-/// Whether `v` equals `a` in the lanes where every literal of `lanes` holds.
-fn keeps(
-    func: &Function,
-    subst: &ValueSubstitution,
-    v: Value,
-    lanes: &[(Value, bool)],
-    a: Value,
-    depth: usize,
-) -> bool {
-    if v == a || lanes.iter().any(|&l| constant(func, l) == Some(false)) {
-        return true;
-    }
-    if depth == MAX_DEPTH {
-        return false;
-    }
-    let Some(InstData::Select { args }) = func.dfg.def_inst(v).map(|i| func.dfg.inst(i)) else {
-        return false;
-    };
-    let [c, t, f] = args.map(|v| subst.resolve(v));
-    let cond = literals(func, subst, c, false);
-    // The lanes all take one side of this select: the false side if a literal of the
-    // condition contradicts one of theirs, the true side if they imply the condition.
-    let side = if cond.iter().any(|&(r, n)| lanes.contains(&(r, !n))) {
-        f
-    } else if cond.iter().all(|l| lanes.contains(l)) {
-        t
-    } else {
-        return false;
-    };
-    keeps(func, subst, side, lanes, a, depth + 1)
-}
 
 /// The literals whose conjunction is the mask `v` (negated if `negated`): through copies,
 /// `not`s and, unnegated, `and`s; anything else is one literal.
@@ -208,7 +247,10 @@ block3:
         );
         let mut module = lanes_ir::parse_module(&text).expect("parses");
         let id = module.functions().next().expect("one function").0;
-        let n = remove_redundant_blends(module.function_mut(id).expect("defined"));
+        let func = module.function_mut(id).expect("defined");
+        let mut analyses = lanes_analysis::FunctionAnalyses::new();
+        analyses.compute(func, lanes_analysis::AnalysisSet::LOOPS);
+        let n = remove_redundant_blends(func, analyses.loops());
         let func = module.function(id).expect("defined");
         lanes_ir::verifier::verify_function(&module, func).expect("verifies");
         n

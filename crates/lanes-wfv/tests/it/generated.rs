@@ -34,19 +34,29 @@ fn generated(seed: u64, cfg: &GenConfig) -> Generated {
     generate(&mut Unstructured::new(&bytes), cfg).expect("generation never fails")
 }
 
+/// What a run of programs made: the summed statistics, the instruction pairs branch
+/// fusion merged and the `break`s folded into their latch.
+struct Checked {
+    stats: Stats,
+    fused: usize,
+    latch_breaks: usize,
+}
+
 /// Runs `count` programs in `mode`; returns the summed statistics and the number of
 /// instruction pairs branch fusion merged.
 fn check(seeds: impl Iterator<Item = u64>, mode: Mode) -> (Stats, usize) {
-    check_programs(seeds, mode, false)
+    let c = check_programs(seeds, mode, false);
+    (c.stats, c.fused)
 }
 
 /// [`check`], on programs given twin-sided diamonds first when `twins` is set.
-fn check_programs(seeds: impl Iterator<Item = u64>, mode: Mode, twins: bool) -> (Stats, usize) {
+fn check_programs(seeds: impl Iterator<Item = u64>, mode: Mode, twins: bool) -> Checked {
     let cfg = config();
     let mut total = Stats::default();
     let mut compared = 0;
     let mut count = 0;
     let mut fused = 0;
+    let mut latch_breaks = 0;
     let mut reconverge_lost = 0;
     for seed in seeds {
         count += 1;
@@ -88,6 +98,7 @@ fn check_programs(seeds: impl Iterator<Item = u64>, mode: Mode, twins: bool) -> 
         }
         total += &p.stats;
         fused += p.fused;
+        latch_breaks += p.latch_breaks;
         for round in 0..2u64 {
             let alloc =
                 |mem: &mut Memory| common::generated_arguments(&g.params, seed * 7 + round, mem);
@@ -101,17 +112,25 @@ fn check_programs(seeds: impl Iterator<Item = u64>, mode: Mode, twins: bool) -> 
     }
     eprintln!(
         "{mode:?}: {count} programs, {compared} runs compared; {total}; {fused} pairs fused; \
-         {reconverge_lost} uniform branches divergent after reconverging"
+         {latch_breaks} breaks folded into latches; {reconverge_lost} uniform branches \
+         divergent after reconverging"
     );
     assert!(compared > count, "too few comparable runs");
-    (total, fused)
+    Checked {
+        stats: total,
+        fused,
+        latch_breaks,
+    }
 }
 
 #[test]
 fn partial_linearization_preserves_semantics_and_uniform_branches() {
-    let (s, _) = check(0..5000 * common::soak(), Mode::PARTIAL);
+    let c = check_programs(0..5000 * common::soak(), Mode::PARTIAL, false);
+    let s = c.stats;
     assert_eq!(s.lost, 0);
     assert!(s.divergent > 0 && s.uniform > 0, "{s}");
+    // Divergent breaks that carry the latch's values out leave through the latch.
+    assert!(c.latch_breaks > 0, "no break was folded into its latch");
 }
 
 #[test]
@@ -147,14 +166,14 @@ fn boscc_gadgets_preserve_semantics_and_stay_branches() {
 fn branch_fusion_preserves_semantics() {
     let n = 600 * common::soak();
     let all = FusionPolicy::All;
-    let (_, partial) = check_programs(0..n, Mode::PARTIAL.with_fusion(all), true);
-    let (_, full) = check_programs(n..2 * n, Mode::FULL.with_fusion(all), true);
+    let partial = check_programs(0..n, Mode::PARTIAL.with_fusion(all), true).fused;
+    let full = check_programs(n..2 * n, Mode::FULL.with_fusion(all), true).fused;
     let boscc = Mode::boscc(BosccPolicy::All).with_fusion(all);
-    let (_, boscc) = check_programs(2 * n..3 * n, boscc, true);
+    let boscc = check_programs(2 * n..3 * n, boscc, true).fused;
     let auto = Mode::PARTIAL.with_fusion(FusionPolicy::Auto);
-    let (_, auto) = check_programs(3 * n..4 * n, auto, true);
+    let auto = check_programs(3 * n..4 * n, auto, true).fused;
     let reconverge = Mode::reconverge(lanes_wfv::reconverge::BlockOrder::DepthFirstPostDom);
-    let (_, reconverge) = check_programs(4 * n..5 * n, reconverge.with_fusion(all), true);
+    let reconverge = check_programs(4 * n..5 * n, reconverge.with_fusion(all), true).fused;
     assert!(
         [partial, full, boscc, reconverge]
             .iter()

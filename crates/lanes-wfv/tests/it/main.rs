@@ -22,6 +22,7 @@ mod private_memory;
 mod reconverge;
 mod widen;
 mod widen_facts;
+mod widen_generated;
 mod widen_no_wrap;
 mod widen_simt;
 mod widths;

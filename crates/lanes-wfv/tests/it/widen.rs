@@ -10,16 +10,15 @@ use crate::common;
 
 use std::collections::HashSet;
 
-use arbitrary::Unstructured;
 use lanes_analysis::shapes::ArgShapes;
 use lanes_interp::{AccessKind, Interpreter, Memory, RtValue, WorkItemContext};
-use lanes_ir::generator::{generate, GenConfig, Generated, BUFFER_ALIGN};
+use lanes_ir::generator::BUFFER_ALIGN;
 use lanes_ir::{AddrSpace, FuncId, Module, ScalarType, Shape, Type};
 use lanes_wfv::{prepare, widen_into, with_entry_mask, Mode, WfvError};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-const WIDTHS: [u16; 3] = [4, 8, 16];
+pub(crate) const WIDTHS: [u16; 3] = [4, 8, 16];
 
 /// How to make one parameter's value for lane `k`.
 #[derive(Clone, Debug)]
@@ -39,7 +38,7 @@ thread_local! {
 pub(crate) struct Tally {
     pub(crate) compared: usize,
     /// Programs with an irreducible cycle.
-    irreducible: usize,
+    pub(crate) irreducible: usize,
     racy: usize,
     faulted: usize,
     unsupported: usize,
@@ -48,6 +47,8 @@ pub(crate) struct Tally {
     /// Twin-sided diamonds made (`common::twins`), and instruction pairs fusion merged.
     pub(crate) twins: usize,
     pub(crate) fused: usize,
+    /// Divergent `break`s sent through their loop's latch.
+    pub(crate) latch_breaks: usize,
     /// Stack-array families laid out element-major across lanes.
     pub(crate) interleaved: usize,
     /// Comparisons run with masks as lane-width integers (`lanes_wfv::lane_masks`, the
@@ -172,6 +173,7 @@ pub(crate) fn differential(
         p.mark_entry_mask();
     }
     tally.fused += p.fused;
+    tally.latch_breaks += p.latch_breaks;
     tally.interleaved += p.interleaved;
     let mut vm = module.clone();
     let wid = match widen_into(&mut vm, &p, shapes, w) {
@@ -451,188 +453,6 @@ fn kernels_widened_equal_lanes_run_one_by_one() {
     eprintln!("kernels: {tally:?}");
     assert!(tally.compared > 300, "{tally:?}");
     assert!(tally.lane_width_masks > 100, "{tally:?}");
-}
-
-#[test]
-fn generated_programs_widened_equal_lanes_run_one_by_one() {
-    // LANES_SEED=n runs only program n (to debug a failure).
-    let only: Option<u64> = std::env::var("LANES_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok());
-    let tally =
-        generated_programs((0..5000 * common::soak()).filter(|&s| only.is_none_or(|o| o == s)));
-    eprintln!("generated: {tally:?}");
-    assert!(only.is_some() || tally.compared > 9_000, "{tally:?}");
-    assert!(
-        only.is_some() || tally.lane_width_masks > 4_000,
-        "{tally:?}"
-    );
-    // Calls of the generated helper with lane-varying arguments call its vector variant.
-    assert!(only.is_some() || tally.callee_variants > 1_000, "{tally:?}");
-    // Branch fusion merged pairs in the twin-sided programs, at every width.
-    assert!(only.is_some() || tally.fused > 3 * tally.twins, "{tally:?}");
-    // Typed stack arrays were laid out element-major across lanes, at every width.
-    assert!(only.is_some() || tally.interleaved > 1_000, "{tally:?}");
-    // Gathers over runs of lanes were tested at run time and loaded once per run.
-    assert!(only.is_some() || tally.run_loads > 40, "{tally:?}");
-}
-
-/// The reconverging mode of program `seed`: each block order, and within each each
-/// empty-mask skip policy, in turn.
-fn reconverging_mode(seed: u64) -> Mode {
-    let orders = lanes_wfv::reconverge::BlockOrder::ALL;
-    let skips = lanes_wfv::reconverge::SkipEmpty::ALL;
-    Mode::reconverge(orders[(seed % 4) as usize]).with_skip_empty(skips[(seed / 4 % 3) as usize])
-}
-
-/// The reconverging transform under each block order and empty-mask skip policy (by
-/// seed), then its lowering to masks, widened at 4, 8 and 16 lanes (and under entry
-/// masks), against the lanes run one by one.
-#[test]
-fn reconverged_programs_widened_equal_lanes_run_one_by_one() {
-    let n = 800 * common::soak();
-    let seeds = (90_000..90_000 + n).filter(|s| s % 5 != 4);
-    let tally = generated_programs_in(seeds, Some(&reconverging_mode), false);
-    eprintln!("reconverged: {tally:?}");
-    assert!(tally.compared > 1_500, "{tally:?}");
-}
-
-/// Programs with irreducible cycles (jumps into loop bodies, entered by divergent and by
-/// uniform branches), which partial linearization declines: through the reconverging
-/// transform and its lowering to masks under every order and skip policy, widened at 4, 8
-/// and 16 lanes, against the lanes run one by one.
-#[test]
-fn irreducible_programs_widened_equal_lanes_run_one_by_one() {
-    let n = 400 * common::soak();
-    let seeds = (95_000..95_000 + n).filter(|s| s % 5 != 4);
-    let tally = generated_programs_in(seeds, Some(&reconverging_mode), true);
-    eprintln!("irreducible, reconverged: {tally:?}");
-    assert!(tally.compared > 700, "{tally:?}");
-    assert!(
-        tally.irreducible > 60,
-        "too few irreducible programs: {tally:?}"
-    );
-}
-
-/// Seeds soak runs once failed on: 15528 had a uniform loop nested in a divergent one
-/// whose blocks got no mask (a loop header's predicate must come from the enclosing
-/// loop's header).
-#[test]
-fn generated_regressions() {
-    let tally = generated_programs_in([15528u64].into_iter(), None, false);
-    assert!(tally.compared >= 3, "{tally:?}");
-}
-
-fn generated_programs(seeds: impl Iterator<Item = u64>) -> Tally {
-    generated_programs_in(seeds, None, false)
-}
-
-/// [`generated_programs`], every program in `only_mode` if given (then without twins),
-/// with irreducible cycles if `irreducible`.
-fn generated_programs_in(
-    seeds: impl Iterator<Item = u64>,
-    only_mode: Option<&dyn Fn(u64) -> Mode>,
-    irreducible: bool,
-) -> Tally {
-    let mut tally = Tally::default();
-    for seed in seeds {
-        let cfg = GenConfig {
-            max_blocks: if irreducible { 14 } else { 10 },
-            irreducible,
-            max_insts_per_block: 4,
-            max_loop_depth: 2,
-            // Helpers (vectorized with the main function) may query the work item too.
-            work_items: seed % 3 != 0,
-            // Every fourth program with typed stack arrays, laid out across lanes.
-            typed_stack: seed % 4 == 1,
-            // Every seventh with buffer indices held over runs (`x & -8`, `x >> 2`), which
-            // the global id makes addresses repeating over runs of lanes.
-            run_indices: seed % 7 == 3,
-            max_trip_count: 4,
-            max_trip_product: 16,
-            ..GenConfig::default()
-        };
-        let bytes = lanes_test_support::seeded_bytes(seed, 4096);
-        let mut g: Generated = generate(&mut Unstructured::new(&bytes), &cfg).unwrap();
-        let mut rng = SmallRng::seed_from_u64(seed ^ 0xabc);
-        // Every fifth program gets twin-sided diamonds, which branch fusion merges.
-        let twins = seed % 5 == 4;
-        if twins {
-            let f = g
-                .module
-                .function_mut(g.func)
-                .expect("generated with a body");
-            tally.twins += crate::common::twins::twin_sides(f, None, &mut rng);
-        }
-        let f = g.function();
-        let analyses =
-            lanes_analysis::FunctionAnalyses::with_function(f, lanes_analysis::AnalysisSet::LOOPS);
-        tally.irreducible += usize::from(!analyses.loops().is_reducible());
-        let mut gens = Vec::new();
-        let mut shapes = Vec::new();
-        for (p, gp) in f.params.iter().zip(&g.params) {
-            let ty = f.dfg.value_type(p.value);
-            // Buffers are mostly per lane: shared ones make most stores data races.
-            let is_buf = matches!(gp, lanes_ir::generator::GenParam::Buffer { .. });
-            let uniform = rng.gen_bool(if is_buf { 0.2 } else { 0.5 });
-            shapes.push(Some((
-                if uniform {
-                    Shape::Uniform
-                } else {
-                    Shape::Varying
-                },
-                0,
-            )));
-            gens.push(match gp {
-                lanes_ir::generator::GenParam::Int(t) => ArgGen::Int(*t, uniform),
-                lanes_ir::generator::GenParam::Float(t) => ArgGen::Float(*t, uniform),
-                lanes_ir::generator::GenParam::Buffer { .. } => {
-                    ArgGen::Buf(ty.elem(), gp.buffer_bytes() as usize, uniform)
-                }
-            });
-        }
-        let mode = match seed % 3 {
-            // Every other partial program with BOSCC gadgets where they pay.
-            0 if seed % 2 == 1 => Mode::boscc(lanes_wfv::BosccPolicy::Auto),
-            0 => Mode::PARTIAL,
-            1 => Mode::FULL,
-            _ => Mode::boscc(lanes_wfv::BosccPolicy::All),
-        };
-        let mode = if twins {
-            mode.with_fusion(lanes_wfv::FusionPolicy::All)
-        } else {
-            mode
-        };
-        let mode = match only_mode {
-            Some(pick) => pick(seed),
-            None => mode,
-        };
-        for w in WIDTHS {
-            let what = format!("gen seed {seed} {mode:?} W={w}");
-            differential(
-                &g.module, g.func, &shapes, &gens, mode, w, seed, None, &mut tally, &what,
-            );
-        }
-        // Every fourth program also with an entry mask (remainder lanes off).
-        if seed % 4 == 0 {
-            let w = WIDTHS[(seed / 4 % 3) as usize];
-            let m = lane_mask(w, seed);
-            let what = format!("gen seed {seed} {mode:?} W={w} mask {m:?}");
-            differential(
-                &g.module,
-                g.func,
-                &shapes,
-                &gens,
-                mode,
-                w,
-                seed,
-                Some(&m),
-                &mut tally,
-                &what,
-            );
-        }
-    }
-    tally
 }
 
 /// An entry mask: the first lanes on (a remainder), or a pseudo-random pattern, or none.
