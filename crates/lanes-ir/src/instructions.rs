@@ -401,6 +401,24 @@ impl InstData {
         }
     }
 
+    /// May the instruction run for a lane that is not active, as linearization runs
+    /// arithmetic under a false predicate (PLDI'18 §2.4)? Not if it has an effect, reads
+    /// memory, may trap (integer division), asks which lanes run (mask and cross-lane
+    /// queries, page probes), allocates, or is `unreachable`.
+    pub fn is_speculatable(&self) -> bool {
+        use crate::opcodes::IntrinsicClass;
+        let lanes_matter = matches!(
+            self,
+            InstData::Intrinsic { id, .. }
+                if matches!(id.class(), IntrinsicClass::MaskQuery | IntrinsicClass::CrossLane(_) | IntrinsicClass::PageProbe)
+        );
+        !(self.has_side_effects()
+            || self.reads_memory()
+            || matches!(self, InstData::Binary { op, .. } if op.can_trap())
+            || lanes_matter
+            || matches!(self, InstData::Alloca { .. } | InstData::Unreachable))
+    }
+
     /// Does the instruction read memory?
     pub fn reads_memory(&self) -> bool {
         matches!(

@@ -29,7 +29,8 @@
 //! - every φ of `x` reads from `L` a value that equals what it reads from `e` for a lane
 //!   coming from `e`: a φ of `L` whose incoming from `e` is that value, or that value
 //!   itself, defined outside `L`;
-//! - `L` holds nothing but φs, pure arithmetic that cannot trap and its branch: the lanes
+//! - `L` holds nothing but φs, its branch and what may run for an inactive lane (pure
+//!   arithmetic that cannot trap, no memory, no question of which lanes run): the lanes
 //!   that broke out run it once more, and inactive lanes never touch memory that scalar
 //!   execution would not;
 //! - both branches are divergent: a uniform latch exit stays a uniform branch of the
@@ -42,7 +43,7 @@ use lanes_analysis::shapes::ShapeInfo;
 use lanes_ir::cursor::phis;
 use lanes_ir::{Block, FuncCursor, Function, InstData, Type, Value};
 
-use crate::cfg_edit::{bool_const, incoming_of, side_condition};
+use crate::cfg_edit::{bool_const, brif_targets, incoming_of, side_condition};
 
 /// Folds the qualifying `break`s of every divergent loop of `func` (described by `info`)
 /// into their latch's exit branch. Returns how many were folded; the caller recomputes
@@ -59,7 +60,7 @@ pub fn fold_breaks_into_latches(func: &mut Function, info: &ShapeInfo) -> usize 
         };
         let latch = *latch;
         let h = loops.header(l);
-        let Some((_, x)) = exit_branch(func, latch, h) else {
+        let Some(x) = other_target(func, latch, h) else {
             continue;
         };
         if loops.contains(l, x) || !info.is_divergent_branch(latch) || !runs_harmlessly(func, latch)
@@ -74,7 +75,7 @@ pub fn fold_breaks_into_latches(func: &mut Function, info: &ShapeInfo) -> usize 
                 e != latch
                     && loops.innermost_loop(e) == Some(l)
                     && info.is_divergent_branch(e)
-                    && exit_branch(func, e, latch).is_some_and(|(_, to)| to == x)
+                    && other_target(func, e, latch) == Some(x)
                     && carries_latch_values(func, e, latch, x)
             })
             .collect();
@@ -90,38 +91,22 @@ pub fn fold_breaks_into_latches(func: &mut Function, info: &ShapeInfo) -> usize 
     folded
 }
 
-/// The condition of `b`'s `brif` with `stay` as one target, and the other target.
-fn exit_branch(func: &Function, b: Block, stay: Block) -> Option<(Value, Block)> {
-    let t = func.terminator(b)?;
-    match *func.dfg.inst(t) {
-        InstData::Brif {
-            cond,
-            then_dest,
-            else_dest,
-        } if then_dest != else_dest => {
-            if then_dest == stay {
-                Some((cond, else_dest))
-            } else if else_dest == stay {
-                Some((cond, then_dest))
-            } else {
-                None
-            }
-        }
+/// The other target of `b`'s `brif` when `stay` is one of its two distinct targets.
+fn other_target(func: &Function, b: Block, stay: Block) -> Option<Block> {
+    match brif_targets(func, b)? {
+        (t, e) if t == stay && e != stay => Some(e),
+        (t, e) if e == stay && t != stay => Some(t),
         _ => None,
     }
 }
 
-/// Does `b` hold only φs, instructions without effects that neither read memory nor trap,
-/// and its terminator?
+/// Does `b` hold only φs, its terminator and instructions that may run for a lane that
+/// is not active ([`InstData::is_speculatable`]: the lanes that broke out run them)?
 fn runs_harmlessly(func: &Function, b: Block) -> bool {
     let term = func.terminator(b);
     func.layout.block_insts(b).iter().all(|&i| {
         let data = func.dfg.inst(i);
-        Some(i) == term
-            || data.is_phi()
-            || !(data.has_side_effects()
-                || data.reads_memory()
-                || matches!(data, InstData::Binary { op, .. } if op.can_trap()))
+        Some(i) == term || data.is_phi() || data.is_speculatable()
     })
 }
 
@@ -145,7 +130,6 @@ fn carries_latch_values(func: &Function, e: Block, latch: Block, x: Block) -> bo
 
 fn fold(func: &mut Function, h: Block, latch: Block, x: Block, breaks: &[Block]) {
     let f = bool_const(func, false);
-    let t = bool_const(func, true);
     // Each break's "leaves" condition, computed where its branch was; the branch jumps on.
     let mut leaves: HashMap<Block, Value> = HashMap::new();
     for &e in breaks {
@@ -186,7 +170,11 @@ fn fold(func: &mut Function, h: Block, latch: Block, x: Block, breaks: &[Block])
         return;
     };
     // The condition is "stay" when the branch's first target is the header.
-    let on_break = if then_dest == h { f } else { t };
+    let on_break = if then_dest == h {
+        f
+    } else {
+        bool_const(cur.func, true)
+    };
     cur.goto_inst(term);
     let new_cond = cur.insert_value(
         InstData::Select {

@@ -155,21 +155,7 @@ pub(crate) fn vectorize_callees(
 /// answers depend on which lanes run), `unreachable`, or cycle in its CFG (an inactive
 /// lane's values need not end a loop).
 fn speculatable(f: &lanes_ir::Function) -> bool {
-    use lanes_ir::IntrinsicClass;
-    let safe = f.dfg.insts().all(|i| {
-        let d = f.dfg.inst(i);
-        let trapping_division = matches!(d, InstData::Binary { op, .. } if op.can_trap());
-        let lanes_matter = matches!(
-            d,
-            InstData::Intrinsic { id, .. }
-                if matches!(id.class(), IntrinsicClass::MaskQuery | IntrinsicClass::CrossLane(_) | IntrinsicClass::PageProbe)
-        );
-        !(d.has_side_effects()
-            || d.reads_memory()
-            || trapping_division
-            || lanes_matter
-            || matches!(d, InstData::Alloca { .. } | InstData::Unreachable))
-    });
+    let safe = f.dfg.insts().all(|i| f.dfg.inst(i).is_speculatable());
     if !safe {
         return false;
     }

@@ -329,3 +329,63 @@ fn block_index_is_topological_and_loop_compact() {
         }
     }
 }
+
+/// The `break` of `for (k < n) { d = k * x; if (d > 0) { c += d; if (c > 10) break; } }`
+/// leaves through the latch (`lanes_wfv::latch_breaks`), unless the latch asks which
+/// lanes run (here `any`): the lanes that broke out would then change its answer.
+#[test]
+fn breaks_leave_through_the_latch_only_where_it_may_run_for_them() {
+    let text = |latch_test: &str| {
+        format!(
+            "function @march(v0: i32 varying, v1: f32 varying) -> f32 kernel {{
+block0:
+    v2: i32 = iconst 0
+    v3: f32 = fconst 0.0
+    v4: f32 = fconst 10.0
+    v5: i32 = iconst 1
+    v6: i1 = icmp sgt v0, v2
+    brif v6, block1, block5
+block1:
+    v7: i32 = phi [block0: v2], [block3: v15]
+    v8: f32 = phi [block0: v3], [block3: v14]
+    v9: f32 = sitofp v7
+    v10: f32 = fmul v9, v1
+    v11: i1 = fcmp ogt v10, v3
+    brif v11, block2, block3
+block2:
+    v12: f32 = fadd v8, v10
+    v13: i1 = fcmp ogt v12, v4
+    brif v13, block4, block3
+block3:
+    v14: f32 = phi [block1: v8], [block2: v12]
+    v15: i32 = add v7, v5
+    v16: i1 = icmp slt v15, v0
+    {latch_test}
+block4:
+    v17: f32 = phi [block2: v12], [block3: v14]
+    br block5
+block5:
+    v18: f32 = phi [block0: v3], [block4: v17]
+    ret v18
+}}
+"
+        )
+    };
+    let folded = |latch_test: &str| {
+        let module = lanes_ir::parse_module(&text(latch_test)).expect("parses");
+        let id = module.functions().next().expect("one function").0;
+        let shapes = vec![Some((Shape::Varying, 0)); 2];
+        let p = lanes_wfv::prepare(
+            &module,
+            id,
+            &shapes,
+            lanes_wfv::Mode::PARTIAL,
+            &mut |_, _| {},
+        )
+        .expect("prepares");
+        p.latch_breaks
+    };
+    assert_eq!(folded("brif v16, block1, block4"), 1);
+    let asks = "v19: i1 = any v16\n    v20: i1 = and v16, v19\n    brif v20, block1, block4";
+    assert_eq!(folded(asks), 0);
+}
