@@ -37,7 +37,9 @@
 //! 5. [`widen`](mod@widen) ([`widen()`], [`widen_into`]) maps that function to `W` lanes:
 //!    uniform values stay scalar, the others become vectors, masks become `<W x i1>`,
 //!    memory accesses become vector, masked, gather/scatter or once-if-any accesses,
-//!    calls and atomics run per active lane.
+//!    calls and atomics run per active lane; then [`nonempty_masks`] drops the
+//!    once-if-any tests whose masks are proven to have an active lane (the body of a
+//!    divergent loop).
 //!
 //! 6. For the code generator, [`chunks`] splits a very long vector (or scalar) function
 //!    into `noinline` pieces of bounded size, which LLVM compiles in linear time; on
@@ -71,6 +73,7 @@ pub mod latch_breaks;
 pub mod linearize;
 pub(crate) mod loop_guard;
 pub mod mode;
+pub mod nonempty_masks;
 pub mod normalize;
 pub mod outer_loop;
 pub mod predicates;

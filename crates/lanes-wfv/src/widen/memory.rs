@@ -21,7 +21,8 @@
 //! shuffle reverses the lanes of the value and the mask); lane 0's address is recomputed
 //! on scalars (module `lane0`).
 //! Inactive lanes never touch memory: masked operations skip them, and a scalar access
-//! under a varying mask runs only if some lane is active.
+//! under a varying mask runs only if some lane is active. Where that is proven anyway (the
+//! body of a divergent loop), [`crate::nonempty_masks`] drops the test afterwards.
 
 use lanes_ir::{InstData, MemAccess, Type, Value};
 

@@ -302,6 +302,7 @@ fn widen_with(
     if let Some(active) = w.entry_active {
         lanes::return_early_when_no_lane_is_active(&mut w.new, active)?;
     }
+    crate::nonempty_masks::fold_any_of_nonempty_masks(&mut w.new);
     Ok((w.new, w.notes))
 }
 

@@ -15,6 +15,7 @@ mod irreducible;
 mod kernels;
 mod lanes_h;
 mod native;
+mod nonempty_masks;
 mod outer_loop;
 mod outer_loop_generated;
 mod passes;
