@@ -6,11 +6,12 @@
 //! simd`: it only attaches the GCC-style `"_ZGV…"` names to the declaration, which the
 //! vectorizer ignores, so a clang-19 build never calls the variants by itself. This test
 //! adds what clang leaves out, and nothing else: it takes clang-19's IR of
-//! `vfabi_linear_caller.c` (`-O2 -fopenmp-simd -march=native`, before LLVM's passes),
-//! gives each call of a `declare simd` function the attribute listing the host ISA's names
-//! clang announced, declares those variants (their types follow the VFABI letters: `v`
-//! vector, `u` and `l…` scalar), keeps the declarations in `llvm.compiler.used` (as LLVM's
-//! own `InjectTLIMappings` does), and compiles it with clang-19 `-O2`: LLVM's loop
+//! `vfabi_linear_caller.c` (`-O2 -fopenmp-simd -march=native`, preferring the checked
+//! vector width, before LLVM's passes), gives each call of a `declare simd` function the
+//! attribute listing the host ISA's names clang announced, declares those variants
+//! (their types follow the VFABI letters: `v` vector, `u` and `l…` scalar), keeps the
+//! declarations in `llvm.compiler.used` (as LLVM's own `InjectTLIMappings` does), and
+//! compiles it with clang-19 `-O2`: LLVM's loop
 //! vectorizer must then call the four variants, which lanes defines in
 //! `vfabi_linear_callee.c` (uniform, linear with steps 1, 2, 4 bytes and -1, aligned), and
 //! the linked program must equal the scalar build on 68 lengths.
@@ -171,7 +172,16 @@ fn clang_vectorized_loops_call_lanes_variants() {
     run(Command::new(env!("CARGO_BIN_EXE_lanes"))
         .args(["compile", "-fopenmp-simd", "-O2", "-march=native"])
         .args(["-ffp-contract=off", "-c", s(&callee), "-o", s(&obj)]));
-    let flags = ["-O2", "-march=native", "-fopenmp-simd", "-ffp-contract=off"];
+    // Intel's server CPUs are tuned for 256-bit vectors (`prefer-256-bit`): ask for the
+    // width whose variants are checked.
+    let prefer = format!("-mprefer-vector-width={}", 32 * w);
+    let flags = [
+        "-O2",
+        "-march=native",
+        &prefer,
+        "-fopenmp-simd",
+        "-ffp-contract=off",
+    ];
     let ll = d.join("caller.ll");
     run(clang()
         .args(flags)
