@@ -22,7 +22,7 @@
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 
-use lanes_ir::{BinaryOp, CastOp, InstData, Intrinsic, Value};
+use lanes_ir::{BinaryOp, CastOp, InstData, Intrinsic, Type, Value};
 
 use super::func::FuncCx;
 use crate::llvm::noname;
@@ -39,15 +39,84 @@ impl FuncCx<'_> {
         if !self.vt(off).is_vector() {
             return None;
         }
+        if let Some(g) = self.rebased_vector_ptradd(base, off) {
+            return Some(g);
+        }
         let base = self.uniform_pointer(base)?;
         let (index, log2) = self.scaled_narrow_index(off)?;
+        Some(self.scaled_gep(self.arg(base), index, log2, inbounds))
+    }
+
+    /// `gep iS, base, index`: the address `base + index · 2^log2`.
+    unsafe fn scaled_gep(
+        &self,
+        base: LLVMValueRef,
+        index: Value,
+        log2: u32,
+        inbounds: bool,
+    ) -> LLVMValueRef {
         let elem = self.scale_type(log2);
         let mut idx = self.arg(index);
-        let g = LLVMBuildGEP2(self.b, elem, self.arg(base), &mut idx, 1, noname());
+        let g = LLVMBuildGEP2(self.b, elem, base, &mut idx, 1, noname());
         if inbounds && !LLVMIsAInstruction(g).is_null() {
             LLVMGEPSetNoWrapFlags(g, inkwell::llvm_sys::LLVMGEPFlagInBounds);
         }
-        Some(g)
+        g
+    }
+
+    /// `ptradd (ptradd b, sext(i) << k), c` — a field at a uniform offset `c` of an
+    /// element at a varying narrow index, `&a[i].f` — as `gep iS, (b + c), sext i`: the
+    /// uniform offset moves into the scalar base, so that the index stays narrow and the
+    /// code generator gathers with 32-bit indices (one `vgatherdps` per 16 lanes instead of
+    /// two `vgatherqps`). Several uniform offsets in a row are summed into the base the
+    /// same way. Neither `gep` is `inbounds`: `b + c` alone may be outside the object.
+    unsafe fn rebased_vector_ptradd(&self, base: Value, off: Value) -> Option<LLVMValueRef> {
+        let mut uniform = vec![self.uniform_int(off)?];
+        let mut p = base;
+        let (root, index, log2) = loop {
+            let Some(InstData::PtrAdd { args, .. }) = self.def(p) else {
+                return None;
+            };
+            if !self.vt(p).is_vector() {
+                return None;
+            }
+            if let Some(c) = self.uniform_int(args[1]) {
+                uniform.push(c);
+                p = args[0];
+                continue;
+            }
+            let root = self.uniform_pointer(args[0])?;
+            let (index, log2) = self.scaled_narrow_index(args[1])?;
+            break (root, index, log2);
+        };
+        let mut b = self.arg(root);
+        for mut c in uniform.into_iter().rev() {
+            b = LLVMBuildGEP2(self.b, self.t.i8(), b, &mut c, 1, noname());
+        }
+        Some(self.scaled_gep(b, index, log2, false))
+    }
+
+    /// The scalar integer `v` is, or is a splat of: a scalar value, a broadcast of one, or
+    /// a splat constant.
+    unsafe fn uniform_int(&self, v: Value) -> Option<LLVMValueRef> {
+        let ty = self.vt(v);
+        if !ty.is_vector() {
+            return Some(self.arg(v));
+        }
+        if let Some(InstData::Intrinsic {
+            id: Intrinsic::Broadcast,
+            args,
+        }) = self.def(v)
+        {
+            let s = *args.first()?;
+            return (!self.vt(s).is_vector()).then(|| self.arg(s));
+        }
+        let c = self.func.dfg.splat_constant(v)?;
+        Some(LLVMConstInt(
+            self.t.ty(Type::Scalar(ty.elem())),
+            c as u64,
+            1,
+        ))
     }
 
     /// The address vector `ptrs` of a gather or scatter as one stack allocation plus 32-bit
