@@ -73,6 +73,7 @@ pub mod latch_breaks;
 pub mod linearize;
 pub(crate) mod loop_guard;
 pub mod mode;
+pub mod narrow_induction;
 pub mod nonempty_masks;
 pub mod normalize;
 pub mod outer_loop;
@@ -323,6 +324,11 @@ pub fn prepare(
     if interleaved > 0 {
         after_pass("private_memory", &func);
         info = analysis.analyze_in(&func, args, info.into_analyses())?;
+    }
+    // Varying counters that clang widened to 64 bits go back to 32 (narrow gathers).
+    if narrow_induction::narrow_varying_inductions(&mut func, &info) > 0 {
+        after_pass("narrow_induction", &func);
+        info = analysis.analyze_in(&func, args, FunctionAnalyses::new())?;
     }
     // The reconverging transform: flow blocks give every divergent branch a primary
     // successor, and the lowering to masks replaces every other step below.

@@ -389,3 +389,40 @@ block5:
     let asks = "v19: i1 = any v16\n    v20: i1 = and v16, v19\n    brif v20, block1, block4";
     assert_eq!(folded(asks), 0);
 }
+
+/// A varying 64-bit counter from `sext a` to `sext b` is narrowed to 32 bits where its
+/// range is proven (`wfv_loops.lir`'s `@row_sum`, clang's rotated loop behind `a < b`, and
+/// `@row_stride`, tested at its latch); the rotated loop without its guard could count
+/// past `b`, and is left as it is.
+#[test]
+fn varying_counters_are_narrowed_where_their_range_is_proven() {
+    let kernels = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/wfv_loops.lir"),
+    )
+    .expect("readable");
+    let narrowed = |text: &str, name: &str| {
+        let module = lanes_ir::parse_module(text).expect("parses");
+        let id = module.func_by_name(name).expect("defined");
+        let shapes = vec![
+            Some((Shape::Uniform, 0)),
+            Some((Shape::Varying, 0)),
+            Some((Shape::Varying, 0)),
+        ];
+        let mut ran = false;
+        lanes_wfv::prepare(
+            &module,
+            id,
+            &shapes,
+            lanes_wfv::Mode::PARTIAL,
+            &mut |pass, _| {
+                ran |= pass == "narrow_induction";
+            },
+        )
+        .expect("prepares");
+        ran
+    };
+    assert!(narrowed(&kernels, "row_sum"));
+    assert!(narrowed(&kernels, "row_stride"));
+    let unguarded = kernels.replace("brif v13, block1, block3", "br block1");
+    assert!(!narrowed(&unguarded, "row_sum"));
+}
