@@ -372,3 +372,48 @@ fn emitted_llvm_ir_names_its_target() {
     assert!(avx512_lines(&asm).is_empty(), "{asm}");
     assert!(asm.contains("vpgatherdd"), "no hardware gather:\n{asm}");
 }
+
+/// Fields of an element at a varying `int` index (`box[6 * n + 3]`, a BVH node's box) and
+/// the elements a varying `int` counter walks (a CSR row, `for (int k = a; k < b; k++)`,
+/// whose counter clang widens to 64 bits) are gathered with 32-bit indices at 16 lanes:
+/// `vgatherdps` on `zmm`, never the 64-bit-index `vgatherqps` of half the width.
+#[test]
+fn field_and_row_gathers_take_32_bit_indices_at_16_lanes() {
+    let src = scratch_file(
+        "rows.c",
+        "void fields(long i, const int *node, const float *box, float *out) {\n\
+         \x20 int n = node[i];\n\
+         \x20 out[i] = box[6 * n] + box[6 * n + 3] * box[6 * n + 5];\n\
+         }\n\
+         void row(long i, const int *rowptr, const float *val, float *out) {\n\
+         \x20 float s = 0.0f;\n\
+         \x20 for (int k = rowptr[i]; k < rowptr[i + 1]; k++) s += val[k];\n\
+         \x20 out[i] = s;\n\
+         }\n",
+    );
+    let d = scratch_dir("target-narrow-gathers");
+    for f in ["fields", "row"] {
+        let asm = d.join(format!("{f}.s"));
+        run(lanes()
+            .args(["vectorize", s(&src), "--function", f, "--shapes", "c,u,u,u"])
+            .args([
+                "-march=skylake-avx512",
+                "--width",
+                "16",
+                "-O3",
+                "-o",
+                s(&asm),
+            ]));
+        let text = std::fs::read_to_string(&asm).expect("assembly");
+        let gathers: Vec<&str> = text.lines().filter(|l| l.contains("gather")).collect();
+        assert!(
+            gathers.iter().any(|l| l.contains("vgatherdps")),
+            "{f}: no 32-bit-index gather:\n{text}"
+        );
+        assert!(
+            !gathers.iter().any(|l| l.contains("gatherq")),
+            "{f}: 64-bit-index gathers: {}",
+            gathers.join("\n")
+        );
+    }
+}
