@@ -63,12 +63,18 @@ pub(crate) fn bool_const(func: &mut Function, value: bool) -> Value {
 
 /// The `then` and `else` targets of the `brif` ending `b`, if it ends in one.
 pub(crate) fn brif_targets(func: &Function, b: Block) -> Option<(Block, Block)> {
+    brif_of(func, b).map(|(_, t, e)| (t, e))
+}
+
+/// The condition and the `then` and `else` targets of the `brif` ending `b`, if it ends
+/// in one.
+pub(crate) fn brif_of(func: &Function, b: Block) -> Option<(Value, Block, Block)> {
     match func.dfg.inst(func.terminator(b)?) {
         InstData::Brif {
+            cond,
             then_dest,
             else_dest,
-            ..
-        } => Some((*then_dest, *else_dest)),
+        } => Some((*cond, *then_dest, *else_dest)),
         _ => None,
     }
 }

@@ -28,6 +28,7 @@
 //! counter keeps its shape (a strided one proves contiguous accesses through its
 //! no-wrap flags, which the narrow add does not claim).
 
+use crate::cfg_edit::brif_of;
 use lanes_analysis::shapes::{ShapeInfo, VShape};
 use lanes_ir::{
     BinaryOp, Block, CastOp, FuncCursor, Function, Inst, InstData, IntCC, IntFlags, Type, Value,
@@ -203,22 +204,15 @@ enum Bound {
 }
 
 fn back_edge_bound(func: &Function, latch: Block, header: Block, next: Value) -> Option<Bound> {
-    let InstData::Brif {
-        cond,
-        then_dest,
-        else_dest,
-    } = func.dfg.inst(func.terminator(latch)?)
-    else {
-        return None;
-    };
+    let (cond, then_dest, else_dest) = brif_of(func, latch)?;
     if then_dest == else_dest {
         return None;
     }
-    let InstData::Icmp { cond: cc, args } = func.dfg.inst(func.dfg.def_inst(*cond)?) else {
+    let InstData::Icmp { cond: cc, args } = func.dfg.inst(func.dfg.def_inst(cond)?) else {
         return None;
     };
     // The condition under which the back edge is taken, as `lhs cc rhs`.
-    let cc = if *then_dest == header {
+    let cc = if then_dest == header {
         *cc
     } else {
         inverse(*cc)
@@ -271,31 +265,24 @@ fn entered_below(
     // The edge into `cur` from `p`, from the loop's entry edge upwards.
     let (mut cur, mut p) = (header, pre);
     for _ in 0..8 {
-        if let Some(term) = func.terminator(p) {
-            if let InstData::Brif {
-                cond,
-                then_dest,
-                else_dest,
-            } = func.dfg.inst(term)
+        if let Some((cond, then_dest, else_dest)) = brif_of(func, p) {
+            if let Some(InstData::Icmp { cond: cc, args }) =
+                func.dfg.def_inst(cond).map(|i| func.dfg.inst(i))
             {
-                if let Some(InstData::Icmp { cond: cc, args }) =
-                    func.dfg.def_inst(*cond).map(|i| func.dfg.inst(i))
-                {
-                    let taken = if *then_dest == cur && *else_dest != cur {
-                        Some(*cc)
-                    } else if *else_dest == cur && *then_dest != cur {
-                        Some(inverse(*cc))
-                    } else {
-                        None
-                    };
-                    let holds = match taken {
-                        Some(IntCC::Slt) => below(args[0], args[1]),
-                        Some(IntCC::Sgt) => below(args[1], args[0]),
-                        _ => false,
-                    };
-                    if holds {
-                        return Some(true);
-                    }
+                let taken = if then_dest == cur && else_dest != cur {
+                    Some(*cc)
+                } else if else_dest == cur && then_dest != cur {
+                    Some(inverse(*cc))
+                } else {
+                    None
+                };
+                let holds = match taken {
+                    Some(IntCC::Slt) => below(args[0], args[1]),
+                    Some(IntCC::Sgt) => below(args[1], args[0]),
+                    _ => false,
+                };
+                if holds {
+                    return Some(true);
                 }
             }
         }

@@ -34,6 +34,7 @@
 
 use std::collections::HashSet;
 
+use crate::cfg_edit::brif_of;
 use cranelift_entity::SecondaryMap;
 use lanes_analysis::{ControlFlowGraph, DominatorTree};
 use lanes_ir::{
@@ -122,33 +123,16 @@ fn any_arg(func: &Function, inst: Inst) -> Option<Value> {
 
 /// The mask `g` if `a` ends in `brif any(g), to, other` with `other ≠ to`.
 fn any_guard(func: &Function, a: Block, to: Block) -> Option<Value> {
-    let InstData::Brif {
-        cond,
-        then_dest,
-        else_dest,
-    } = func.dfg.inst(func.terminator(a)?)
-    else {
-        return None;
-    };
-    if *then_dest != to || *else_dest == to {
+    let (cond, then_dest, else_dest) = brif_of(func, a)?;
+    if then_dest != to || else_dest == to {
         return None;
     }
-    let ValueDef::Result(i) = func.dfg.value_def(*cond) else {
-        return None;
-    };
-    any_arg(func, i)
+    any_arg(func, func.dfg.def_inst(cond)?)
 }
 
 /// Replaces the `brif yes, t, e` ending `b` by a jump to `t`, dropping `b` from `e`'s φs.
 fn jump_if_always(func: &mut Function, b: Block, yes: Value) {
-    let Some(term) = func.terminator(b) else {
-        return;
-    };
-    let InstData::Brif {
-        cond,
-        then_dest,
-        else_dest,
-    } = *func.dfg.inst(term)
+    let (Some(term), Some((cond, then_dest, else_dest))) = (func.terminator(b), brif_of(func, b))
     else {
         return;
     };
