@@ -1,7 +1,9 @@
 //! Whole-function vectorization, control-flow half: what lanes does to a scalar SPMD
 //! function before widening it to `W` lanes (PLDI'18 §2–5, CC'12 §3.3).
 //!
-//! The pipeline ([`prepare`]) runs, on a copy of one function of a module:
+//! The pipeline ([`prepare`]) runs, on a copy of one function of a module, after private
+//! arrays are laid out across lanes ([`private_memory`]) and varying `int` counters that
+//! clang widened to 64 bits are narrowed back ([`narrow_induction`]), in every mode:
 //!
 //! 1. [`normalize`](mod@normalize): one exit block, loop simplify, LCSSA, divergent
 //!    `switch`es lowered to `brif` cascades;
