@@ -150,6 +150,41 @@ named_enum!(
     }
 );
 
+impl IntCC {
+    /// The condition with the operands exchanged: `b cc a` ⇔ `a cc.swapped() b`.
+    pub fn swapped(self) -> IntCC {
+        use IntCC::*;
+        match self {
+            Eq | Ne => self,
+            Slt => Sgt,
+            Sle => Sge,
+            Sgt => Slt,
+            Sge => Sle,
+            Ult => Ugt,
+            Ule => Uge,
+            Ugt => Ult,
+            Uge => Ule,
+        }
+    }
+
+    /// The opposite condition: `!(a cc b)` ⇔ `a cc.negated() b`.
+    pub fn negated(self) -> IntCC {
+        use IntCC::*;
+        match self {
+            Eq => Ne,
+            Ne => Eq,
+            Slt => Sge,
+            Sle => Sgt,
+            Sgt => Sle,
+            Sge => Slt,
+            Ult => Uge,
+            Ule => Ugt,
+            Ugt => Ule,
+            Uge => Ult,
+        }
+    }
+}
+
 named_enum!(
     /// Float comparison conditions: ordered (false if either is NaN) and unordered (true
     /// if either is NaN), as in LLVM.

@@ -215,17 +215,14 @@ fn back_edge_bound(func: &Function, latch: Block, header: Block, next: Value) ->
     let cc = if then_dest == header {
         *cc
     } else {
-        inverse(*cc)
+        cc.negated()
     };
-    let (cc, lhs, rhs) = match cc {
-        IntCC::Sgt => (IntCC::Slt, args[1], args[0]),
-        IntCC::Sge => (IntCC::Sle, args[1], args[0]),
-        IntCC::Ne if args[1] == next => (IntCC::Ne, args[1], args[0]),
-        cc => (cc, args[0], args[1]),
+    // … with `next` on the left.
+    let (cc, rhs) = match args {
+        [l, r] if *l == next => (cc, *r),
+        [l, r] if *r == next => (cc.swapped(), *l),
+        _ => return None,
     };
-    if lhs != next {
-        return None;
-    }
     narrow_source(func, rhs)?;
     match cc {
         IntCC::Slt | IntCC::Sle => Some(Bound::Below),
@@ -272,7 +269,7 @@ fn entered_below(
                 let taken = if then_dest == cur && else_dest != cur {
                     Some(*cc)
                 } else if else_dest == cur && then_dest != cur {
-                    Some(inverse(*cc))
+                    Some(cc.negated())
                 } else {
                     None
                 };
@@ -292,19 +289,4 @@ fn entered_below(
         (cur, p) = (p, *above);
     }
     Some(false)
-}
-
-fn inverse(cc: IntCC) -> IntCC {
-    match cc {
-        IntCC::Eq => IntCC::Ne,
-        IntCC::Ne => IntCC::Eq,
-        IntCC::Slt => IntCC::Sge,
-        IntCC::Sle => IntCC::Sgt,
-        IntCC::Sgt => IntCC::Sle,
-        IntCC::Sge => IntCC::Slt,
-        IntCC::Ult => IntCC::Uge,
-        IntCC::Ule => IntCC::Ugt,
-        IntCC::Ugt => IntCC::Ule,
-        IntCC::Uge => IntCC::Ult,
-    }
 }

@@ -75,6 +75,16 @@ pub fn fold_any_of_nonempty_masks(func: &mut Function) -> usize {
 
 /// The `any` instructions (and their results) whose masks are proven non-empty.
 fn proven_anys(func: &Function) -> Vec<(Inst, Value)> {
+    // Most functions have none: no CFG analyses for them.
+    let has_any = func.layout.blocks().any(|b| {
+        func.layout
+            .block_insts(b)
+            .iter()
+            .any(|&i| any_arg(func, i).is_some())
+    });
+    if !has_any {
+        return Vec::new();
+    }
     let cfg = ControlFlowGraph::with_function(func);
     let doms = DominatorTree::with_function(func, &cfg);
     let mut guard_of: SecondaryMap<Block, Option<Value>> = SecondaryMap::new();
@@ -174,6 +184,9 @@ impl Proof<'_> {
         if self.guarded(m, at) {
             return true;
         }
+        if let Some(c) = self.func.dfg.splat_constant(m) {
+            return c & 1 == 1;
+        }
         let def = match self.func.dfg.value_def(m) {
             ValueDef::Result(i) => i,
             ValueDef::Param(_) => return false,
@@ -188,18 +201,14 @@ impl Proof<'_> {
                 args,
                 ..
             } => args.iter().any(|&x| self.nonempty_at(x, at, s)),
-            InstData::Iconst { imm } => *imm & 1 == 1,
-            InstData::Intrinsic {
-                id: Intrinsic::Broadcast,
-                args,
-            } => args.first().is_some_and(|&x| self.is_true_const(x)),
             InstData::Phi { incoming } => {
                 if !s.assumed.insert(m) {
                     return true;
                 }
+                let to = self.func.layout.inst_block(def);
                 let held = incoming
                     .iter()
-                    .all(|&(p, v)| self.nonempty_leaving(v, p, at_block(self.func, def), s));
+                    .all(|&(p, v)| self.nonempty_leaving(v, p, to, s));
                 s.assumed.remove(&m);
                 held
             }
@@ -266,17 +275,4 @@ impl Proof<'_> {
         }
         false
     }
-
-    fn is_true_const(&self, v: Value) -> bool {
-        match self.func.dfg.value_def(v) {
-            ValueDef::Result(i) => {
-                matches!(self.func.dfg.inst(i), InstData::Iconst { imm } if *imm & 1 == 1)
-            }
-            ValueDef::Param(_) => false,
-        }
-    }
-}
-
-fn at_block(func: &Function, inst: Inst) -> Option<Block> {
-    func.layout.inst_block(inst)
 }

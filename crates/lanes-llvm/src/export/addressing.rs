@@ -42,7 +42,7 @@ impl FuncCx<'_> {
         if let Some(g) = self.rebased_vector_ptradd(base, off) {
             return Some(g);
         }
-        let base = self.uniform_pointer(base)?;
+        let base = self.uniform_scalar(base)?;
         let (index, log2) = self.scaled_narrow_index(off)?;
         Some(self.scaled_gep(self.arg(base), index, log2, inbounds))
     }
@@ -85,7 +85,7 @@ impl FuncCx<'_> {
                 p = args[0];
                 continue;
             }
-            let root = self.uniform_pointer(args[0])?;
+            let root = self.uniform_scalar(args[0])?;
             let (index, log2) = self.scaled_narrow_index(args[1])?;
             break (root, index, log2);
         };
@@ -99,24 +99,12 @@ impl FuncCx<'_> {
     /// The scalar integer `v` is, or is a splat of: a scalar value, a broadcast of one, or
     /// a splat constant.
     unsafe fn uniform_int(&self, v: Value) -> Option<LLVMValueRef> {
-        let ty = self.vt(v);
-        if !ty.is_vector() {
-            return Some(self.arg(v));
-        }
-        if let Some(InstData::Intrinsic {
-            id: Intrinsic::Broadcast,
-            args,
-        }) = self.def(v)
-        {
-            let s = *args.first()?;
-            return (!self.vt(s).is_vector()).then(|| self.arg(s));
+        if let Some(s) = self.uniform_scalar(v) {
+            return Some(self.arg(s));
         }
         let c = self.func.dfg.splat_constant(v)?;
-        Some(LLVMConstInt(
-            self.t.ty(Type::Scalar(ty.elem())),
-            c as u64,
-            1,
-        ))
+        let ty = self.t.ty(Type::Scalar(self.vt(v).elem()));
+        Some(LLVMConstInt(ty, c as u64, 1))
     }
 
     /// The address vector `ptrs` of a gather or scatter as one stack allocation plus 32-bit
@@ -136,7 +124,7 @@ impl FuncCx<'_> {
             offsets.push(args[1]);
             p = args[0];
         }
-        let root = self.uniform_pointer(p)?;
+        let root = self.uniform_scalar(p)?;
         match self.def(root)? {
             InstData::Alloca { size, .. } if !offsets.is_empty() && *size < 1 << 31 => {}
             _ => return None,
@@ -175,8 +163,8 @@ impl FuncCx<'_> {
         }
     }
 
-    /// The scalar pointer `v` is, or is a splat of.
-    pub(super) fn uniform_pointer(&self, v: Value) -> Option<Value> {
+    /// The scalar `v` is, or is a splat of (a pointer, or an offset).
+    pub(super) fn uniform_scalar(&self, v: Value) -> Option<Value> {
         if !self.vt(v).is_vector() {
             return Some(v);
         }

@@ -64,7 +64,7 @@ impl FuncCx<'_> {
             }
             p = args[0];
         }
-        let root = self.uniform_pointer(p)?;
+        let root = self.uniform_scalar(p)?;
         let [(a, k), (b, k2)] = varying[..] else {
             return None;
         };

@@ -550,14 +550,14 @@ fn trip_count(
     };
     let (mut pred, (induction, offset), bound) = match (find(*a), find(*b)) {
         (Some(x), None) => (*cc, x, *b),
-        (None, Some(x)) => (swap(*cc), x, *a),
+        (None, Some(x)) => (cc.swapped(), x, *a),
         _ => return Err(Declined::UncountedExit),
     };
     if defined_inside(bound) || func.value_type(bound).is_vector() {
         return Err(Declined::UncountedExit);
     }
     if exits_on_true {
-        pred = negate(pred);
+        pred = pred.negated();
     }
     let ty = func.value_type(inductions[induction].phi);
     let step = inductions[induction].step;
@@ -577,37 +577,4 @@ fn trip_count(
         pred,
         bound,
     })
-}
-
-/// `b cc a` ⇔ `a swap(cc) b`.
-fn swap(cc: IntCC) -> IntCC {
-    use IntCC::*;
-    match cc {
-        Eq | Ne => cc,
-        Slt => Sgt,
-        Sle => Sge,
-        Sgt => Slt,
-        Sge => Sle,
-        Ult => Ugt,
-        Ule => Uge,
-        Ugt => Ult,
-        Uge => Ule,
-    }
-}
-
-/// `!(a cc b)` ⇔ `a negate(cc) b`.
-fn negate(cc: IntCC) -> IntCC {
-    use IntCC::*;
-    match cc {
-        Eq => Ne,
-        Ne => Eq,
-        Slt => Sge,
-        Sle => Sgt,
-        Sgt => Sle,
-        Sge => Slt,
-        Ult => Uge,
-        Ule => Ugt,
-        Ugt => Ule,
-        Uge => Ult,
-    }
 }
