@@ -101,8 +101,9 @@ macro_rules! visit_operands {
     };
 }
 
-/// One instruction's operation, operands and immediates.
-#[derive(Clone, Debug, PartialEq)]
+/// One instruction's operation, operands and immediates. `Eq` and `Hash` compare
+/// operands as values and float constants as bits (value numbering keys on them).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum InstData {
     /// Integer constant; splatted if the result is a vector. Stored sign-extended.
     Iconst {

@@ -1,9 +1,11 @@
 //! Whole-function vectorization, control-flow half: what lanes does to a scalar SPMD
 //! function before widening it to `W` lanes (PLDI'18 §2–5, CC'12 §3.3).
 //!
-//! The pipeline ([`prepare`]) runs, on a copy of one function of a module, after private
-//! arrays are laid out across lanes ([`private_memory`]) and varying `int` counters that
-//! clang widened to 64 bits are narrowed back ([`narrow_induction`]), in every mode:
+//! The pipeline ([`prepare`]) runs, on a copy of one function of a module, after pure
+//! instructions that repeat a dominating one are merged ([`common_subexpressions`]),
+//! private arrays are laid out across lanes ([`private_memory`]) and varying `int`
+//! counters that clang widened to 64 bits are narrowed back ([`narrow_induction`]), in
+//! every mode:
 //!
 //! 1. [`normalize`](mod@normalize): one exit block, loop simplify, LCSSA, divergent
 //!    `switch`es lowered to `brif` cascades;
@@ -66,6 +68,7 @@ pub mod boscc;
 pub mod branch_fusion;
 pub(crate) mod cfg_edit;
 pub mod chunks;
+pub mod common_subexpressions;
 pub mod divergent_loops;
 pub mod entry_mask;
 pub mod guards;
@@ -312,6 +315,11 @@ pub fn prepare(
         .function(id)
         .ok_or_else(|| WfvError::NoBody(module.funcs[id].name().to_string()))?
         .clone();
+    // Pure instructions that repeat a dominating one (math calls clang kept apart for
+    // `errno`) merge first, so that no later pass handles them twice.
+    if common_subexpressions::eliminate_common_subexpressions(&mut func) > 0 {
+        after_pass("common_subexpressions", &func);
+    }
     // One shape analysis for the whole pipeline (callee summaries are computed once), and
     // one bundle of CFG analyses handed from pass to pass: each pass uses what is valid,
     // keeps the bundle up to date and says what it changed. Shapes are recomputed only

@@ -8,6 +8,7 @@ mod common;
 
 mod branch_fusion;
 mod chunks;
+mod common_subexpressions;
 mod filetests;
 mod generated;
 mod index_division;

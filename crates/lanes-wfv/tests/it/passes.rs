@@ -25,11 +25,11 @@ use rand::{Rng, RngCore, SeedableRng};
 
 const COUNT: u64 = 1200;
 
-fn count() -> u64 {
+pub(crate) fn count() -> u64 {
     COUNT * common::soak()
 }
 
-fn generated(seed: u64) -> Generated {
+pub(crate) fn generated(seed: u64) -> Generated {
     let cfg = GenConfig {
         max_blocks: 14,
         max_insts_per_block: 3,
@@ -44,7 +44,7 @@ fn generated(seed: u64) -> Generated {
     generate(&mut Unstructured::new(&bytes), &cfg).expect("generation never fails")
 }
 
-fn arguments(g: &Generated, seed: u64, mem: &mut Memory) -> Vec<RtValue> {
+pub(crate) fn arguments(g: &Generated, seed: u64, mem: &mut Memory) -> Vec<RtValue> {
     let mut rng = SmallRng::seed_from_u64(seed);
     g.params
         .iter()
@@ -57,7 +57,7 @@ fn arguments(g: &Generated, seed: u64, mem: &mut Memory) -> Vec<RtValue> {
         .collect()
 }
 
-fn same_semantics(g: &Generated, func: &Function, seed: u64, what: &str) {
+pub(crate) fn same_semantics(g: &Generated, func: &Function, seed: u64, what: &str) {
     common::verify(&g.module, func, what);
     let mut m = g.module.clone();
     *m.function_mut(g.func).expect("defined") = func.clone();
