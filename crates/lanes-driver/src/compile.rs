@@ -142,6 +142,7 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
         export: ExportOptions {
             veclib,
             fast_gather: target.wants_fast_gather(),
+            vector_width_bits: None,
         },
     };
     let mut remarks = Vec::new();
@@ -201,6 +202,7 @@ pub fn compile(req: &CompileRequest) -> Result<Compiled, DriverError> {
                     ExportOptions {
                         veclib,
                         fast_gather: false,
+                        vector_width_bits: None,
                     },
                 )?),
                 SlpCost::Registers => None,

@@ -301,6 +301,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
                 export: ExportOptions {
                     veclib,
                     fast_gather: false,
+                    vector_width_bits: Some(u32::from(width) * 32),
                 },
             };
             let name = req

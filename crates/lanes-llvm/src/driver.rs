@@ -165,6 +165,9 @@ fn lower_changed(
     if opts.export.fast_gather {
         ask_for_hardware_gathers(llm, changed);
     }
+    if let Some(bits) = opts.export.vector_width_bits {
+        set_min_legal_vector_width(llm, bits);
+    }
     verify(llm)?;
     match changed {
         Some(changed) => optimize_changed(llm, &tm, &opts.pipeline, changed)?,
@@ -194,6 +197,18 @@ fn ask_for_hardware_gathers(llm: &inkwell::module::Module<'_>, changed: Option<&
             let attr = ctx.create_string_attribute("target-features", &features);
             f.add_attribute(AttributeLoc::Function, attr);
         }
+    }
+}
+
+/// Gives every defined function of `llm` `"min-legal-vector-width"="bits"`
+/// ([`crate::export::ExportOptions::vector_width_bits`]).
+fn set_min_legal_vector_width(llm: &inkwell::module::Module<'_>, bits: u32) {
+    use inkwell::attributes::AttributeLoc;
+    let attr = llm
+        .get_context()
+        .create_string_attribute("min-legal-vector-width", &bits.to_string());
+    for f in llm.get_functions().filter(|f| f.count_basic_blocks() > 0) {
+        f.add_attribute(AttributeLoc::Function, attr);
     }
 }
 

@@ -417,3 +417,57 @@ fn field_and_row_gathers_take_32_bit_indices_at_16_lanes() {
         );
     }
 }
+
+/// The functions of `lanes vectorize` carry the width they were vectorized for as
+/// `"min-legal-vector-width"` (32·W bits), so that on a CPU whose tuning prefers 256-bit
+/// vectors (Cascade Lake) 8-lane code, even its 8-lane `double` arithmetic, stays in
+/// `ymm` registers: no 512-bit instruction to lower the core's clock. At 16 lanes the
+/// floats are `zmm`.
+#[test]
+fn eight_lane_code_stays_in_ymm_where_the_cpu_prefers_256_bits() {
+    let src = scratch_file(
+        "widen_double.c",
+        "void scale(long i, const float *x, float *out, float k) {\n\
+         \x20 double d = (double)x[i] * (double)k;\n\
+         \x20 out[i] = (float)(d * d + (double)x[i]);\n\
+         }\n",
+    );
+    let d = scratch_dir("target-min-legal-width");
+    for width in [8u32, 16] {
+        let ll = d.join(format!("scale{width}.ll"));
+        let asm = d.join(format!("scale{width}.s"));
+        for out in [&ll, &asm] {
+            run(lanes()
+                .args(["vectorize", s(&src), "--function", "scale"])
+                .args(["--shapes", "c,u,u,u", "-march=cascadelake", "-O3"])
+                .args(["--width", &width.to_string(), "-o", s(out)]));
+        }
+        let text = std::fs::read_to_string(&ll).expect("LLVM IR");
+        let attr = format!("\"min-legal-vector-width\"=\"{}\"", 32 * width);
+        for line in text.lines().filter(|l| l.starts_with("define ")) {
+            let group = line
+                .rsplit('#')
+                .next()
+                .and_then(|g| g.split_whitespace().next());
+            let group = group.unwrap_or_else(|| panic!("no attribute group: {line}"));
+            let attrs = text
+                .lines()
+                .find(|l| l.starts_with(&format!("attributes #{group} ")))
+                .unwrap_or_else(|| panic!("no attributes #{group}"));
+            assert!(attrs.contains(&attr), "{line}\n{attrs}");
+        }
+        let code = std::fs::read_to_string(&asm).expect("assembly");
+        let name = format!(
+            "_ZGV{}N{width}luuu_scale",
+            if width == 8 { 'd' } else { 'e' }
+        );
+        let body = function_asm(&code, &name);
+        let zmm = body.lines().filter(|l| l.contains("%zmm")).count();
+        if width == 8 {
+            assert_eq!(zmm, 0, "512-bit code at 8 lanes:\n{body}");
+            assert!(body.contains("%ymm") && body.contains("pd\t"), "{body}");
+        } else {
+            assert!(zmm > 0, "no 512-bit code at 16 lanes:\n{body}");
+        }
+    }
+}

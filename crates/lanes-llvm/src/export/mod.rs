@@ -62,6 +62,15 @@ pub struct ExportOptions {
     /// ([`crate::target::Target::wants_fast_gather`]), so that their gathers and scatters
     /// are hardware ones on AVX2 even where the rest of the module is clang's.
     pub fast_gather: bool,
+    /// The vector width in bits the code was vectorized for (`32·W` for `W` lanes of
+    /// 32-bit elements): every defined function gets it as `"min-legal-vector-width"`,
+    /// as clang gives its functions the width of their vector types. On x86 CPUs whose
+    /// tuning prefers 256-bit vectors (Intel's AVX-512 server parts) LLVM then keeps
+    /// 8-lane code in `ymm` registers and splits what is wider (an 8-lane `double` or
+    /// pointer vector) into two, instead of running 512-bit instructions, which lower the
+    /// clock of the whole core. Without it, LLVM takes any width as legal. `None`: no
+    /// attribute.
+    pub vector_width_bits: Option<u32>,
 }
 
 /// Translates `module` into a new LLVM module named `name` in `ctx`.
