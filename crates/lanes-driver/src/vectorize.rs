@@ -136,6 +136,14 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
     // then runs the whole optimization pipeline, which fully unrolls what is still
     // counted. First, so that a `-funroll-loops` of the user's comes after and wins.
     clang.extra.insert(0, "-fno-unroll-loops".into());
+    // Its `int` counters stay 32-bit: clang's induction-variable widening turns the int
+    // index `4 * k` of `sph[4 * k + j]`, which C promises does not overflow, into 64-bit
+    // arithmetic that may, and the vector function then gathers with 64-bit indices (two
+    // `vgatherqps` per 16 lanes where a 32-bit index takes one `vgatherdps`). The vector
+    // function's own pipeline widens the uniform counters afterwards.
+    for arg in ["-indvars-widen-indvars=false", "-mllvm"] {
+        clang.extra.insert(0, arg.into());
+    }
     let mut times = PhaseTimes::default();
     // `--shapes` by C parameter reads the C signature from a second, `-O0 -g` compile of
     // the source; when the function is named it runs beside the optimizing import.

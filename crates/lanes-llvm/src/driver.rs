@@ -173,6 +173,12 @@ fn lower_changed(
         Some(changed) => optimize_changed(llm, &tm, &opts.pipeline, changed)?,
         None => optimize(llm, &tm, &opts.pipeline)?,
     }
+    if opts.pipeline.opt_level >= 1 {
+        crate::gather_addresses::sink_gather_scatter_addresses(llm);
+        if cfg!(debug_assertions) {
+            verify(llm)?;
+        }
+    }
     emit(llm, &tm, opts.emit)
 }
 

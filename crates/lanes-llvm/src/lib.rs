@@ -25,6 +25,7 @@ pub mod emit;
 pub mod error;
 pub mod export;
 mod fast_math;
+mod gather_addresses;
 pub mod import;
 pub mod jit;
 mod llvm;

@@ -373,10 +373,12 @@ fn emitted_llvm_ir_names_its_target() {
     assert!(asm.contains("vpgatherdd"), "no hardware gather:\n{asm}");
 }
 
-/// Fields of an element at a varying `int` index (`box[6 * n + 3]`, a BVH node's box) and
+/// Fields of an element at a varying `int` index (`box[6 * n + 3]`, a BVH node's box),
 /// the elements a varying `int` counter walks (a CSR row, `for (int k = a; k < b; k++)`,
-/// whose counter clang widens to 64 bits) are gathered with 32-bit indices at 16 lanes:
-/// `vgatherdps` on `zmm`, never the 64-bit-index `vgatherqps` of half the width.
+/// whose counter clang widens to 64 bits) and the fields of the elements it walks (a BVH
+/// leaf's spheres, `sph[4 * k + 3]`, an `int` product C promises does not overflow) are
+/// gathered with 32-bit indices at 16 lanes: `vgatherdps` on `zmm`, never the
+/// 64-bit-index `vgatherqps` of half the width.
 #[test]
 fn field_and_row_gathers_take_32_bit_indices_at_16_lanes() {
     let src = scratch_file(
@@ -389,10 +391,16 @@ fn field_and_row_gathers_take_32_bit_indices_at_16_lanes() {
          \x20 float s = 0.0f;\n\
          \x20 for (int k = rowptr[i]; k < rowptr[i + 1]; k++) s += val[k];\n\
          \x20 out[i] = s;\n\
+         }\n\
+         void leaf(long i, const int *link, const float *sph, float *out) {\n\
+         \x20 float s = 0.0f;\n\
+         \x20 int first = link[2 * i], count = link[2 * i + 1];\n\
+         \x20 for (int k = first; k < first + count; k++) s += sph[4 * k] * sph[4 * k + 3];\n\
+         \x20 out[i] = s;\n\
          }\n",
     );
     let d = scratch_dir("target-narrow-gathers");
-    for f in ["fields", "row"] {
+    for f in ["fields", "row", "leaf"] {
         let asm = d.join(format!("{f}.s"));
         run(lanes()
             .args(["vectorize", s(&src), "--function", f, "--shapes", "c,u,u,u"])
@@ -470,4 +478,55 @@ fn eight_lane_code_stays_in_ymm_where_the_cpu_prefers_256_bits() {
             assert!(zmm > 0, "no 512-bit code at 16 lanes:\n{body}");
         }
     }
+}
+
+/// A private stack's push after a pop, in another block, writes where the pop read
+/// (`stack[sp - 1]`); LLVM merges the two addresses, and the scatter still takes 32-bit
+/// offsets from the frame at 16 lanes: `vpscatterdd`, never two `vpscatterqd` of 8 lanes.
+#[test]
+fn private_stack_pushes_after_pops_scatter_with_32_bit_offsets() {
+    let src = scratch_file(
+        "walk.c",
+        "void walk(long i, int *out) {\n\
+         \x20 int stack[32], sp = 0, sum = 0;\n\
+         \x20 stack[sp++] = (int)(i & 63);\n\
+         \x20 while (sp > 0) {\n\
+         \x20   int n = stack[--sp];\n\
+         \x20   sum += n;\n\
+         \x20   if (n > 2) { stack[sp++] = n / 3; stack[sp++] = n / 2; }\n\
+         \x20 }\n\
+         \x20 out[i] = sum;\n\
+         }\n",
+    );
+    let d = scratch_dir("target-stack-scatter");
+    let asm = d.join("walk.s");
+    run(lanes()
+        .args([
+            "vectorize",
+            s(&src),
+            "--function",
+            "walk",
+            "--shapes",
+            "c,u",
+        ])
+        .args([
+            "-march=skylake-avx512",
+            "--width",
+            "16",
+            "-O3",
+            "-o",
+            s(&asm),
+        ]));
+    let text = std::fs::read_to_string(&asm).expect("assembly");
+    let body = function_asm(&text, "_ZGVeN16lu_walk");
+    let scatters: Vec<&str> = body.lines().filter(|l| l.contains("scatter")).collect();
+    assert!(
+        scatters.iter().any(|l| l.contains("vpscatterdd")),
+        "no 32-bit-offset scatter:\n{body}"
+    );
+    assert!(
+        !scatters.iter().any(|l| l.contains("scatterq")),
+        "64-bit-pointer scatters: {}",
+        scatters.join("\n")
+    );
 }
