@@ -337,6 +337,19 @@ fn private_stack_gathers_take_32_bit_offsets_from_the_frame() {
 /// defines carries the target's `"target-cpu"` and `"target-features"`, so `llc-19`
 /// without `-mcpu` makes Haswell code of it (no AVX-512, hardware gathers), not code for
 /// generic x86-64.
+/// The `attributes #N = { … }` line of the function whose `define` line is `define` in
+/// LLVM text `text`.
+fn function_attributes<'t>(text: &'t str, define: &str) -> &'t str {
+    let group = define
+        .rsplit('#')
+        .next()
+        .and_then(|g| g.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no attribute group: {define}"));
+    text.lines()
+        .find(|l| l.starts_with(&format!("attributes #{group} ")))
+        .unwrap_or_else(|| panic!("no attributes #{group}"))
+}
+
 #[test]
 fn emitted_llvm_ir_names_its_target() {
     let d = scratch_dir("target-attributes");
@@ -351,15 +364,7 @@ fn emitted_llvm_ir_names_its_target() {
         }
     }
     for f in &defined {
-        let group = f
-            .rsplit('#')
-            .next()
-            .and_then(|g| g.split_whitespace().next());
-        let group = group.unwrap_or_else(|| panic!("no attribute group: {f}"));
-        let attrs = text
-            .lines()
-            .find(|l| l.starts_with(&format!("attributes #{group} ")))
-            .unwrap_or_else(|| panic!("no attributes #{group}"));
+        let attrs = function_attributes(&text, f);
         assert!(attrs.contains("\"target-cpu\"=\"haswell\""), "{f}\n{attrs}");
     }
     if Command::new("llc-19").arg("--version").output().is_err() {
@@ -453,15 +458,7 @@ fn eight_lane_code_stays_in_ymm_where_the_cpu_prefers_256_bits() {
         let text = std::fs::read_to_string(&ll).expect("LLVM IR");
         let attr = format!("\"min-legal-vector-width\"=\"{}\"", 32 * width);
         for line in text.lines().filter(|l| l.starts_with("define ")) {
-            let group = line
-                .rsplit('#')
-                .next()
-                .and_then(|g| g.split_whitespace().next());
-            let group = group.unwrap_or_else(|| panic!("no attribute group: {line}"));
-            let attrs = text
-                .lines()
-                .find(|l| l.starts_with(&format!("attributes #{group} ")))
-                .unwrap_or_else(|| panic!("no attributes #{group}"));
+            let attrs = function_attributes(&text, line);
             assert!(attrs.contains(&attr), "{line}\n{attrs}");
         }
         let code = std::fs::read_to_string(&asm).expect("assembly");
