@@ -381,9 +381,10 @@ fn emitted_llvm_ir_names_its_target() {
 /// Fields of an element at a varying `int` index (`box[6 * n + 3]`, a BVH node's box),
 /// the elements a varying `int` counter walks (a CSR row, `for (int k = a; k < b; k++)`,
 /// whose counter clang widens to 64 bits) and the fields of the elements it walks (a BVH
-/// leaf's spheres, `sph[4 * k + 3]`, an `int` product C promises does not overflow) are
-/// gathered with 32-bit indices at 16 lanes: `vgatherdps` on `zmm`, never the
-/// 64-bit-index `vgatherqps` of half the width.
+/// leaf's spheres, `sph[4 * k + 3]`, an `int` product C promises does not overflow) and
+/// an element at an index proven non-negative (`cx[hit]` after `hit >= 0`, which clang
+/// zero-extends `nneg`) are gathered with 32-bit indices at 16 lanes: `vgatherdps` on
+/// `zmm`, never the 64-bit-index `vgatherqps` of half the width.
 #[test]
 fn field_and_row_gathers_take_32_bit_indices_at_16_lanes() {
     let src = scratch_file(
@@ -402,10 +403,19 @@ fn field_and_row_gathers_take_32_bit_indices_at_16_lanes() {
          \x20 int first = link[2 * i], count = link[2 * i + 1];\n\
          \x20 for (int k = first; k < first + count; k++) s += sph[4 * k] * sph[4 * k + 3];\n\
          \x20 out[i] = s;\n\
+         }\n\
+         void nearest(long i, const float *x, const float *cx, float *out) {\n\
+         \x20 int hit = -1;\n\
+         \x20 float best = 1e30f;\n\
+         \x20 for (int s = 0; s < 64; s++) {\n\
+         \x20   float d = (x[i] - cx[s]) * (x[i] - cx[s]);\n\
+         \x20   if (d < best) { best = d; hit = s; }\n\
+         \x20 }\n\
+         \x20 out[i] = hit >= 0 ? cx[hit] : 0.0f;\n\
          }\n",
     );
     let d = scratch_dir("target-narrow-gathers");
-    for f in ["fields", "row", "leaf"] {
+    for f in ["fields", "row", "leaf", "nearest"] {
         let asm = d.join(format!("{f}.s"));
         run(lanes()
             .args(["vectorize", s(&src), "--function", f, "--shapes", "c,u,u,u"])

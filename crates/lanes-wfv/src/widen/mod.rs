@@ -565,6 +565,16 @@ impl Widener<'_> {
     /// Integer flags are dropped: the widened code speculates ([`extend`]).
     fn lanewise(&mut self, data: &InstData, uniform: bool, ty: Option<Type>) -> Option<Value> {
         let mut d = data.clone();
+        // `zext nneg x` is `sext x` wherever the flag holds (and poison where it does
+        // not, which `sext` refines): the flag is about to go, the sign extension keeps
+        // what it said for the active lanes. A sign-extended index is what the export
+        // turns into a 32-bit gather index (a nearest hit's `cx[hit]` after `hit >= 0`).
+        if let InstData::Cast { op, flags, arg } = &mut d {
+            let from_mask = self.old.dfg.value_type(*arg).elem().bits() == 1;
+            if *op == CastOp::Zext && flags.nneg() && !uniform && !from_mask {
+                *op = CastOp::Sext;
+            }
+        }
         d.clear_int_flags();
         let varying_operand = d.args().iter().any(|&v| !self.is_uniform(v));
         if uniform && varying_operand && !d.is_phi() {
