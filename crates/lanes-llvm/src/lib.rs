@@ -4,7 +4,9 @@
 //! - [`c_params`]: which LLVM parameters carry each C parameter (clang's ABI lowering);
 //! - [`import`]: LLVM IR (from clang, `.ll` or `.bc`) → verified lanes IR;
 //! - [`export`]: lanes IR → LLVM IR, scalar and vector;
-//! - [`pipeline`]: the new pass manager's `default<On>` with LLVM's vectorizers on or off;
+//! - [`pipeline`]: the new pass manager's `default<On>` with LLVM's vectorizers on or off,
+//!   after which each gather and scatter gets its address computation in its own block
+//!   (module `gather_addresses`), so that instruction selection sees 32-bit indices;
 //! - [`emit`]: target machines and object / assembly / LLVM text output;
 //! - [`jit`]: runs exported functions by name from Rust;
 //! - [`target`]: the target (triple, CPU, features, natural vector width) every stage asks;
