@@ -135,15 +135,17 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
     // sample retries: 1.18x ISPC's time unrolled, 1.01x as a loop). The vector function
     // then runs the whole optimization pipeline, which fully unrolls what is still
     // counted. First, so that a `-funroll-loops` of the user's comes after and wins.
-    clang.extra.insert(0, "-fno-unroll-loops".into());
-    // Its `int` counters stay 32-bit: clang's induction-variable widening turns the int
-    // index `4 * k` of `sph[4 * k + j]`, which C promises does not overflow, into 64-bit
-    // arithmetic that may, and the vector function then gathers with 64-bit indices (two
-    // `vgatherqps` per 16 lanes where a 32-bit index takes one `vgatherdps`). The vector
-    // function's own pipeline widens the uniform counters afterwards.
-    for arg in ["-indvars-widen-indvars=false", "-mllvm"] {
-        clang.extra.insert(0, arg.into());
-    }
+    // Its `int` counters stay 32-bit too: clang's induction-variable widening turns the
+    // int index `4 * k` of `sph[4 * k + j]`, which C promises does not overflow, into
+    // 64-bit arithmetic that may, and the vector function then gathers with 64-bit
+    // indices (two `vgatherqps` per 16 lanes where a 32-bit index takes one
+    // `vgatherdps`). The vector function's own pipeline widens the uniform counters.
+    let scalar_loops = [
+        "-fno-unroll-loops",
+        "-mllvm",
+        "-indvars-widen-indvars=false",
+    ];
+    clang.extra.splice(0..0, scalar_loops.map(String::from));
     let mut times = PhaseTimes::default();
     // `--shapes` by C parameter reads the C signature from a second, `-O0 -g` compile of
     // the source; when the function is named it runs beside the optimizing import.

@@ -333,10 +333,6 @@ fn private_stack_gathers_take_32_bit_offsets_from_the_frame() {
     }
 }
 
-/// Emitted LLVM IR says what it was made for, as clang's does: every function lanes
-/// defines carries the target's `"target-cpu"` and `"target-features"`, so `llc-19`
-/// without `-mcpu` makes Haswell code of it (no AVX-512, hardware gathers), not code for
-/// generic x86-64.
 /// The `attributes #N = { … }` line of the function whose `define` line is `define` in
 /// LLVM text `text`.
 fn function_attributes<'t>(text: &'t str, define: &str) -> &'t str {
@@ -350,6 +346,10 @@ fn function_attributes<'t>(text: &'t str, define: &str) -> &'t str {
         .unwrap_or_else(|| panic!("no attributes #{group}"))
 }
 
+/// Emitted LLVM IR says what it was made for, as clang's does: every function lanes
+/// defines carries the target's `"target-cpu"` and `"target-features"`, so `llc-19`
+/// without `-mcpu` makes Haswell code of it (no AVX-512, hardware gathers), not code for
+/// generic x86-64.
 #[test]
 fn emitted_llvm_ir_names_its_target() {
     let d = scratch_dir("target-attributes");
@@ -416,28 +416,8 @@ fn field_and_row_gathers_take_32_bit_indices_at_16_lanes() {
     );
     let d = scratch_dir("target-narrow-gathers");
     for f in ["fields", "row", "leaf", "nearest"] {
-        let asm = d.join(format!("{f}.s"));
-        run(lanes()
-            .args(["vectorize", s(&src), "--function", f, "--shapes", "c,u,u,u"])
-            .args([
-                "-march=skylake-avx512",
-                "--width",
-                "16",
-                "-O3",
-                "-o",
-                s(&asm),
-            ]));
-        let text = std::fs::read_to_string(&asm).expect("assembly");
-        let gathers: Vec<&str> = text.lines().filter(|l| l.contains("gather")).collect();
-        assert!(
-            gathers.iter().any(|l| l.contains("vgatherdps")),
-            "{f}: no 32-bit-index gather:\n{text}"
-        );
-        assert!(
-            !gathers.iter().any(|l| l.contains("gatherq")),
-            "{f}: 64-bit-index gathers: {}",
-            gathers.join("\n")
-        );
+        let text = skylake_16_lane_asm(&src, f, "c,u,u,u", &d.join(format!("{f}.s")));
+        assert_32_bit_addresses(&text, "gather", "vgatherdps", f);
     }
 }
 
@@ -506,15 +486,22 @@ fn private_stack_pushes_after_pops_scatter_with_32_bit_offsets() {
          }\n",
     );
     let d = scratch_dir("target-stack-scatter");
-    let asm = d.join("walk.s");
+    let text = skylake_16_lane_asm(&src, "walk", "c,u", &d.join("walk.s"));
+    let body = function_asm(&text, "_ZGVeN16lu_walk");
+    assert_32_bit_addresses(body, "scatter", "vpscatterdd", "walk");
+}
+
+/// `lanes vectorize` of `function` in `src` for Skylake-AVX512 at 16 lanes, `-O3`, as
+/// assembly written to `asm`; its text.
+fn skylake_16_lane_asm(src: &Path, function: &str, shapes: &str, asm: &Path) -> String {
     run(lanes()
         .args([
             "vectorize",
-            s(&src),
+            s(src),
             "--function",
-            "walk",
+            function,
             "--shapes",
-            "c,u",
+            shapes,
         ])
         .args([
             "-march=skylake-avx512",
@@ -522,18 +509,23 @@ fn private_stack_pushes_after_pops_scatter_with_32_bit_offsets() {
             "16",
             "-O3",
             "-o",
-            s(&asm),
+            s(asm),
         ]));
-    let text = std::fs::read_to_string(&asm).expect("assembly");
-    let body = function_asm(&text, "_ZGVeN16lu_walk");
-    let scatters: Vec<&str> = body.lines().filter(|l| l.contains("scatter")).collect();
+    std::fs::read_to_string(asm).expect("assembly")
+}
+
+/// Among the lines of `code` naming `access` (`gather`, `scatter`), some use the 32-bit
+/// index form `narrow` and none a 64-bit one (`gatherq…`, `scatterq…`).
+fn assert_32_bit_addresses(code: &str, access: &str, narrow: &str, what: &str) {
+    let lines: Vec<&str> = code.lines().filter(|l| l.contains(access)).collect();
     assert!(
-        scatters.iter().any(|l| l.contains("vpscatterdd")),
-        "no 32-bit-offset scatter:\n{body}"
+        lines.iter().any(|l| l.contains(narrow)),
+        "{what}: no {narrow}:\n{code}"
     );
+    let wide = format!("{access}q");
     assert!(
-        !scatters.iter().any(|l| l.contains("scatterq")),
-        "64-bit-pointer scatters: {}",
-        scatters.join("\n")
+        !lines.iter().any(|l| l.contains(&wide)),
+        "{what}: 64-bit addresses: {}",
+        lines.join("\n")
     );
 }
