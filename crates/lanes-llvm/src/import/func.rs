@@ -21,6 +21,7 @@ use lanes_ir::{
     Intrinsic, Type, UnaryOp, Value,
 };
 
+use super::odd_ints::OddWidth;
 use super::types::lanes_type;
 use super::ModuleCx;
 use crate::error::ImportError;
@@ -195,12 +196,15 @@ impl<'a> FnCx<'a> {
     pub fn llty(&self, v: LLVMValueRef) -> Result<Type, ImportError> {
         // SAFETY: live value.
         let t = unsafe { LLVMTypeOf(v) };
-        lanes_type(t).ok_or_else(|| {
-            self.err(format!(
-                "type {} has no lanes equivalent",
-                crate::llvm::print_type(t)
-            ))
-        })
+        // Odd-width integers reach here only from instructions `odd_ints` accepted.
+        lanes_type(t)
+            .or_else(|| super::odd_ints::odd_width(t).map(|(_, m)| Type::Scalar(m)))
+            .ok_or_else(|| {
+                self.err(format!(
+                    "type {} has no lanes equivalent",
+                    crate::llvm::print_type(t)
+                ))
+            })
     }
 
     /// The lanes value of LLVM operand `v`, materializing constants.
@@ -285,6 +289,34 @@ impl<'a> FnCx<'a> {
         Ok(())
     }
 
+    /// Translates `switch` instruction `i` as a switch on `arg` (its condition, translated),
+    /// with the case values sign-extended.
+    pub(super) unsafe fn switch_on(
+        &mut self,
+        i: LLVMValueRef,
+        arg: Value,
+    ) -> Result<(), ImportError> {
+        let default = self.block(LLVMGetSwitchDefaultDest(i))?;
+        let n = LLVMGetNumOperands(i) as u32;
+        let mut cases = Vec::new();
+        let mut k = 2;
+        while k + 1 < n {
+            let c = LLVMGetOperand(i, k);
+            let dest = self.block(LLVMValueAsBasicBlock(LLVMGetOperand(i, k + 1)))?;
+            cases.push((LLVMConstIntGetSExtValue(c), dest));
+            k += 2;
+        }
+        self.emit(
+            InstData::Switch {
+                arg,
+                cases,
+                default,
+            },
+            None,
+        );
+        Ok(())
+    }
+
     fn block(&self, bb: LLVMBasicBlockRef) -> Result<Block, ImportError> {
         self.blocks
             .get(&bb)
@@ -331,6 +363,11 @@ impl<'a> FnCx<'a> {
     unsafe fn inst(&mut self, i: LLVMValueRef) -> Result<Option<Value>, ImportError> {
         use LLVMOpcode::*;
         let opcode = LLVMGetInstructionOpcode(i);
+        match self.odd_width_inst(i, opcode) {
+            None | Some(Ok(OddWidth::Generic)) => {}
+            Some(Ok(OddWidth::Translated(v))) => return Ok(v),
+            Some(Err(e)) => return Err(e),
+        }
         let has_value =
             LLVMGetTypeKind(LLVMTypeOf(i)) != inkwell::llvm_sys::LLVMTypeKind::LLVMVoidTypeKind;
         let ty = if has_value && !matches!(opcode, LLVMCall | LLVMAtomicCmpXchg) {
@@ -630,24 +667,7 @@ impl<'a> FnCx<'a> {
             }
             LLVMSwitch => {
                 let arg = self.op(LLVMGetOperand(i, 0))?;
-                let default = self.block(LLVMGetSwitchDefaultDest(i))?;
-                let n = LLVMGetNumOperands(i) as u32;
-                let mut cases = Vec::new();
-                let mut k = 2;
-                while k + 1 < n {
-                    let c = LLVMGetOperand(i, k);
-                    let dest = self.block(LLVMValueAsBasicBlock(LLVMGetOperand(i, k + 1)))?;
-                    cases.push((LLVMConstIntGetSExtValue(c), dest));
-                    k += 2;
-                }
-                self.emit(
-                    InstData::Switch {
-                        arg,
-                        cases,
-                        default,
-                    },
-                    None,
-                );
+                self.switch_on(i, arg)?;
                 return Ok(None);
             }
             LLVMRet => {
@@ -675,7 +695,7 @@ impl<'a> FnCx<'a> {
     }
 }
 
-fn int_cc(p: LLVMIntPredicate) -> IntCC {
+pub(super) fn int_cc(p: LLVMIntPredicate) -> IntCC {
     use LLVMIntPredicate::*;
     match p {
         LLVMIntEQ => IntCC::Eq,

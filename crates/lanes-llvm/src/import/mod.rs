@@ -21,6 +21,7 @@ mod func;
 mod gep;
 mod int_idioms;
 mod memloop;
+mod odd_ints;
 mod types;
 
 use std::collections::HashMap;

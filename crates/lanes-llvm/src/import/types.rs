@@ -3,8 +3,9 @@
 //! lanes has no aggregates (ARCHITECTURE.md, "The IR"): an LLVM value of struct or array
 //! type cannot become a lanes value, but struct and array *addressing* can, because
 //! `getelementptr` only needs sizes and field offsets, which the data layout gives
-//! ([`Layout`]). Integer widths other than 1, 8, 16, 32, 64 and floats other than `float`
-//! and `double` are rejected.
+//! ([`Layout`]). Floats other than `float` and `double`, and integers wider than 64 bits,
+//! are rejected; scalar integers of other widths up to 64 are carried in the next wider
+//! lanes integer where their operations allow it ([`super::odd_ints`]).
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;

@@ -16,4 +16,5 @@ mod int_flags;
 mod intrinsics_seen;
 mod jit_vs_interp;
 mod memory_model;
+mod odd_width_ints;
 mod spelled_intrinsics;

@@ -59,7 +59,6 @@ fn collatz_trip_counts() {
 }
 
 #[test]
-#[ignore = "lanes-cl bug: LLVM narrows a loop counter to i4 and the import fails: `type i4 has no lanes equivalent`"]
 fn nested_loops_with_break_and_continue() {
     for width in WIDTHS {
         let p = build("nested_loops", source!("nested_loops"), width);

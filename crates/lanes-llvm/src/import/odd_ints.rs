@@ -1,0 +1,267 @@
+//! Integers of widths lanes has no type for (`i4`, `i12`, `i24`, …), carried in the next
+//! wider lanes integer — the promotion LLVM's own type legalizer performs at code
+//! generation, done here at import.
+//!
+//! **Why.** LLVM's middle end narrows values to the bits they need: induction-variable
+//! simplification turns the counter of `for (j = 0; j < (v + i) & 15; j++)` into an `i4`,
+//! and bitfield code works on `i3` or `i24`. lanes' IR has 1-, 8-, 16-, 32- and 64-bit
+//! integers only (ARCHITECTURE.md, "The IR"), so without this such a function could not be
+//! imported at all: `lanes compile` left it as LLVM IR, and an OpenCL kernel with a
+//! nested loop did not compile.
+//!
+//! **How.** A value of `iN` lives in `iM`, the narrowest lanes integer wider than N, with
+//! its low N bits exact and its high bits unspecified (LLVM's "promoted integer" model).
+//! Operations whose low bits depend only on the operands' low bits — `add`, `sub`, `mul`,
+//! `and`, `or`, `xor`, `select`, `φ`, `trunc`, `freeze` — run unchanged in `iM` (without
+//! `nsw`/`nuw`, which speak of N bits). The others first make their operands exact in all M
+//! bits, by sign- or zero-extension within the register (`shl`+`ashr` or `and`) as the
+//! operation's signedness asks: division and remainder, right shifts (and every shift
+//! amount), comparisons, `switch`, `zext`/`sext`, and conversions to floating point.
+//!
+//! Memory accesses, calls, atomics, vectors, pointer casts and bitcasts of such integers
+//! are not promoted: their meaning depends on the exact width (an `i24` store writes three
+//! bytes), so the function stays LLVM IR, with the reason.
+
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{LLVMOpcode, LLVMTypeKind};
+
+use lanes_ir::{BinaryOp, CastOp, InstData, IntCC, IntFlags, ScalarType, Type, Value};
+
+use super::func::FnCx;
+use crate::error::ImportError;
+
+/// The width of LLVM type `t` and the lanes integer that carries it, if `t` is a scalar
+/// integer of a width lanes lacks (2 to 63 bits, not 8, 16 or 32).
+pub(super) fn odd_width(t: LLVMTypeRef) -> Option<(u32, ScalarType)> {
+    // SAFETY: `t` is a live type; the width is asked of integer types only.
+    let bits = unsafe {
+        if LLVMGetTypeKind(t) != LLVMTypeKind::LLVMIntegerTypeKind {
+            return None;
+        }
+        LLVMGetIntTypeWidth(t)
+    };
+    let carrier = match bits {
+        2..=7 => ScalarType::I8,
+        9..=15 => ScalarType::I16,
+        17..=31 => ScalarType::I32,
+        33..=63 => ScalarType::I64,
+        _ => return None,
+    };
+    Some((bits, carrier))
+}
+
+/// How an instruction that involves an odd-width integer is translated.
+pub(super) enum OddWidth {
+    /// The ordinary translation is right (`φ`, `select`, `freeze`: no bit of the result
+    /// depends on the high bits of the operands in a way the promotion changes).
+    Generic,
+    /// Translated here; the instruction's value, if it has one.
+    Translated(Option<Value>),
+}
+
+/// The odd width of `v`'s type, if it has one.
+unsafe fn odd_type_of(v: LLVMValueRef) -> Option<(u32, ScalarType)> {
+    odd_width(LLVMTypeOf(v))
+}
+
+impl FnCx<'_> {
+    /// Translates instruction `i` (of `opcode`) if its result or an operand is an
+    /// odd-width integer (module docs); `None` if none is.
+    pub(super) unsafe fn odd_width_inst(
+        &mut self,
+        i: LLVMValueRef,
+        opcode: LLVMOpcode,
+    ) -> Option<Result<OddWidth, ImportError>> {
+        let result = odd_type_of(i);
+        let operands = (0..LLVMGetNumOperands(i).max(0) as u32)
+            .map(|k| LLVMGetOperand(i, k))
+            .filter(|&o| LLVMIsABasicBlock(o).is_null());
+        let mut operand = None;
+        for o in operands {
+            if let Some(w) = odd_type_of(o) {
+                operand = Some(w);
+                break;
+            }
+        }
+        if result.is_none() && operand.is_none() {
+            return None;
+        }
+        Some(self.promoted(i, opcode, result, operand))
+    }
+
+    unsafe fn promoted(
+        &mut self,
+        i: LLVMValueRef,
+        opcode: LLVMOpcode,
+        result: Option<(u32, ScalarType)>,
+        operand: Option<(u32, ScalarType)>,
+    ) -> Result<OddWidth, ImportError> {
+        use LLVMOpcode::*;
+        let ty = |r: Option<(u32, ScalarType)>| r.map(|(_, m)| Type::Scalar(m));
+        let v = match opcode {
+            LLVMPHI | LLVMSelect | LLVMFreeze => return Ok(OddWidth::Generic),
+            LLVMAdd | LLVMSub | LLVMMul | LLVMAnd | LLVMOr | LLVMXor => {
+                let op = match opcode {
+                    LLVMAdd => BinaryOp::Add,
+                    LLVMSub => BinaryOp::Sub,
+                    LLVMMul => BinaryOp::Mul,
+                    LLVMAnd => BinaryOp::And,
+                    LLVMOr => BinaryOp::Or,
+                    _ => BinaryOp::Xor,
+                };
+                let (a, b) = (self.operand(i, 0)?, self.operand(i, 1)?);
+                self.int_op(op, a, b)
+            }
+            LLVMShl | LLVMLShr | LLVMAShr | LLVMUDiv | LLVMURem | LLVMSDiv | LLVMSRem => {
+                let (n, m) = result.ok_or_else(|| self.err("odd-width operand"))?;
+                let (op, signed, amount) = match opcode {
+                    LLVMShl => (BinaryOp::Shl, None, true),
+                    LLVMLShr => (BinaryOp::LShr, Some(false), true),
+                    LLVMAShr => (BinaryOp::AShr, Some(true), true),
+                    LLVMUDiv => (BinaryOp::UDiv, Some(false), false),
+                    LLVMURem => (BinaryOp::URem, Some(false), false),
+                    LLVMSDiv => (BinaryOp::SDiv, Some(true), false),
+                    _ => (BinaryOp::SRem, Some(true), false),
+                };
+                let mut a = self.operand(i, 0)?;
+                if let Some(signed) = signed {
+                    a = self.exact(a, n, m, signed);
+                }
+                let b = self.operand(i, 1)?;
+                // A shift amount counts in full; a divisor is extended as the dividend.
+                let b = self.exact(b, n, m, signed.filter(|_| !amount).unwrap_or(false));
+                self.int_op(op, a, b)
+            }
+            LLVMICmp => {
+                let (n, m) = operand.ok_or_else(|| self.err("odd-width comparison"))?;
+                let cond = super::func::int_cc(LLVMGetICmpPredicate(i));
+                let signed = matches!(cond, IntCC::Slt | IntCC::Sle | IntCC::Sgt | IntCC::Sge);
+                let a = self.operand(i, 0)?;
+                let a = self.exact(a, n, m, signed);
+                let b = self.operand(i, 1)?;
+                let b = self.exact(b, n, m, signed);
+                self.emit_v(InstData::Icmp { cond, args: [a, b] }, Type::I1)
+            }
+            LLVMTrunc => {
+                let to = self.llty(i)?;
+                let a = self.operand(i, 0)?;
+                self.resize(CastOp::Trunc, a, to)
+            }
+            LLVMZExt | LLVMSExt => {
+                let signed = opcode == LLVMSExt;
+                let to = self.llty(i)?;
+                let mut a = self.operand(i, 0)?;
+                if let Some((n, m)) = operand {
+                    a = self.exact(a, n, m, signed);
+                }
+                self.resize(if signed { CastOp::Sext } else { CastOp::Zext }, a, to)
+            }
+            LLVMSIToFP | LLVMUIToFP => {
+                let (n, m) = operand.ok_or_else(|| self.err("odd-width conversion"))?;
+                let signed = opcode == LLVMSIToFP;
+                let a = self.operand(i, 0)?;
+                let arg = self.exact(a, n, m, signed);
+                let op = if signed {
+                    CastOp::SiToFp
+                } else {
+                    CastOp::UiToFp
+                };
+                let to = self.llty(i)?;
+                self.cast_to(op, arg, to)
+            }
+            LLVMFPToSI | LLVMFPToUI if result.is_some() => {
+                let op = if opcode == LLVMFPToSI {
+                    CastOp::FpToSi
+                } else {
+                    CastOp::FpToUi
+                };
+                let a = self.operand(i, 0)?;
+                let to = ty(result).unwrap_or(Type::I32);
+                self.cast_to(op, a, to)
+            }
+            LLVMSwitch => {
+                return self
+                    .odd_switch(i, operand)
+                    .map(|()| OddWidth::Translated(None))
+            }
+            _ => {
+                let (n, _) = result.or(operand).unwrap_or((0, ScalarType::I8));
+                return Err(self.err(format!(
+                    "type i{n} has no lanes equivalent here: lanes carries odd-width integers \
+                     in wider ones for arithmetic, comparisons and casts, but not for memory, \
+                     calls, vectors or pointer casts"
+                )));
+            }
+        };
+        Ok(OddWidth::Translated(Some(v)))
+    }
+
+    /// Operand `k` of `i`, translated.
+    unsafe fn operand(&mut self, i: LLVMValueRef, k: u32) -> Result<Value, ImportError> {
+        self.op(LLVMGetOperand(i, k))
+    }
+
+    /// `op` on two values of one type, without flags (they speak of the odd width).
+    fn int_op(&mut self, op: BinaryOp, a: Value, b: Value) -> Value {
+        let ty = self.ty_of(a);
+        self.emit_v(
+            InstData::Binary {
+                op,
+                args: [a, b],
+                flags: IntFlags::NONE,
+            },
+            ty,
+        )
+    }
+
+    /// `v` (an `iN` carried in `m`, or a lanes integer of its own width) with all its bits
+    /// exact: the low `n` bits sign- or zero-extended within `m`.
+    fn exact(&mut self, v: Value, n: u32, m: ScalarType, signed: bool) -> Value {
+        if self.ty_of(v) != Type::Scalar(m) || n >= m.bits() {
+            return v;
+        }
+        let ty = Type::Scalar(m);
+        if signed {
+            let k = self.iconst(ty, i64::from(m.bits() - n));
+            let up = self.int_op(BinaryOp::Shl, v, k);
+            self.int_op(BinaryOp::AShr, up, k)
+        } else {
+            let mask = self.iconst(ty, ((1u64 << n) - 1) as i64);
+            self.int_op(BinaryOp::And, v, mask)
+        }
+    }
+
+    /// `v` as type `to` by `op` (a `trunc`, `zext` or `sext`), or `v` itself where the
+    /// carrying types already agree.
+    fn resize(&mut self, op: CastOp, v: Value, to: Type) -> Value {
+        if self.ty_of(v) == to {
+            return v;
+        }
+        self.cast_to(op, v, to)
+    }
+
+    fn cast_to(&mut self, op: CastOp, arg: Value, to: Type) -> Value {
+        self.emit_v(
+            InstData::Cast {
+                op,
+                arg,
+                flags: IntFlags::NONE,
+            },
+            to,
+        )
+    }
+
+    /// A `switch` on an odd-width integer: on the sign-extended value, against the
+    /// sign-extended case values.
+    unsafe fn odd_switch(
+        &mut self,
+        i: LLVMValueRef,
+        operand: Option<(u32, ScalarType)>,
+    ) -> Result<(), ImportError> {
+        let (n, m) = operand.ok_or_else(|| self.err("odd-width switch"))?;
+        let a = self.operand(i, 0)?;
+        let arg = self.exact(a, n, m, true);
+        self.switch_on(i, arg)
+    }
+}
