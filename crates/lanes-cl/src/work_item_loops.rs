@@ -15,8 +15,8 @@
 //! reports ([`crate::executor`]).
 
 use lanes_ir::{
-    BinaryOp, Block, FuncBuilder, FuncId, Function, InstData, IntCC, Intrinsic, ScalarType, Type,
-    Value, ValueDef,
+    AbiAttrs, BinaryOp, Block, FuncBuilder, FuncId, Function, InstData, IntCC, Intrinsic,
+    ScalarType, Type, Value, ValueDef,
 };
 
 use crate::group_context::field;
@@ -181,6 +181,18 @@ pub fn group_function(
             }
         }
     }
+    // Nothing a group touches through its four pointers (the context, the argument
+    // slots, the two live-value buffers) is reached through any other pointer while it
+    // runs, and the context and slots are not written: telling LLVM so lets it keep the
+    // context's fields in registers across the kernel's stores to global memory instead
+    // of loading them again for every vector.
+    f.abi.params = vec![
+        AbiAttrs {
+            noalias: true,
+            ..AbiAttrs::default()
+        };
+        4
+    ];
     f
 }
 
