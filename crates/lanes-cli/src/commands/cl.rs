@@ -61,6 +61,15 @@ pub struct BuildArgs {
     /// Work-items per vector (1: scalar; default: the CPU's natural width)
     #[arg(long)]
     pub width: Option<u16>,
+    // The doc comment is clap's help text, shown verbatim: keep its brackets unescaped.
+    #[allow(rustdoc::broken_intra_doc_links)]
+    /// With --kernel: write that kernel compiled for this local work size (X[,Y[,Z]]), as
+    /// `lanes cl run` compiles it for a launch, instead of the generic program
+    #[arg(long, value_delimiter = ',', requires = "kernel")]
+    pub local: Vec<u64>,
+    /// The kernel --local specializes
+    #[arg(long, short = 'k', requires = "local")]
+    pub kernel: Option<String>,
     #[command(flatten)]
     pub source: SourceArgs,
 }
@@ -125,6 +134,9 @@ pub fn run(args: &ClArgs) -> Result<()> {
 }
 
 fn build_program(a: &BuildArgs) -> Result<()> {
+    if !a.file.exists() {
+        bail!("{}: no such file", a.file.display());
+    }
     let opts = a.source.options(a.width);
     let compiled = lanes_cl::compile_program(&a.file, &opts)?;
     for w in compiled.kernels.iter().flat_map(|k| &k.warnings) {
@@ -148,8 +160,32 @@ fn build_program(a: &BuildArgs) -> Result<()> {
             compiled.width
         );
     }
+    let specialized = match &a.kernel {
+        Some(name) => {
+            let Some(info) = compiled.kernels.iter().find(|k| &k.signature.name == name) else {
+                let names: Vec<&str> = compiled
+                    .kernels
+                    .iter()
+                    .map(|k| k.signature.name.as_str())
+                    .collect();
+                bail!(
+                    "{}: no kernel `{name}` (kernels: {})",
+                    a.file.display(),
+                    names.join(", ")
+                );
+            };
+            if a.local.is_empty() || a.local.len() > 3 || a.local.contains(&0) {
+                bail!("--local takes 1 to 3 sizes above 0 (X[,Y[,Z]])");
+            }
+            let mut local = [1u64; 3];
+            local[..a.local.len()].copy_from_slice(&a.local);
+            Some(compiled.specialize(info, local)?.0)
+        }
+        None => None,
+    };
     if let Some(out) = &a.output {
-        std::fs::write(out, lanes_ir::write::module_to_string(&compiled.module))
+        let module = specialized.as_ref().unwrap_or(&compiled.module);
+        std::fs::write(out, lanes_ir::write::module_to_string(module))
             .with_context(|| format!("writing {}", out.display()))?;
     }
     Ok(())

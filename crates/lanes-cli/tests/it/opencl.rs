@@ -60,9 +60,24 @@ fn vector_scalar_and_checked_runs_agree_and_dump_the_buffers() {
     assert_eq!(y.len(), 4000);
     let build = run(lanes().args(["cl", "build", s(&saxpy()), "-o", s(&d.join("saxpy.lir"))]));
     assert!(String::from_utf8_lossy(&build.stdout).contains("kernel saxpy(global float* y"));
-    assert!(std::fs::read_to_string(d.join("saxpy.lir"))
-        .unwrap()
-        .contains("saxpy.group0"));
+    let generic = std::fs::read_to_string(d.join("saxpy.lir")).unwrap();
+    assert!(generic.contains("saxpy.group0"));
+    // For one local size, as a launch compiles it: the size is a constant of the loops.
+    let out = d.join("saxpy48.lir");
+    run(lanes()
+        .args(["cl", "build", s(&saxpy()), "-k", "saxpy", "--local", "48"])
+        .args(["-o", s(&out)]));
+    let specialized = std::fs::read_to_string(&out).unwrap();
+    assert!(specialized.contains("saxpy.group0"), "{specialized}");
+    assert!(specialized.contains("iconst 48"), "{specialized}");
+    assert!(!generic.contains("iconst 48"), "{generic}");
+    let bad = lanes()
+        .args(["cl", "build", s(&saxpy()), "-k", "nope", "--local", "48"])
+        .output()
+        .expect("lanes runs");
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(1), "{err}");
+    assert!(err.contains("no kernel `nope` (kernels: saxpy)"), "{err}");
 }
 
 /// `lanes cl run` with `extra` fails with a message containing `want`.
