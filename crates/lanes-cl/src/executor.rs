@@ -10,6 +10,7 @@
 
 use rayon::prelude::*;
 
+use crate::aligned::AlignedBytes;
 use crate::error::ClError;
 use crate::group_context::GroupContext;
 use crate::local_memory::LOCAL_ALIGN;
@@ -38,32 +39,12 @@ pub struct Launch<'a> {
     pub pool: &'a rayon::ThreadPool,
 }
 
-/// A buffer aligned to [`LOCAL_ALIGN`], of at least `bytes` bytes.
-struct Aligned {
-    words: Vec<u64>,
-    offset: usize,
-}
-
-impl Aligned {
-    fn new(bytes: u64) -> Aligned {
-        let words = vec![0u64; (bytes as usize).div_ceil(8) + LOCAL_ALIGN as usize / 8];
-        let addr = words.as_ptr() as usize;
-        let offset = addr.next_multiple_of(LOCAL_ALIGN as usize) - addr;
-        Aligned { words, offset }
-    }
-
-    fn ptr(&mut self) -> *mut u8 {
-        // SAFETY: `offset` is below `LOCAL_ALIGN`, inside the allocation.
-        unsafe { self.words.as_mut_ptr().cast::<u8>().add(self.offset) }
-    }
-}
-
 /// One thread's group state.
 struct GroupState {
     ctx: GroupContext,
     args: Vec<u64>,
-    local: Aligned,
-    live: [Aligned; 2],
+    local: AlignedBytes,
+    live: [AlignedBytes; 2],
 }
 
 /// Runs `launch` (its functions must be compiled code that stays alive throughout).
@@ -81,10 +62,11 @@ pub fn run(launch: &Launch<'_>) -> Result<(), ClError> {
         let mut st = GroupState {
             ctx: launch.context,
             args: launch.args.clone(),
-            local: Aligned::new(local_bytes),
-            live: [Aligned::new(live_bytes), Aligned::new(live_bytes)],
+            local: AlignedBytes::new(local_bytes as usize, LOCAL_ALIGN as usize),
+            live: [live_bytes, live_bytes]
+                .map(|n| AlignedBytes::new(n as usize, LOCAL_ALIGN as usize)),
         };
-        let base = st.local.ptr();
+        let base = st.local.as_mut_ptr();
         st.ctx.local_memory = base;
         let mut at = launch.local_vars;
         for &(slot, bytes) in &launch.local_args {
@@ -113,9 +95,9 @@ fn run_group(launch: &Launch<'_>, st: &mut GroupState, g: u64) -> Result<(), ClE
     drive_group(&meta, |state, reads| {
         let [a, b] = live;
         let (live_in, live_out) = if reads == 0 {
-            (a.ptr(), b.ptr())
+            (a.as_mut_ptr(), b.as_mut_ptr())
         } else {
-            (b.ptr(), a.ptr())
+            (b.as_mut_ptr(), a.as_mut_ptr())
         };
         // SAFETY: the group function is compiled code of this launch's program; its
         // arguments point to live buffers sized for the group.

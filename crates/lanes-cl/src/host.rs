@@ -29,6 +29,7 @@ use lanes_llvm::jit::Jit;
 use lanes_llvm::opencl::ArgSpace;
 use lanes_llvm::pipeline::PipelineOptions;
 
+use crate::aligned::{AlignedBytes, BUFFER_ALIGN};
 use crate::compile::{compile_program, BuildOptions, CompiledProgram, KernelInfo};
 use crate::error::ClError;
 use crate::executor::{run, Launch, PhaseFn};
@@ -84,9 +85,10 @@ impl Context {
     }
 }
 
-/// A global buffer: bytes the kernels read and write (8-byte aligned).
+/// A global buffer: bytes the kernels read and write, starting on a 128-byte boundary
+/// ([`crate::aligned`]).
 pub struct Buffer {
-    words: UnsafeCell<Vec<u64>>,
+    bytes: UnsafeCell<AlignedBytes>,
     len: usize,
 }
 
@@ -96,17 +98,10 @@ macro_rules! elements { ($($t:ty),*) => { $(impl Element for $t {})* } }
 elements!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
 
 impl Buffer {
-    /// `bytes` zero bytes.
-    // The pages must exist from the start (below): `vec![0; n]` would `calloc` them.
-    #[allow(clippy::slow_vector_initialization)]
+    /// `bytes` zero bytes (their pages already faulted in: [`AlignedBytes::new`]).
     pub fn zeroed(bytes: usize) -> Buffer {
-        // Written, not `calloc`ed: the pages exist when the buffer does, as an OpenCL
-        // implementation's buffers do, so a kernel's time does not include faulting in
-        // its output's pages (one at a time, under the kernel's address-space lock).
-        let mut words = Vec::with_capacity(bytes.div_ceil(8));
-        words.resize(bytes.div_ceil(8), 0u64);
         Buffer {
-            words: UnsafeCell::new(words),
+            bytes: UnsafeCell::new(AlignedBytes::new(bytes, BUFFER_ALIGN)),
             len: bytes,
         }
     }
@@ -132,7 +127,7 @@ impl Buffer {
     fn ptr(&self) -> *mut u8 {
         // SAFETY: the vector is never resized; kernels write through this pointer only
         // while `enqueue` borrows the buffer.
-        unsafe { (*self.words.get()).as_mut_ptr().cast() }
+        unsafe { (*self.bytes.get()).as_mut_ptr() }
     }
 
     /// Overwrites its first `bytes.len()` bytes.

@@ -15,6 +15,7 @@
 //!   pocl;
 //! - [`host`]: [`Context`], [`Program`], [`Kernel`], [`Buffer`], [`Arg`], [`NdRange`].
 
+pub mod aligned;
 pub mod arg_spec;
 pub mod barrier_check;
 pub mod bench;
