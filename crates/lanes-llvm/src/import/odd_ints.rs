@@ -18,9 +18,11 @@
 //! operation's signedness asks: division and remainder, right shifts (and every shift
 //! amount), comparisons, `switch`, `zext`/`sext`, and conversions to floating point.
 //!
-//! Memory accesses, calls, atomics, vectors, pointer casts and bitcasts of such integers
-//! are not promoted: their meaning depends on the exact width (an `i24` store writes three
-//! bytes), so the function stays LLVM IR, with the reason.
+//! In memory an `iN` takes `⌈N/8⌉` bytes, and exactly those are read and written: an `i24`
+//! load is a 2-byte and a 1-byte load, combined (bitfields of packed structs are such
+//! values). A volatile access that would take more than one piece, atomics, calls,
+//! vectors, pointer casts and bitcasts of such integers are not promoted: their meaning
+//! depends on the exact width, so the function stays LLVM IR, with the reason.
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
@@ -49,6 +51,42 @@ pub(super) fn odd_width(t: LLVMTypeRef) -> Option<(u32, ScalarType)> {
         _ => return None,
     };
     Some((bits, carrier))
+}
+
+/// The `(byte offset, bytes)` pieces of an `iN` in memory: its `⌈N/8⌉` bytes in pieces
+/// of 8, 4, 2 and 1 bytes, largest first (one piece where the count is a power of two).
+fn pieces(n: u32) -> Vec<(u32, u32)> {
+    let mut left = n.div_ceil(8);
+    let mut out = Vec::new();
+    let mut offset = 0;
+    while left > 0 {
+        let size = 1 << (31 - left.leading_zeros());
+        out.push((offset, size));
+        offset += size;
+        left -= size;
+    }
+    out
+}
+
+/// The lanes integer of `bytes` bytes (1, 2, 4 or 8).
+fn int_of_bytes(bytes: u32) -> ScalarType {
+    match bytes {
+        1 => ScalarType::I8,
+        2 => ScalarType::I16,
+        4 => ScalarType::I32,
+        _ => ScalarType::I64,
+    }
+}
+
+/// The alignment a piece of `size` bytes at `offset` has when the whole access has
+/// `align`: the largest power of two dividing both, at most the piece's size.
+fn piece_align(align: u32, offset: u32, size: u32) -> u32 {
+    let at = if offset == 0 {
+        align.max(1)
+    } else {
+        align.max(1).min(1 << offset.trailing_zeros())
+    };
+    at.min(size)
 }
 
 /// How an instruction that involves an odd-width integer is translated.
@@ -185,16 +223,126 @@ impl FnCx<'_> {
                     .odd_switch(i, operand)
                     .map(|()| OddWidth::Translated(None))
             }
+            LLVMLoad if result.is_some() => {
+                let (n, m) = result.unwrap_or((0, ScalarType::I8));
+                self.odd_load(i, n, m)?
+            }
+            LLVMStore => {
+                let (n, _) = operand.unwrap_or((0, ScalarType::I8));
+                self.odd_store(i, n)?;
+                return Ok(OddWidth::Translated(None));
+            }
             _ => {
                 let (n, _) = result.or(operand).unwrap_or((0, ScalarType::I8));
                 return Err(self.err(format!(
                     "type i{n} has no lanes equivalent here: lanes carries odd-width integers \
-                     in wider ones for arithmetic, comparisons and casts, but not for memory, \
-                     calls, vectors or pointer casts"
+                     in wider ones for arithmetic, comparisons, casts and memory, but not \
+                     for calls, vectors or pointer casts"
                 )));
             }
         };
         Ok(OddWidth::Translated(Some(v)))
+    }
+
+    /// Load `i` of an `iN` (`n` bits, carried in `m`): its bytes, as little-endian pieces
+    /// of 4, 2 and 1 bytes ([`pieces`]), combined. An `iN` in memory takes `⌈N/8⌉`
+    /// bytes, and only those are read; the high bits of the last byte are the
+    /// unspecified ones of the promotion.
+    unsafe fn odd_load(
+        &mut self,
+        i: LLVMValueRef,
+        n: u32,
+        m: ScalarType,
+    ) -> Result<Value, ImportError> {
+        let access = self.plain_enough(i, n)?;
+        let ptr = self.operand(i, 0)?;
+        let align = LLVMGetAlignment(i);
+        let carrier = Type::Scalar(m);
+        let mut acc = None;
+        for (offset, size) in pieces(n) {
+            let at = self.byte_offset(ptr, offset);
+            let ty = Type::Scalar(int_of_bytes(size));
+            let piece = self.emit_v(
+                InstData::Load {
+                    ptr: at,
+                    align: piece_align(align, offset, size),
+                    access,
+                },
+                ty,
+            );
+            let mut v = self.resize(CastOp::Zext, piece, carrier);
+            if offset > 0 {
+                let k = self.iconst(carrier, i64::from(8 * offset));
+                v = self.int_op(BinaryOp::Shl, v, k);
+            }
+            acc = Some(match acc {
+                Some(a) => self.int_op(BinaryOp::Or, a, v),
+                None => v,
+            });
+        }
+        Ok(acc.unwrap_or_else(|| self.iconst(carrier, 0)))
+    }
+
+    /// Store `i` of an `iN`: its `⌈N/8⌉` bytes, as the pieces [`FnCx::odd_load`] reads.
+    unsafe fn odd_store(&mut self, i: LLVMValueRef, n: u32) -> Result<(), ImportError> {
+        let access = self.plain_enough(i, n)?;
+        let value = self.operand(i, 0)?;
+        let ptr = self.operand(i, 1)?;
+        let align = LLVMGetAlignment(i);
+        let carrier = self.ty_of(value);
+        for (offset, size) in pieces(n) {
+            let at = self.byte_offset(ptr, offset);
+            let mut v = value;
+            if offset > 0 {
+                let k = self.iconst(carrier, i64::from(8 * offset));
+                v = self.int_op(BinaryOp::LShr, v, k);
+            }
+            let v = self.resize(CastOp::Trunc, v, Type::Scalar(int_of_bytes(size)));
+            self.emit(
+                InstData::Store {
+                    value: v,
+                    ptr: at,
+                    align: piece_align(align, offset, size),
+                    access,
+                },
+                None,
+            );
+        }
+        Ok(())
+    }
+
+    /// The access of load or store `i` of an `iN`, if its pieces keep its meaning: not
+    /// atomic, and volatile only when it is one piece (a volatile access must stay one).
+    unsafe fn plain_enough(
+        &self,
+        i: LLVMValueRef,
+        n: u32,
+    ) -> Result<lanes_ir::MemAccess, ImportError> {
+        let access = crate::atomics::access_of(i);
+        if access.atomic.is_some() || (access.volatile && pieces(n).len() > 1) {
+            return Err(self.err(format!(
+                "a volatile or atomic access of an i{n} has no lanes equivalent: it would \
+                 take {} accesses",
+                pieces(n).len()
+            )));
+        }
+        Ok(access)
+    }
+
+    /// `ptr + offset` bytes (`ptr` itself at 0).
+    fn byte_offset(&mut self, ptr: Value, offset: u32) -> Value {
+        if offset == 0 {
+            return ptr;
+        }
+        let k = self.iconst(Type::I64, i64::from(offset));
+        let ty = self.ty_of(ptr);
+        self.emit_v(
+            InstData::PtrAdd {
+                args: [ptr, k],
+                flags: IntFlags::NONE,
+            },
+            ty,
+        )
     }
 
     /// Operand `k` of `i`, translated.
