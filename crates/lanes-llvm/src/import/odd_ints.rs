@@ -20,7 +20,7 @@
 //!
 //! In memory an `iN` takes `⌈N/8⌉` bytes, and exactly those are read and written: an `i24`
 //! load is a 2-byte and a 1-byte load, combined (bitfields of packed structs are such
-//! values). A volatile access that would take more than one piece, atomics, calls,
+//! values), as LLVM's x86-64 code generator splits it, volatile or not. Atomics, calls,
 //! vectors, pointer casts and bitcasts of such integers are not promoted: their meaning
 //! depends on the exact width, so the function stays LLVM IR, with the reason.
 
@@ -311,19 +311,20 @@ impl FnCx<'_> {
         Ok(())
     }
 
-    /// The access of load or store `i` of an `iN`, if its pieces keep its meaning: not
-    /// atomic, and volatile only when it is one piece (a volatile access must stay one).
+    /// The access of load or store `i` of an `iN`: any but atomic (LLVM has no atomic
+    /// access of a size that is not a power of two). A volatile one is split into its
+    /// pieces as LLVM's code generator splits it for x86-64 (an `i24` as a 2-byte and a
+    /// 1-byte access, in this order), so the program performs the accesses clang's
+    /// build performs.
     unsafe fn plain_enough(
         &self,
         i: LLVMValueRef,
         n: u32,
     ) -> Result<lanes_ir::MemAccess, ImportError> {
         let access = crate::atomics::access_of(i);
-        if access.atomic.is_some() || (access.volatile && pieces(n).len() > 1) {
+        if access.atomic.is_some() {
             return Err(self.err(format!(
-                "a volatile or atomic access of an i{n} has no lanes equivalent: it would \
-                 take {} accesses",
-                pieces(n).len()
+                "an atomic access of an i{n} has no lanes equivalent"
             )));
         }
         Ok(access)
