@@ -149,7 +149,7 @@ impl FnCx<'_> {
                     _ => BinaryOp::Xor,
                 };
                 let (a, b) = (self.operand(i, 0)?, self.operand(i, 1)?);
-                self.int_op(op, a, b)
+                self.bin(op, a, b)
             }
             LLVMShl | LLVMLShr | LLVMAShr | LLVMUDiv | LLVMURem | LLVMSDiv | LLVMSRem => {
                 let (n, m) = result.ok_or_else(|| self.err("odd-width operand"))?;
@@ -169,7 +169,7 @@ impl FnCx<'_> {
                 let b = self.operand(i, 1)?;
                 // A shift amount counts in full; a divisor is extended as the dividend.
                 let b = self.exact(b, n, m, signed.filter(|_| !amount).unwrap_or(false));
-                self.int_op(op, a, b)
+                self.bin(op, a, b)
             }
             LLVMICmp => {
                 let (n, m) = operand.ok_or_else(|| self.err("odd-width comparison"))?;
@@ -273,10 +273,10 @@ impl FnCx<'_> {
             let mut v = self.resize(CastOp::Zext, piece, carrier);
             if offset > 0 {
                 let k = self.iconst(carrier, i64::from(8 * offset));
-                v = self.int_op(BinaryOp::Shl, v, k);
+                v = self.bin(BinaryOp::Shl, v, k);
             }
             acc = Some(match acc {
-                Some(a) => self.int_op(BinaryOp::Or, a, v),
+                Some(a) => self.bin(BinaryOp::Or, a, v),
                 None => v,
             });
         }
@@ -295,7 +295,7 @@ impl FnCx<'_> {
             let mut v = value;
             if offset > 0 {
                 let k = self.iconst(carrier, i64::from(8 * offset));
-                v = self.int_op(BinaryOp::LShr, v, k);
+                v = self.bin(BinaryOp::LShr, v, k);
             }
             let v = self.resize(CastOp::Trunc, v, Type::Scalar(int_of_bytes(size)));
             self.emit(
@@ -351,19 +351,6 @@ impl FnCx<'_> {
         self.op(LLVMGetOperand(i, k))
     }
 
-    /// `op` on two values of one type, without flags (they speak of the odd width).
-    fn int_op(&mut self, op: BinaryOp, a: Value, b: Value) -> Value {
-        let ty = self.ty_of(a);
-        self.emit_v(
-            InstData::Binary {
-                op,
-                args: [a, b],
-                flags: IntFlags::NONE,
-            },
-            ty,
-        )
-    }
-
     /// `v` (an `iN` carried in `m`, or a lanes integer of its own width) with all its bits
     /// exact: the low `n` bits sign- or zero-extended within `m`.
     fn exact(&mut self, v: Value, n: u32, m: ScalarType, signed: bool) -> Value {
@@ -373,11 +360,11 @@ impl FnCx<'_> {
         let ty = Type::Scalar(m);
         if signed {
             let k = self.iconst(ty, i64::from(m.bits() - n));
-            let up = self.int_op(BinaryOp::Shl, v, k);
-            self.int_op(BinaryOp::AShr, up, k)
+            let up = self.bin(BinaryOp::Shl, v, k);
+            self.bin(BinaryOp::AShr, up, k)
         } else {
             let mask = self.iconst(ty, ((1u64 << n) - 1) as i64);
-            self.int_op(BinaryOp::And, v, mask)
+            self.bin(BinaryOp::And, v, mask)
         }
     }
 

@@ -94,6 +94,20 @@ struct Case {
     model: Box<dyn Fn(i128, i128) -> Option<i128>>,
 }
 
+/// The case `name` of width `n`: `body` in [`define`], computing what `model` says.
+fn case(
+    name: String,
+    n: u32,
+    body: &str,
+    model: impl Fn(i128, i128) -> Option<i128> + 'static,
+) -> Case {
+    Case {
+        ir: define(&name, n, body),
+        name,
+        model: Box::new(model),
+    }
+}
+
 /// `define i64 @name(i64 %a, i64 %b)` with `%x`, `%y` the arguments truncated to `iN`.
 fn define(name: &str, n: u32, body: &str) -> String {
     format!(
@@ -109,25 +123,19 @@ fn cases(rng: &mut SmallRng) -> Vec<Case> {
                 let name = format!("{op}_{n}_{ext}");
                 let body =
                     format!("  %r = {op} i{n} %x, %y\n  %z = {ext} i{n} %r to i64\n  ret i64 %z\n");
-                cases.push(Case {
-                    ir: define(&name, n, &body),
-                    name,
-                    model: Box::new(move |a, b| {
-                        let r = binary(op, a, b, n)?;
-                        Some(if sign { r } else { unsigned(r, n) })
-                    }),
-                });
+                cases.push(case(name, n, &body, move |a, b| {
+                    let r = binary(op, a, b, n)?;
+                    Some(if sign { r } else { unsigned(r, n) })
+                }));
             }
         }
         for pred in PREDICATES {
             let name = format!("icmp_{pred}_{n}");
             let body =
                 format!("  %c = icmp {pred} i{n} %x, %y\n  %z = zext i1 %c to i64\n  ret i64 %z\n");
-            cases.push(Case {
-                ir: define(&name, n, &body),
-                name,
-                model: Box::new(move |a, b| Some(i128::from(compare(pred, a, b, n)))),
-            });
+            cases.push(case(name, n, &body, move |a, b| {
+                Some(i128::from(compare(pred, a, b, n)))
+            }));
         }
         // Pairs: the high bits the first leaves reach the second (here as its left
         // operand, and as the right one through a `select`).
@@ -140,15 +148,11 @@ fn cases(rng: &mut SmallRng) -> Vec<Case> {
             let body = format!(
                 "  %r = {op1} i{n} %x, %y\n  %c = icmp ult i{n} %r, %x\n  %s = select i1 %c, i{n} %r, i{n} %y\n  %t = {op2} i{n} %r, %s\n  %z = sext i{n} %t to i64\n  ret i64 %z\n"
             );
-            cases.push(Case {
-                ir: define(&name, n, &body),
-                name,
-                model: Box::new(move |a, b| {
-                    let r = binary(op1, a, b, n)?;
-                    let s = if compare("ult", r, a, n) { r } else { b };
-                    binary(op2, r, s, n)
-                }),
-            });
+            cases.push(case(name, n, &body, move |a, b| {
+                let r = binary(op1, a, b, n)?;
+                let s = if compare("ult", r, a, n) { r } else { b };
+                binary(op2, r, s, n)
+            }));
         }
         // Casts: to a wider odd width and back, to a narrower one, through `double`.
         let wider = n * 2 - 1;
@@ -157,11 +161,9 @@ fn cases(rng: &mut SmallRng) -> Vec<Case> {
             let body = format!(
                 "  %u = zext i{n} %x to i{wider}\n  %s = sext i{n} %y to i{wider}\n  %m = mul i{wider} %u, %s\n  %z = sext i{wider} %m to i64\n  ret i64 %z\n"
             );
-            cases.push(Case {
-                ir: define(&name, n, &body),
-                name,
-                model: Box::new(move |a, b| Some(signed(unsigned(a, n) * signed(b, n), wider))),
-            });
+            cases.push(case(name, n, &body, move |a, b| {
+                Some(signed(unsigned(a, n) * signed(b, n), wider))
+            }));
         }
         if n > 2 {
             let narrow = n / 2 + 1;
@@ -169,32 +171,26 @@ fn cases(rng: &mut SmallRng) -> Vec<Case> {
             let body = format!(
                 "  %t = trunc i{n} %x to i{narrow}\n  %u = udiv i{narrow} %t, 3\n  %z = zext i{narrow} %u to i64\n  ret i64 %z\n"
             );
-            cases.push(Case {
-                ir: define(&name, n, &body),
-                name,
-                model: Box::new(move |a, _| Some(unsigned(a, narrow) / 3)),
-            });
+            cases.push(case(name, n, &body, move |a, _| {
+                Some(unsigned(a, narrow) / 3)
+            }));
         }
         for (conv, sign) in [("sitofp", true), ("uitofp", false)] {
             let name = format!("{conv}_{n}");
             let body = format!(
                 "  %f = {conv} i{n} %x to double\n  %z = fptosi double %f to i64\n  ret i64 %z\n"
             );
-            cases.push(Case {
-                ir: define(&name, n, &body),
-                name,
-                model: Box::new(move |a, _| Some(if sign { signed(a, n) } else { unsigned(a, n) })),
-            });
+            cases.push(case(name, n, &body, move |a, _| {
+                Some(if sign { signed(a, n) } else { unsigned(a, n) })
+            }));
         }
         let name = format!("fptosi_{n}");
         let body = format!(
             "  %f = sitofp i64 %a to double\n  %r = fptosi double %f to i{n}\n  %s = add i{n} %r, %y\n  %z = sext i{n} %s to i64\n  ret i64 %z\n"
         );
-        cases.push(Case {
-            ir: define(&name, n, &body),
-            name,
-            model: Box::new(move |a, b| (signed(a, n) == a).then(|| signed(a + b, n))),
-        });
+        cases.push(case(name, n, &body, move |a, b| {
+            (signed(a, n) == a).then(|| signed(a + b, n))
+        }));
         // Memory: exactly ⌈N/8⌉ bytes written over a word of ones (the bits of the last
         // byte above N are unspecified, so masked off), and read back at an offset.
         let bytes = n.div_ceil(8);
@@ -204,43 +200,31 @@ fn cases(rng: &mut SmallRng) -> Vec<Case> {
         let body = format!(
             "  %p = alloca [2 x i64], align 8\n  store i64 -1, ptr %p, align 8\n  %q = getelementptr i8, ptr %p, i64 8\n  store i64 -1, ptr %q, align 8\n  %r = add i{n} %x, %y\n  store i{n} %r, ptr %p, align 8\n  %w = load i64, ptr %p, align 8\n  %z = and i64 %w, {keep}\n  ret i64 %z\n"
         );
-        cases.push(Case {
-            ir: define(&name, n, &body),
-            name,
-            model: Box::new(move |a, b| {
-                let low = unsigned(signed(a + b, n), n);
-                let ones = if bytes == 8 { 0 } else { -1i128 << (8 * bytes) };
-                Some(signed((ones | low) & i128::from(keep), 64))
-            }),
-        });
+        cases.push(case(name, n, &body, move |a, b| {
+            let low = unsigned(signed(a + b, n), n);
+            let ones = if bytes == 8 { 0 } else { -1i128 << (8 * bytes) };
+            Some(signed((ones | low) & i128::from(keep), 64))
+        }));
         let name = format!("load_{n}");
         let body = format!(
             "  %p = alloca [2 x i64], align 8\n  store i64 %a, ptr %p, align 8\n  %q = getelementptr i8, ptr %p, i64 8\n  store i64 %b, ptr %q, align 8\n  %o = getelementptr i8, ptr %p, i64 3\n  %v = load i{n}, ptr %o, align 1\n  %z = sext i{n} %v to i64\n  ret i64 %z\n"
         );
-        cases.push(Case {
-            ir: define(&name, n, &body),
-            name,
-            model: Box::new(move |a, b| {
-                // Bytes 3.. of a, then b's, little-endian.
-                let word = (unsigned(a, 64) >> 24) | (unsigned(b, 64) << 40);
-                Some(signed(word, n))
-            }),
-        });
+        cases.push(case(name, n, &body, move |a, b| {
+            // Bytes 3.. of a, then b's, little-endian.
+            let word = (unsigned(a, 64) >> 24) | (unsigned(b, 64) << 40);
+            Some(signed(word, n))
+        }));
         let name = format!("switch_{n}");
         let body = format!(
             "  switch i{n} %x, label %other [\n    i{n} -1, label %minus\n    i{n} 1, label %plus\n  ]\nminus:\n  ret i64 10\nplus:\n  ret i64 20\nother:\n  ret i64 30\n"
         );
-        cases.push(Case {
-            ir: define(&name, n, &body),
-            name,
-            model: Box::new(move |a, _| {
-                Some(match signed(a, n) {
-                    -1 => 10,
-                    1 => 20,
-                    _ => 30,
-                })
-            }),
-        });
+        cases.push(case(name, n, &body, move |a, _| {
+            Some(match signed(a, n) {
+                -1 => 10,
+                1 => 20,
+                _ => 30,
+            })
+        }));
     }
     cases
 }
