@@ -151,6 +151,7 @@ pub fn compile_program(source: &Path, opts: &BuildOptions) -> Result<CompiledPro
         .flat_map(|k| k.phases.iter().cloned())
         .collect();
     lanes_driver::vectorize::drop_unreached(&mut module, &roots);
+    crate::local_atomics::plain_local_atomics(&mut module);
     let lane_width_masks = (!target.has_mask_registers()).then(|| target.vector_bits());
     if let Some(bits) = lane_width_masks {
         lanes_wfv::lane_masks::lane_width_masks_in(&mut module, bits);
@@ -186,6 +187,7 @@ impl CompiledProgram {
             Some(local),
         )?;
         lanes_driver::vectorize::drop_unreached(&mut module, &info.phases);
+        crate::local_atomics::plain_local_atomics(&mut module);
         if let Some(bits) = self.lane_width_masks {
             lanes_wfv::lane_masks::lane_width_masks_in(&mut module, bits);
         }

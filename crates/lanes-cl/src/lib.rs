@@ -7,7 +7,8 @@
 //!   ([`work_items`], [`local_memory`]), its continuations ([`continuations`]), their
 //!   vector variants by lanes' whole-function vectorizer, and the compiled work-item
 //!   loops ([`work_item_loops`]); barriers divergent control flow may skip are warned
-//!   about ([`barrier_check`]);
+//!   about ([`barrier_check`]); atomics on `__local` memory, which one thread owns, are
+//!   plain read-modify-writes ([`local_atomics`]);
 //! - [`executor`]: work-groups over a rayon pool, continuations in turn, barrier
 //!   divergence reported; [`checked`]: the same on the interpreter, every access
 //!   checked;
@@ -27,6 +28,7 @@ mod error;
 pub mod executor;
 pub mod group_context;
 pub mod host;
+pub mod local_atomics;
 pub mod local_memory;
 pub mod range;
 pub mod work_item_loops;
