@@ -21,8 +21,7 @@ use lanes_ir::{
     Intrinsic, Type, UnaryOp, Value,
 };
 
-use super::odd_ints::OddWidth;
-use super::types::lanes_type;
+use super::types::{lanes_type, odd_width};
 use super::ModuleCx;
 use crate::error::ImportError;
 use crate::llvm::print_value;
@@ -198,7 +197,7 @@ impl<'a> FnCx<'a> {
         let t = unsafe { LLVMTypeOf(v) };
         // Odd-width integers reach here only from instructions `odd_ints` accepted.
         lanes_type(t)
-            .or_else(|| super::odd_ints::odd_width(t).map(|(_, m)| Type::Scalar(m)))
+            .or_else(|| odd_width(t).map(|(_, m)| Type::Scalar(m)))
             .ok_or_else(|| {
                 self.err(format!(
                     "type {} has no lanes equivalent",
@@ -363,10 +362,8 @@ impl<'a> FnCx<'a> {
     unsafe fn inst(&mut self, i: LLVMValueRef) -> Result<Option<Value>, ImportError> {
         use LLVMOpcode::*;
         let opcode = LLVMGetInstructionOpcode(i);
-        match self.odd_width_inst(i, opcode) {
-            None | Some(Ok(OddWidth::Generic)) => {}
-            Some(Ok(OddWidth::Translated(v))) => return Ok(v),
-            Some(Err(e)) => return Err(e),
+        if let Some(translated) = self.odd_width_inst(i, opcode) {
+            return translated;
         }
         let has_value =
             LLVMGetTypeKind(LLVMTypeOf(i)) != inkwell::llvm_sys::LLVMTypeKind::LLVMVoidTypeKind;

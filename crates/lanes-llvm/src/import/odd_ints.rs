@@ -26,32 +26,13 @@
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
-use inkwell::llvm_sys::{LLVMOpcode, LLVMTypeKind};
+use inkwell::llvm_sys::LLVMOpcode;
 
 use lanes_ir::{BinaryOp, CastOp, InstData, IntCC, IntFlags, ScalarType, Type, Value};
 
 use super::func::FnCx;
+use super::types::odd_width;
 use crate::error::ImportError;
-
-/// The width of LLVM type `t` and the lanes integer that carries it, if `t` is a scalar
-/// integer of a width lanes lacks (2 to 63 bits, not 8, 16 or 32).
-pub(super) fn odd_width(t: LLVMTypeRef) -> Option<(u32, ScalarType)> {
-    // SAFETY: `t` is a live type; the width is asked of integer types only.
-    let bits = unsafe {
-        if LLVMGetTypeKind(t) != LLVMTypeKind::LLVMIntegerTypeKind {
-            return None;
-        }
-        LLVMGetIntTypeWidth(t)
-    };
-    let carrier = match bits {
-        2..=7 => ScalarType::I8,
-        9..=15 => ScalarType::I16,
-        17..=31 => ScalarType::I32,
-        33..=63 => ScalarType::I64,
-        _ => return None,
-    };
-    Some((bits, carrier))
-}
 
 /// The `(byte offset, bytes)` pieces of an `iN` in memory: its `⌈N/8⌉` bytes in pieces
 /// of 8, 4, 2 and 1 bytes, largest first (one piece where the count is a power of two).
@@ -90,7 +71,7 @@ fn piece_align(align: u32, offset: u32, size: u32) -> u32 {
 }
 
 /// How an instruction that involves an odd-width integer is translated.
-pub(super) enum OddWidth {
+enum OddWidth {
     /// The ordinary translation is right (`φ`, `select`, `freeze`: no bit of the result
     /// depends on the high bits of the operands in a way the promotion changes).
     Generic,
@@ -105,12 +86,13 @@ unsafe fn odd_type_of(v: LLVMValueRef) -> Option<(u32, ScalarType)> {
 
 impl FnCx<'_> {
     /// Translates instruction `i` (of `opcode`) if its result or an operand is an
-    /// odd-width integer (module docs); `None` if none is.
+    /// odd-width integer (module docs): its value, if it has one. `None` where the
+    /// ordinary translation applies: no odd width, or one it carries unchanged.
     pub(super) unsafe fn odd_width_inst(
         &mut self,
         i: LLVMValueRef,
         opcode: LLVMOpcode,
-    ) -> Option<Result<OddWidth, ImportError>> {
+    ) -> Option<Result<Option<Value>, ImportError>> {
         let result = odd_type_of(i);
         let operands = (0..LLVMGetNumOperands(i).max(0) as u32)
             .map(|k| LLVMGetOperand(i, k))
@@ -125,7 +107,11 @@ impl FnCx<'_> {
         if result.is_none() && operand.is_none() {
             return None;
         }
-        Some(self.promoted(i, opcode, result, operand))
+        match self.promoted(i, opcode, result, operand) {
+            Ok(OddWidth::Generic) => None,
+            Ok(OddWidth::Translated(v)) => Some(Ok(v)),
+            Err(e) => Some(Err(e)),
+        }
     }
 
     unsafe fn promoted(

@@ -37,6 +37,27 @@ pub(crate) fn scalar_type(t: LLVMTypeRef) -> Option<ScalarType> {
     }
 }
 
+/// The width of LLVM type `t` and the lanes integer that carries it, if `t` is a scalar
+/// integer of a width lanes lacks (2 to 63 bits, not 8, 16 or 32): the promotion of
+/// [`super::odd_ints`].
+pub(crate) fn odd_width(t: LLVMTypeRef) -> Option<(u32, ScalarType)> {
+    // SAFETY: `t` is a live type; the width is asked of integer types only.
+    let bits = unsafe {
+        if LLVMGetTypeKind(t) != LLVMTypeKind::LLVMIntegerTypeKind {
+            return None;
+        }
+        LLVMGetIntTypeWidth(t)
+    };
+    let carrier = match bits {
+        2..=7 => ScalarType::I8,
+        9..=15 => ScalarType::I16,
+        17..=31 => ScalarType::I32,
+        33..=63 => ScalarType::I64,
+        _ => return None,
+    };
+    Some((bits, carrier))
+}
+
 /// The lanes type of LLVM first-class type `t` (scalar or fixed vector of scalars).
 pub(crate) fn lanes_type(t: LLVMTypeRef) -> Option<Type> {
     // SAFETY: as above.
