@@ -71,19 +71,17 @@ pub fn plain_local_atomics_in(func: &mut Function) -> usize {
         cur.goto_inst(inst);
         let old = cur.insert_value(InstData::Load { ptr, align, access }, ty);
         let new = match data {
-            InstData::AtomicRmw {
-                op: AtomicOp::Xchg,
-                value,
-                ..
-            } => value,
-            InstData::AtomicRmw { op, value, .. } => cur.insert_value(
-                InstData::Binary {
-                    op: binary_op(op),
-                    args: [old, value],
-                    flags: IntFlags::NONE,
-                },
-                ty,
-            ),
+            InstData::AtomicRmw { op, value, .. } => match binary_op(op) {
+                Some(op) => cur.insert_value(
+                    InstData::Binary {
+                        op,
+                        args: [old, value],
+                        flags: IntFlags::NONE,
+                    },
+                    ty,
+                ),
+                None => value,
+            },
             InstData::AtomicCas {
                 expected,
                 replacement,
@@ -123,9 +121,11 @@ pub fn plain_local_atomics_in(func: &mut Function) -> usize {
     rewritten
 }
 
-/// The binary operation an atomic read-modify-write applies (not `xchg`).
-fn binary_op(op: AtomicOp) -> BinaryOp {
-    match op {
+/// The binary operation an atomic read-modify-write applies; `None` for `xchg`, which
+/// stores its operand.
+fn binary_op(op: AtomicOp) -> Option<BinaryOp> {
+    Some(match op {
+        AtomicOp::Xchg => return None,
         AtomicOp::Add => BinaryOp::Add,
         AtomicOp::Sub => BinaryOp::Sub,
         AtomicOp::And => BinaryOp::And,
@@ -134,8 +134,8 @@ fn binary_op(op: AtomicOp) -> BinaryOp {
         AtomicOp::SMin => BinaryOp::SMin,
         AtomicOp::SMax => BinaryOp::SMax,
         AtomicOp::UMin => BinaryOp::UMin,
-        AtomicOp::UMax | AtomicOp::Xchg => BinaryOp::UMax,
-    }
+        AtomicOp::UMax => BinaryOp::UMax,
+    })
 }
 
 #[cfg(test)]

@@ -240,7 +240,7 @@ impl FnCx<'_> {
         n: u32,
         m: ScalarType,
     ) -> Result<Value, ImportError> {
-        let access = self.plain_enough(i, n)?;
+        let access = self.non_atomic_access(i, n)?;
         let ptr = self.operand(i, 0)?;
         let align = LLVMGetAlignment(i);
         let carrier = Type::Scalar(m);
@@ -271,7 +271,7 @@ impl FnCx<'_> {
 
     /// Store `i` of an `iN`: its `⌈N/8⌉` bytes, as the pieces [`FnCx::odd_load`] reads.
     unsafe fn odd_store(&mut self, i: LLVMValueRef, n: u32) -> Result<(), ImportError> {
-        let access = self.plain_enough(i, n)?;
+        let access = self.non_atomic_access(i, n)?;
         let value = self.operand(i, 0)?;
         let ptr = self.operand(i, 1)?;
         let align = LLVMGetAlignment(i);
@@ -302,7 +302,7 @@ impl FnCx<'_> {
     /// pieces as LLVM's code generator splits it for x86-64 (an `i24` as a 2-byte and a
     /// 1-byte access, in this order), so the program performs the accesses clang's
     /// build performs.
-    unsafe fn plain_enough(
+    unsafe fn non_atomic_access(
         &self,
         i: LLVMValueRef,
         n: u32,
