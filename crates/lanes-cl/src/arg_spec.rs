@@ -5,7 +5,8 @@
 //! - `float[1024]=2.5`: every element 2.5;
 //! - `float[1024]=rand` or `=rand:SEED`: seeded pseudo-random elements (floats in
 //!   [0, 1), integers in [0, 1000)), the same on every machine;
-//! - `int[1024]=seq` or `=seq:STEP`: element `i` is `i · STEP` (sorted tables);
+//! - `int[1024]=seq` or `=seq:STEP`: element `i` is `i · STEP` (sorted tables), wrapped
+//!   to the type's width as C converts (`uchar[300]=seq` counts 0…255, 0…43);
 //! - `float[1024]=@data.bin`: the raw little-endian contents of a file (exactly the
 //!   buffer's size), or `float[]=@data.bin` for as many elements as the file holds;
 //! - `int:100`, `float:0.5`: a value;
@@ -77,6 +78,19 @@ impl ElemType {
             ElemType::F32 => text.parse::<f32>().ok()?.to_le_bytes().to_vec(),
             ElemType::F64 => text.parse::<f64>().ok()?.to_le_bytes().to_vec(),
         })
+    }
+}
+
+impl ElemType {
+    /// Appends `v` as this type's little-endian bytes: an integer type keeps its low bits
+    /// (C's conversion to unsigned types, two's complement for signed ones), a float type
+    /// the nearest value.
+    fn push_wrapped(self, v: i64, out: &mut Vec<u8>) {
+        match self {
+            ElemType::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
+            ElemType::F64 => out.extend_from_slice(&(v as f64).to_le_bytes()),
+            int => out.extend_from_slice(&v.to_le_bytes()[..int.bytes()]),
+        }
     }
 }
 
@@ -273,11 +287,11 @@ impl HostArg {
                     }
                     Fill::Sequence(step) => {
                         let n = count.unwrap_or(0) * ty.bytes() / ty.elem.bytes();
-                        (0..n as i64)
-                            .flat_map(|i| {
-                                ty.elem.encode(&(i * step).to_string()).unwrap_or_default()
-                            })
-                            .collect()
+                        let mut out = Vec::with_capacity(n * ty.elem.bytes());
+                        for i in 0..n as i64 {
+                            ty.elem.push_wrapped(i.wrapping_mul(*step), &mut out);
+                        }
+                        out
                     }
                     Fill::Random(seed) => random_bytes(
                         ty.elem,
@@ -410,6 +424,18 @@ mod tests {
             panic!()
         };
         assert_eq!(buffer.to_vec::<i32>(), vec![0, 3, 6, 9]);
+        let wrapped = HostArg::new(&ArgSpec::parse("uchar[300]=seq").unwrap()).unwrap();
+        let HostArg::Buffer { buffer, .. } = wrapped else {
+            panic!()
+        };
+        let bytes = buffer.to_vec::<u8>();
+        assert_eq!(bytes.len(), 300);
+        assert_eq!((bytes[255], bytes[256], bytes[299]), (255, 0, 43));
+        let floats = HostArg::new(&ArgSpec::parse("float2[2]=seq:-2").unwrap()).unwrap();
+        let HostArg::Buffer { buffer, .. } = floats else {
+            panic!()
+        };
+        assert_eq!(buffer.to_vec::<f32>(), vec![0.0, -2.0, -4.0, -6.0]);
         let r = HostArg::new(&ArgSpec::parse("int[5]=rand:7").unwrap()).unwrap();
         let HostArg::Buffer { buffer, .. } = r else {
             panic!()

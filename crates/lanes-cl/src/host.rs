@@ -34,6 +34,7 @@ use crate::compile::{compile_program, BuildOptions, CompiledProgram, KernelInfo}
 use crate::error::ClError;
 use crate::executor::{run, Launch, PhaseFn};
 use crate::group_context::GroupContext;
+use crate::thread_pool::{self, Affinity};
 
 /// Where kernels run: a pool of threads (one per core by default).
 #[derive(Clone)]
@@ -48,20 +49,18 @@ impl Context {
         Context::with_threads(std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 
-    /// `threads` threads (at least one); an error if the system cannot start them.
+    /// `threads` threads (at least one), bound to CPUs as [`Affinity::Auto`] says; an
+    /// error if the system cannot start them.
     pub fn with_threads(threads: usize) -> Result<Context, ClError> {
+        Context::with_affinity(threads, Affinity::Auto)
+    }
+
+    /// `threads` threads (at least one), bound to CPUs as `affinity` says.
+    pub fn with_affinity(threads: usize, affinity: Affinity) -> Result<Context, ClError> {
         let threads = threads.max(1);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("lanes-cl-{i}"))
-            .build()
-            .map_err(|e| ClError::Threads {
-                threads,
-                message: e.to_string(),
-            })?;
         Ok(Context {
             threads,
-            pool: std::sync::Arc::new(pool),
+            pool: std::sync::Arc::new(thread_pool::build(threads, affinity)?),
         })
     }
 

@@ -31,9 +31,11 @@ pub mod host;
 pub mod local_atomics;
 pub mod local_memory;
 pub mod range;
+pub mod thread_pool;
 pub mod work_item_loops;
 pub mod work_items;
 
 pub use compile::{compile_program, BuildOptions, CompiledProgram, KernelInfo};
 pub use error::ClError;
 pub use host::{Arg, Buffer, Context, Element, Kernel, NdRange, Program};
+pub use thread_pool::Affinity;

@@ -158,6 +158,9 @@ pub struct Machine {
     pub isa: String,
     pub natural_width: u16,
     pub threads: usize,
+    /// Whether both systems' threads are bound to CPUs ([`crate::Affinity`]; pocl's
+    /// `POCL_AFFINITY` is set to match).
+    pub bound: bool,
     pub runs: u32,
     pub pocl: Option<String>,
 }
@@ -202,8 +205,9 @@ pub fn run_bench(
         .collect();
     let mut notes = Vec::new();
     let want_pocl = req.configs.contains(&Config::Pocl);
+    let bound = crate::Affinity::Auto.binds(req.threads);
     let pocl = if want_pocl {
-        match pocl::Pocl::open(req.threads) {
+        match pocl::Pocl::open(req.threads, bound) {
             Ok(p) => Some(p),
             Err(why) => {
                 notes.push(format!("pocl is not measured: {why}"));
@@ -227,6 +231,7 @@ pub fn run_bench(
         },
         natural_width: target.default_width(),
         threads: req.threads,
+        bound,
         runs: req.runs,
         pocl: pocl.as_ref().map(|p| p.device.clone()),
     };

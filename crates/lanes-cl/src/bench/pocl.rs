@@ -2,9 +2,10 @@
 //! standard OpenCL API (the `opencl3` crate, with the ICD loader opened at run time, so
 //! that lanes builds and runs where no OpenCL is installed and the benchmark says so).
 //!
-//! pocl runs one thread per core unless `POCL_MAX_PTHREAD_COUNT` says otherwise; the
-//! benchmark sets it to its own thread count before the platform is first opened, so both
-//! systems use the same number of threads.
+//! pocl runs one thread per core unless `POCL_MAX_PTHREAD_COUNT` says otherwise, and
+//! leaves its threads unbound unless `POCL_AFFINITY=1`; the benchmark sets both, before
+//! the platform is first opened, to what lanes does, so both systems use the same number
+//! of threads, bound to CPUs alike ([`crate::thread_pool`] says why binding matters).
 
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
@@ -40,11 +41,17 @@ pub struct PoclKernel {
 
 impl Pocl {
     /// The first CPU device of a platform named "Portable Computing Language", running
-    /// `threads` threads; why none is available otherwise (the message names the Debian
-    /// package to install).
-    pub fn open(threads: usize) -> Result<Pocl, String> {
-        if std::env::var_os("POCL_MAX_PTHREAD_COUNT").is_none() {
-            std::env::set_var("POCL_MAX_PTHREAD_COUNT", threads.to_string());
+    /// `threads` threads, bound to CPUs if `bound`; why none is available otherwise (the
+    /// message names the Debian package to install). A setting already in the environment
+    /// is kept.
+    pub fn open(threads: usize, bound: bool) -> Result<Pocl, String> {
+        for (name, value) in [
+            ("POCL_MAX_PTHREAD_COUNT", threads.to_string()),
+            ("POCL_AFFINITY", u8::from(bound).to_string()),
+        ] {
+            if std::env::var_os(name).is_none() {
+                std::env::set_var(name, value);
+            }
         }
         let missing = "install Debian's pocl-opencl-icd (and ocl-icd-libopencl1)";
         let platforms =

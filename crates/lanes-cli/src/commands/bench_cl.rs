@@ -129,11 +129,12 @@ fn table(report: &BenchReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "machine: {} ({}, natural width {}), {} threads, median of {} runs; pocl: {}",
+        "machine: {} ({}, natural width {}), {} threads{}, median of {} runs; pocl: {}",
         m.cpu,
         m.isa,
         m.natural_width,
         m.threads,
+        if m.bound { " bound to CPUs" } else { "" },
         m.runs,
         m.pocl.as_deref().unwrap_or("not measured")
     );
@@ -183,8 +184,43 @@ fn table(report: &BenchReport) -> String {
             lanes.iter().copied().fold(f64::INFINITY, f64::min)
         );
     }
+    let scaling = thread_scaling(report);
+    if !scaling.is_empty() {
+        let _ = writeln!(
+            out,
+            "boscc, {} threads over one: {}",
+            report.machine.threads,
+            scaling
+                .iter()
+                .map(|(k, s)| format!("{k} {s:.2}x"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     for n in &report.notes {
         let _ = writeln!(out, "note: {n}");
+    }
+    out
+}
+
+/// Per kernel, the one-thread boscc build's median over the boscc build's (how the
+/// kernel scales to the machine's threads), in the report's order.
+fn thread_scaling(report: &BenchReport) -> Vec<(&str, f64)> {
+    let median = |kernel: &str, config: Config| {
+        report
+            .records
+            .iter()
+            .find(|r| r.kernel == kernel && r.config == config)
+            .and_then(|r| r.median_ms)
+    };
+    let mut out: Vec<(&str, f64)> = Vec::new();
+    for r in &report.records {
+        if r.config != Config::Boscc || report.machine.threads < 2 {
+            continue;
+        }
+        if let (Some(one), Some(all)) = (median(&r.kernel, Config::BosccOneThread), r.median_ms) {
+            out.push((&r.kernel, one / all));
+        }
     }
     out
 }

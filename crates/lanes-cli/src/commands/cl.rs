@@ -106,7 +106,7 @@ pub struct RunArgs {
     /// One kernel argument (see below); repeat in parameter order
     #[arg(long = "arg", short = 'a', value_name = "SPEC")]
     pub args: Vec<String>,
-    /// Threads (default: one per core)
+    /// Threads (default: one per core, each bound to its own CPU; LANES_CL_AFFINITY=0 leaves them unbound, =1 binds any number)
     #[arg(long)]
     pub threads: Option<usize>,
     /// Work-items per vector (1: scalar; default: the CPU's natural width)

@@ -195,8 +195,9 @@ fn bad_input_gets_a_clear_error() {
     );
 }
 
-/// `lanes bench cl` on one kernel: a table row per build, JSON records, and pocl either
-/// measured (its results equal lanes') or named as missing with its Debian package.
+/// `lanes bench cl` on one kernel: a table row per build, JSON records, the scaling from
+/// one thread to all, and pocl either measured (its results equal lanes') or named as
+/// missing with its Debian package.
 #[test]
 fn bench_cl_compares_with_pocl_or_says_it_is_missing() {
     let d = scratch_dir("bench_cl");
@@ -207,7 +208,7 @@ fn bench_cl_compares_with_pocl_or_says_it_is_missing() {
         "--kernels",
         "stencil2d",
         "--configs",
-        "scalar,boscc,pocl",
+        "scalar,boscc,boscc-1t,pocl",
         "--runs",
         "1",
         "--json",
@@ -228,6 +229,9 @@ fn bench_cl_compares_with_pocl_or_says_it_is_missing() {
         "{lanes}"
     );
     assert_eq!(lanes["agrees"], true, "{lanes}");
+    if v["machine"]["threads"].as_u64().is_some_and(|t| t >= 2) {
+        assert!(table.contains("threads over one: stencil2d "), "{table}");
+    }
     if v["machine"]["pocl"].is_null() {
         let notes = v["notes"].to_string();
         assert!(notes.contains("pocl-opencl-icd"), "{notes}");
