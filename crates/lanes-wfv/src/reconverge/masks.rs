@@ -49,6 +49,9 @@ pub(super) struct Masks<'f> {
     phi_copies: Vec<Inst>,
     /// Removed φ → its copy.
     phi_subst: ValueSubstitution,
+    /// `(latch, value)` → the φ's back-edge value, for each value kept in its loop's φ
+    /// ([`Masks::keep`]); the back-edge value holds every lane's exit value.
+    kept_in_loop_phi: BTreeMap<(Block, Value), Value>,
     zeros: HashMap<Type, Value>,
     true_value: Value,
     false_value: Value,
@@ -71,6 +74,7 @@ impl<'f> Masks<'f> {
             mask_copy: HashMap::new(),
             phi_copies: Vec::new(),
             phi_subst: ValueSubstitution::new(),
+            kept_in_loop_phi: BTreeMap::new(),
             zeros: HashMap::new(),
             true_value,
             false_value,
@@ -264,6 +268,7 @@ impl<'f> Masks<'f> {
                     }
                 }
                 self.vars.assign(var, s);
+                self.kept_in_loop_phi.insert((u, v), nv);
                 continue;
             }
             // φs and the copies standing for them are defined at the top, before the mask.
@@ -342,7 +347,13 @@ impl<'f> Masks<'f> {
     /// value in the accumulator that it has yet to read, so the write takes every lane
     /// (`acc = v`, no select). In a diamond this leaves one select per φ, as if-conversion
     /// has; a predecessor inside a loop of the region keeps its select, since threads
-    /// that left earlier iterations wait on their values.
+    /// that left earlier iterations wait on their values — unless the value is one kept
+    /// in its loop's φ and read at the loop's only exit: the threads that left earlier
+    /// iterations hold their values in it still (it stopped changing in their lanes), so
+    /// the write takes every lane there too, as long as no other predecessor's write
+    /// can have left a value in the accumulator before the loop (the wave cannot reach
+    /// the latch from one without passing the re-join point). Otherwise every iteration
+    /// would blend the exit value into the accumulator besides keeping it in the φ.
     pub fn write_accumulators(
         &mut self,
         phi_accs: &[(Block, PhiAccumulators)],
@@ -361,7 +372,15 @@ impl<'f> Masks<'f> {
                 .flat_map(|&w| cfg.succs(w).iter().copied())
                 .collect();
             let after_a_write = reachable_avoiding(&cfg, &after_writes, Some(*x));
-            for u in preds {
+            let after_another_write = |u: Block| {
+                let others: Vec<Block> = preds
+                    .iter()
+                    .filter(|&&w| w != u)
+                    .flat_map(|&w| cfg.succs(w).iter().copied())
+                    .collect();
+                reachable_avoiding(&cfg, &others, Some(*x)).contains(u)
+            };
+            for &u in &preds {
                 let mask = match branches.iter().find(|d| d.block == u) {
                     Some(d) => {
                         let c = self.edge_condition(d, *x);
@@ -374,7 +393,13 @@ impl<'f> Masks<'f> {
                         continue;
                     };
                     let ty = self.func.dfg.value_type(value);
-                    let write = if after_a_write.contains(u) {
+                    let in_place = self
+                        .kept_in_loop_phi
+                        .get(&(u, self.phi_subst.resolve(value)))
+                        .copied()
+                        .filter(|_| !after_another_write(u));
+                    let value = in_place.unwrap_or(value);
+                    let write = if after_a_write.contains(u) && in_place.is_none() {
                         InstData::Select {
                             args: [mask, value, self.vars.read(*acc)],
                         }
