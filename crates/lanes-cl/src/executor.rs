@@ -5,10 +5,13 @@
 //! A group runs continuation 0 over all its work-items, then the continuation they
 //! returned, until they return 0 (CC'12 Fig. 4). Every thread owns one group's worth of
 //! state at a time — its context, its `__local` memory and its two live-value buffers —
-//! allocated once per thread and reused for every group it runs (rayon's
-//! `for_each_init`), so a launch allocates per thread, not per group.
+//! allocated when the thread takes its first group of the launch and reused for every
+//! group it runs, so a launch allocates per thread, not per group. Threads take runs of
+//! consecutive groups from a shared counter ([`RunQueue`]); the calling thread takes
+//! runs too until a pool thread wakes.
 
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
 
 use crate::aligned::AlignedBytes;
 use crate::error::ClError;
@@ -75,13 +78,13 @@ pub fn run(launch: &Launch<'_>) -> Result<(), ClError> {
         }
         st
     };
-    // Runs of consecutive groups are the pool's tasks: a group's id follows from the
+    // Runs of consecutive groups are the unit of work: a group's id follows from the
     // previous one's without the three 64-bit divisions of `group_id` (tens of cycles
-    // each, against a few hundred for a small kernel's group), and rayon splits and
-    // steals runs, not single groups. Sixteen runs per thread keep uneven groups
-    // balanced.
+    // each, against a few hundred for a small kernel's group). Sixteen runs per thread
+    // keep uneven groups balanced.
     let threads = launch.pool.current_num_threads().max(1) as u64;
     let run_len = (groups / (threads * 16)).clamp(1, 64);
+    let runs = groups.div_ceil(run_len);
     let body = |st: &mut GroupState, run: u64| {
         let first = run * run_len;
         let mut id = group_id(&st.ctx, first);
@@ -91,11 +94,116 @@ pub fn run(launch: &Launch<'_>) -> Result<(), ClError> {
         }
         Ok(())
     };
-    launch.pool.install(|| {
-        (0..groups.div_ceil(run_len))
-            .into_par_iter()
-            .try_for_each_init(init, body)
-    })
+    let queue = std::sync::Arc::new(RunQueue::new(runs));
+    let job = |st: &mut Option<GroupState>, run: u64| {
+        let st = st.get_or_insert_with(init);
+        if let Err(e) = body(st, run) {
+            queue.fail(e);
+        }
+    };
+    let job: &(dyn Fn(&mut Option<GroupState>, u64) + Sync) = &job;
+    // SAFETY: a pool thread calls `job` only for a run it took from the queue, and this
+    // function returns only after every run has finished (`wait_all_done`), so `job`
+    // and what it borrows (`launch`, `queue`'s borrow-free contents aside) outlive every
+    // call. A pool thread that starts after that finds no run left and never calls it.
+    let job: &'static (dyn Fn(&mut Option<GroupState>, u64) + Sync) =
+        unsafe { std::mem::transmute(job) };
+    // Each pool thread takes runs until none is left. The calling thread, which would
+    // otherwise only wait, takes runs until the first pool thread starts: a pool thread
+    // that slept through the host's work between launches takes tens of microseconds to
+    // wake (a one-group launch took 70 µs after the host filled a buffer, 9 µs back to
+    // back, on a 2-CPU virtual machine), which a launch of half a millisecond (a pass of
+    // Floyd-Warshall) feels. Once a pool thread runs, the caller only waits, so no more
+    // threads run than the pool has; nor does it wait for pool threads that found no
+    // work, only for the runs.
+    for _ in 0..threads {
+        let queue = std::sync::Arc::clone(&queue);
+        launch.pool.spawn(move || {
+            queue.pool_thread_started();
+            let mut st = None;
+            while let Some(run) = queue.take(false) {
+                job(&mut st, run);
+                queue.finish_one();
+            }
+        });
+    }
+    let mut st = None;
+    while let Some(run) = queue.take(true) {
+        job(&mut st, run);
+        queue.finish_one();
+    }
+    queue.wait_all_done();
+    queue.result()
+}
+
+/// The runs of a launch, taken in order by the pool's threads and, until one of them
+/// starts, by the calling thread. Every run is done even after an error (the first one
+/// is kept): the caller waits for the count of finished runs, never for threads.
+struct RunQueue {
+    next: AtomicU64,
+    finished: AtomicU64,
+    runs: u64,
+    pool_started: AtomicBool,
+    error: Mutex<Option<ClError>>,
+    all_done: (Mutex<bool>, Condvar),
+}
+
+impl RunQueue {
+    fn new(runs: u64) -> RunQueue {
+        RunQueue {
+            next: AtomicU64::new(0),
+            finished: AtomicU64::new(0),
+            runs,
+            pool_started: AtomicBool::new(false),
+            error: Mutex::new(None),
+            all_done: (Mutex::new(runs == 0), Condvar::new()),
+        }
+    }
+
+    /// The next run to do, if any is left (for the calling thread, `helper`: and no pool
+    /// thread has started).
+    fn take(&self, helper: bool) -> Option<u64> {
+        if helper && self.pool_started.load(Ordering::Relaxed) {
+            return None;
+        }
+        let run = self.next.fetch_add(1, Ordering::Relaxed);
+        (run < self.runs).then_some(run)
+    }
+
+    fn pool_thread_started(&self) {
+        self.pool_started.store(true, Ordering::Relaxed);
+    }
+
+    /// Counts a run done; the last one wakes the caller.
+    fn finish_one(&self) {
+        if self.finished.fetch_add(1, Ordering::AcqRel) + 1 == self.runs {
+            let (done, wake) = &self.all_done;
+            *done.lock().unwrap_or_else(|p| p.into_inner()) = true;
+            wake.notify_all();
+        }
+    }
+
+    /// Blocks until every run has finished.
+    fn wait_all_done(&self) {
+        let (done, wake) = &self.all_done;
+        let mut done = done.lock().unwrap_or_else(|p| p.into_inner());
+        while !*done {
+            done = wake.wait(done).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Records `e` unless an earlier error was.
+    fn fail(&self, e: ClError) {
+        let mut first = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        first.get_or_insert(e);
+    }
+
+    fn result(&self) -> Result<(), ClError> {
+        match self.error.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The group after `id` in linear order (dimension 0 fastest) among `n` groups.
@@ -190,6 +298,29 @@ fn divergence(meta: &GroupMeta<'_>, state: usize) -> ClError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_run_queue_hands_out_each_run_once_and_keeps_the_first_error() {
+        let q = RunQueue::new(3);
+        assert_eq!(q.take(true), Some(0));
+        q.pool_thread_started();
+        assert_eq!(
+            q.take(true),
+            None,
+            "the caller stops once a pool thread runs"
+        );
+        assert_eq!(q.take(false), Some(1));
+        assert_eq!(q.take(false), Some(2));
+        assert_eq!(q.take(false), None);
+        q.fail(ClError::Internal("first".into()));
+        q.fail(ClError::Internal("second".into()));
+        for _ in 0..3 {
+            q.finish_one();
+        }
+        q.wait_all_done();
+        assert!(matches!(q.result(), Err(ClError::Internal(m)) if m == "first"));
+        RunQueue::new(0).wait_all_done();
+    }
 
     #[test]
     fn next_group_follows_the_linear_order() {
