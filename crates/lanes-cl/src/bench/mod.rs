@@ -60,6 +60,8 @@ pub enum Config {
     UniformValues,
     UniformCf,
     Boscc,
+    /// Named as on the command line and in the table.
+    #[serde(rename = "boscc-1t")]
     BosccOneThread,
     Pocl,
 }

@@ -229,6 +229,10 @@ fn bench_cl_compares_with_pocl_or_says_it_is_missing() {
         "{lanes}"
     );
     assert_eq!(lanes["agrees"], true, "{lanes}");
+    assert!(
+        build("boscc-1t").is_some(),
+        "the JSON names builds as the table does"
+    );
     if v["machine"]["threads"].as_u64().is_some_and(|t| t >= 2) {
         assert!(table.contains("threads over one: stencil2d "), "{table}");
     }
