@@ -6,9 +6,9 @@
 //! phase of the host program (filling buffers, say) the pool's threads often wake on the
 //! same CPU and take turns on it for most of a launch of a few milliseconds, while the
 //! other CPU idles. Measured on a 2-CPU virtual machine, with C threads and no lanes
-//! code: a 9 ms launch of dependent gathers on two threads took 8.8 ms after 100 ms of
-//! single-threaded work (4.4 ms after a sleep), and 4.4 ms with each thread bound to its
-//! own CPU. `lanes bench cl`'s binary search took as long on two threads as on one for
+//! code: 9 ms of dependent gathers split over two threads took 8.8 ms after 100 ms of
+//! single-threaded work (4.7 ms after a sleep), and 4.4–4.8 ms with each thread bound to
+//! its own CPU. `lanes bench cl`'s binary search took as long on two threads as on one for
 //! this reason. A thread bound to a CPU runs there, so a launch starts on every core.
 //!
 //! Binding is the default only when the pool has exactly one thread per CPU the process
