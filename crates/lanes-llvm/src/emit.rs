@@ -36,13 +36,19 @@ pub enum EmitKind {
     Bitcode,
 }
 
-/// Initializes LLVM's native target once per process.
+/// Initializes LLVM's native target once per process (and, on CPUs with the JCC erratum,
+/// branch alignment: [`crate::branch_alignment`]).
 pub fn init_native() -> Result<(), LlvmError> {
     static INIT: Once = Once::new();
     let mut result = Ok(());
     INIT.call_once(|| {
         result =
             Target::initialize_native(&InitializationConfig::default()).map_err(LlvmError::Llvm);
+        if result.is_ok() {
+            crate::branch_alignment::configure(
+                &TargetMachine::get_host_cpu_name().to_string_lossy(),
+            );
+        }
     });
     result
 }

@@ -19,6 +19,7 @@
 //! native, `lanes compile` objects, interpreter (`tests/it/corpus.rs`).
 
 mod atomics;
+pub mod branch_alignment;
 pub mod c_params;
 pub mod clang;
 pub mod code_cost;

@@ -10,6 +10,7 @@ mod analyze;
 mod bench_reconverge;
 mod bench_slp;
 mod bench_wfv;
+mod branch_alignment;
 mod c_shapes;
 mod cli;
 mod csmith;
