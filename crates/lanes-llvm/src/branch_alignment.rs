@@ -5,13 +5,13 @@
 //! erratum keeps any jump that crosses or ends on a 32-byte boundary (a macro-fused
 //! compare-and-branch counts as one) out of the decoded-uop cache. The loop is then
 //! decoded again on every iteration (Intel, *Mitigations for Jump Conditional Code
-//! Erratum*, 2019). Where a hot branch lands is an accident of layout. Two builds with the same inner-loop
-//! instructions can then differ by several percent, and a loop full of branches by more.
-//! lanes' uniform `switch` dispatch (the RPN interpreter of `bench/wfv`, a jump table per
-//! operation) ran 12–27% faster with its branches aligned on a Cascade Lake Xeon
-//! (`lanes bench reconverge --run-time --kernels nbody,volume,rpn_eval`, two rounds each
-//! way: reconverge/8 at 7.03× and 6.89× clang without alignment, 8.92× and 8.77× with it;
-//! nbody and volume unchanged).
+//! Erratum*, 2019). Where a hot branch lands is an accident of layout: two builds with the
+//! same inner-loop instructions can differ by several percent, and a loop full of
+//! branches by more. lanes' uniform `switch` dispatch (the RPN interpreter of
+//! `bench/wfv`, a jump table per operation) took 9–18% less time with its branches
+//! aligned on a Cascade Lake Xeon (`lanes bench wfv --kernels rpn_eval,…`, two rounds
+//! each way: the reconverged build at 8 lanes 23.8 ms against 29.1 ms); nbody and volume
+//! did not change.
 //!
 //! **How.** LLVM's x86 assembler pads with prefixes and `nop`s so that no jump (`jcc`,
 //! fused `cmp`/`test`+`jcc`, `jmp`) crosses or ends on a 32-byte boundary, under the
