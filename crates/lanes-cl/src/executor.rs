@@ -120,18 +120,10 @@ pub fn run(launch: &Launch<'_>) -> Result<(), ClError> {
         let queue = std::sync::Arc::clone(&queue);
         launch.pool.spawn(move || {
             queue.pool_thread_started();
-            let mut st = None;
-            while let Some(run) = queue.take(false) {
-                job(&mut st, run);
-                queue.finish_one();
-            }
+            queue.drain(false, job);
         });
     }
-    let mut st = None;
-    while let Some(run) = queue.take(true) {
-        job(&mut st, run);
-        queue.finish_one();
-    }
+    queue.drain(true, job);
     queue.wait_all_done();
     queue.result()
 }
@@ -168,6 +160,16 @@ impl RunQueue {
         }
         let run = self.next.fetch_add(1, Ordering::Relaxed);
         (run < self.runs).then_some(run)
+    }
+
+    /// Does runs with `job` while [`Self::take`] gives them, counting each done; the
+    /// group state lives for the calling thread's share of the launch.
+    fn drain(&self, helper: bool, job: &(dyn Fn(&mut Option<GroupState>, u64) + Sync)) {
+        let mut st = None;
+        while let Some(run) = self.take(helper) {
+            job(&mut st, run);
+            self.finish_one();
+        }
     }
 
     fn pool_thread_started(&self) {

@@ -214,8 +214,11 @@ fn thread_scaling(report: &BenchReport) -> Vec<(&str, f64)> {
             .and_then(|r| r.median_ms)
     };
     let mut out: Vec<(&str, f64)> = Vec::new();
+    if report.machine.threads < 2 {
+        return out;
+    }
     for r in &report.records {
-        if r.config != Config::Boscc || report.machine.threads < 2 {
+        if r.config != Config::Boscc {
             continue;
         }
         if let (Some(one), Some(all)) = (median(&r.kernel, Config::BosccOneThread), r.median_ms) {

@@ -388,6 +388,8 @@ impl<'f> Masks<'f> {
                     }
                     None => self.mask_of(u),
                 };
+                // `after_another_write(u)`, computed for the first kept value at most.
+                let mut waits_from_before: Option<bool> = None;
                 for (incoming, acc) in accs {
                     let Some(&(_, value)) = incoming.iter().find(|(p, _)| *p == u) else {
                         continue;
@@ -397,7 +399,9 @@ impl<'f> Masks<'f> {
                         .kept_in_loop_phi
                         .get(&(u, self.phi_subst.resolve(value)))
                         .copied()
-                        .filter(|_| !after_another_write(u));
+                        .filter(|_| {
+                            !*waits_from_before.get_or_insert_with(|| after_another_write(u))
+                        });
                     let value = in_place.unwrap_or(value);
                     let write = if after_a_write.contains(u) && in_place.is_none() {
                         InstData::Select {
