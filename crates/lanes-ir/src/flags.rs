@@ -14,6 +14,7 @@
 //! | `nneg`     | `zext`                      | the operand is not negative (`zext` = `sext`)    |
 //! | `inbounds` | `ptradd`                    | base and result lie in one allocated object, and the offset does not overflow as a signed number (LLVM's `getelementptr inbounds`) |
 //! | `nuw`      | `ptradd`                    | base + offset does not wrap as unsigned numbers  |
+//! | `inrange`  | `fptosi` `fptoui`           | the operand, rounded toward zero, fits the result type (not NaN): no saturation happens |
 //!
 //! **Semantics.** As in LLVM, an operation whose flag does not hold yields *poison*: a value
 //! the program must not depend on (a memory access or branch on it is undefined). lanes IR
@@ -26,6 +27,14 @@
 //! combines lanes (masks, lane 0's address), so LLVM's poison of one lane would spread to
 //! others; the linearized scalar form before widening keeps them, for the shape analysis
 //! that widening consults (`lanes_wfv::widen`).
+//!
+//! `inrange` is the exception: where it fails, the conversion yields an *unspecified
+//! value* of the result type, not poison — LLVM's `freeze (fptosi x)`, what C's
+//! out-of-range conversion may give, what `llvm.lrint` gives out of range. Nothing can
+//! spread from one lane to another, so widened code keeps it, and the exporter can use the
+//! target's one-instruction conversion (`vcvttps2dq`, whose out-of-range answer is
+//! `INT_MIN`) instead of lanes' saturating one, which costs a compare and a blend for each
+//! bound and one for NaN around it. The interpreter saturates, one permitted outcome.
 
 use core::fmt;
 
@@ -34,13 +43,14 @@ use core::fmt;
 pub struct IntFlags(u8);
 
 /// Each flag with its text spelling, in printing order (LLVM's: `nuw` before `nsw`).
-const NAMES: [(IntFlags, &str); 6] = [
+const NAMES: [(IntFlags, &str); 7] = [
     (IntFlags::INBOUNDS, "inbounds"),
     (IntFlags::NUW, "nuw"),
     (IntFlags::NSW, "nsw"),
     (IntFlags::EXACT, "exact"),
     (IntFlags::DISJOINT, "disjoint"),
     (IntFlags::NNEG, "nneg"),
+    (IntFlags::INRANGE, "inrange"),
 ];
 
 impl IntFlags {
@@ -52,6 +62,7 @@ impl IntFlags {
     pub const DISJOINT: IntFlags = IntFlags(8);
     pub const NNEG: IntFlags = IntFlags(16);
     pub const INBOUNDS: IntFlags = IntFlags(32);
+    pub const INRANGE: IntFlags = IntFlags(64);
 
     /// The flags `ptradd` takes.
     pub const PTRADD: IntFlags = IntFlags(32 | 1);
@@ -92,6 +103,16 @@ impl IntFlags {
 
     pub fn nneg(self) -> bool {
         self.contains(IntFlags::NNEG)
+    }
+
+    pub fn inrange(self) -> bool {
+        self.contains(IntFlags::INRANGE)
+    }
+
+    /// The flags that stay true of code that speculates (widened code): `inrange`, whose
+    /// failure gives an unspecified value rather than poison (module docs).
+    pub fn speculable(self) -> IntFlags {
+        IntFlags(self.0 & IntFlags::INRANGE.0)
     }
 
     /// The flag spelled `word` in the text format.

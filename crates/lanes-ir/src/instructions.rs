@@ -361,14 +361,14 @@ impl InstData {
         }
     }
 
-    /// Drops the [`IntFlags`]: for code executed where the flags were not asserted
-    /// (speculated for inactive lanes, or rewritten).
-    pub fn clear_int_flags(&mut self) {
+    /// Drops the integer flags that speculation would falsify, for code executed where
+    /// they were not asserted (for inactive lanes): all but [`IntFlags::speculable`] ones.
+    pub fn clear_unspeculable_flags(&mut self) {
         if let InstData::Binary { flags, .. }
         | InstData::Cast { flags, .. }
         | InstData::PtrAdd { flags, .. } = self
         {
-            *flags = IntFlags::NONE;
+            *flags = flags.speculable();
         }
     }
 

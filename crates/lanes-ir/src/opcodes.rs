@@ -215,9 +215,11 @@ named_enum!(
         Sext = "sext",
         FpTrunc = "fptrunc",
         FpExt = "fpext",
-        /// Float to signed int, saturating; NaN gives 0 (LLVM's `fptosi.sat`).
+        /// Float to signed int, saturating; NaN gives 0 (LLVM's `fptosi.sat`). With
+        /// `inrange`, an unspecified value out of range (LLVM's `freeze (fptosi x)`).
         FpToSi = "fptosi",
-        /// Float to unsigned int, saturating; NaN gives 0 (LLVM's `fptoui.sat`).
+        /// Float to unsigned int, saturating; NaN gives 0 (LLVM's `fptoui.sat`). With
+        /// `inrange`, an unspecified value out of range.
         FpToUi = "fptoui",
         SiToFp = "sitofp",
         UiToFp = "uitofp",
@@ -231,10 +233,12 @@ named_enum!(
 impl CastOp {
     /// The [`IntFlags`] the conversion may carry: `nneg` on `zext`; `nuw` and `nsw` on
     /// `trunc` (LLVM 19's: the bits dropped are zeros, respectively copies of the result's
-    /// sign bit, so that `zext`, respectively `sext`, gives the operand back).
+    /// sign bit, so that `zext`, respectively `sext`, gives the operand back); `inrange` on
+    /// `fptosi` and `fptoui` (no saturation).
     pub fn allowed_flags(self) -> IntFlags {
         match self {
             CastOp::Zext => IntFlags::NNEG,
+            CastOp::FpToSi | CastOp::FpToUi => IntFlags::INRANGE,
             CastOp::Trunc => IntFlags::NUW.union(IntFlags::NSW),
             _ => IntFlags::NONE,
         }

@@ -1,14 +1,15 @@
 //! Arithmetic, comparisons and casts on export, where lanes semantics are spelled out:
 //! shift amounts masked to the width, `fmin`/`fmax` as `llvm.minnum`/`maxnum`, integer
 //! min/max as `llvm.smin` etc., `fptosi`/`fptoui` as the saturating `llvm.fpto[su]i.sat`
-//! (spelled out as clamp, convert and a NaN blend on vectors).
+//! (spelled out as clamp, convert and a NaN blend on vectors), or with `inrange` as
+//! `freeze (fptosi x)`: the target's own conversion, whatever it gives out of range.
 //! Integer flags (`nuw`, `nsw`, `exact`, `disjoint`, `nneg`) go back onto the LLVM
 //! instruction with the same meaning ([`lanes_ir::flags`]; the tables are in `opcode_map`).
 
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 
-use lanes_ir::{BinaryOp, CastOp, Type, Value};
+use lanes_ir::{BinaryOp, CastOp, IntFlags, Type, Value};
 
 use super::func::FuncCx;
 use crate::error::ExportError;
@@ -65,12 +66,21 @@ impl FuncCx<'_> {
         &self,
         op: CastOp,
         arg: Value,
+        flags: IntFlags,
         to: Type,
     ) -> Result<LLVMValueRef, ExportError> {
         let x = self.arg(arg);
         let lt = self.t.ty(to);
         let (bd, n) = (self.b, noname());
         Ok(match op {
+            // Out of range the plain conversion is poison; frozen, it is some value, as
+            // `inrange` says (one `vcvttps2dq` on x86).
+            CastOp::FpToSi if flags.inrange() => {
+                LLVMBuildFreeze(bd, LLVMBuildFPToSI(bd, x, lt, n), n)
+            }
+            CastOp::FpToUi if flags.inrange() => {
+                LLVMBuildFreeze(bd, LLVMBuildFPToUI(bd, x, lt, n), n)
+            }
             CastOp::Trunc => LLVMBuildTrunc(bd, x, lt, n),
             CastOp::Zext => LLVMBuildZExt(bd, x, lt, n),
             CastOp::Sext => LLVMBuildSExt(bd, x, lt, n),

@@ -323,7 +323,7 @@ impl FuncCx<'_> {
                 noname(),
             ),
             InstData::Cast { op, arg, flags } => {
-                set_flags(self.cast(*op, *arg, need_ty()?)?, *flags)
+                set_flags(self.cast(*op, *arg, *flags, need_ty()?)?, *flags)
             }
             InstData::Phi { .. } => {
                 let phi = LLVMBuildPhi(b, self.t.ty(need_ty()?), noname());

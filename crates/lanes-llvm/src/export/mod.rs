@@ -6,7 +6,8 @@
 //! the exporter spells them out so that LLVM cannot exploit undefined behaviour the
 //! interpreter does not have:
 //! - shift amounts are masked to the bit width (lanes: modulo the width; LLVM: poison);
-//! - `fptosi`/`fptoui` become `llvm.fpto[su]i.sat` (saturating, NaN → 0);
+//! - `fptosi`/`fptoui` become `llvm.fpto[su]i.sat` (saturating, NaN → 0), and with
+//!   `inrange` (what C's conversions import as) a frozen plain conversion;
 //! - `fmin`/`fmax` become `llvm.minnum`/`llvm.maxnum` (IEEE minNum/maxNum);
 //! - `i1` lanes occupy one byte in memory, so memory accesses of `i1` and masks go through
 //!   `i8`/`<N x i8>` (LLVM packs `<N x i1>` into bits);

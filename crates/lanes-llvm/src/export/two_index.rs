@@ -201,10 +201,27 @@ impl FuncCx<'_> {
         let i64s = LLVMVectorType(self.t.i64(), LLVMGetVectorSize(i32s));
         let elem = self.scale_type(log2);
 
+        // The sum overflows where its sign differs from both operands' (which then agree):
+        // the sign bit of `(sum ^ a) & (sum ^ b)`. Kept in sign bits and tested with the
+        // mask's in one `vtestps` (`vptestmd` and `kortest` on AVX-512); the compares of
+        // `llvm.sadd.with.overflow` are packed to bytes before the test on AVX2.
         LLVMPositionBuilderAtEnd(b, entry);
-        let sum = self.call_intrinsic("llvm.sadd.with.overflow", &[i32s], &[first, second])?;
-        let overflow = LLVMBuildAnd(b, LLVMBuildExtractValue(b, sum, 1, n), mask, n);
-        let any = self.call_intrinsic("llvm.vector.reduce.or", &[LLVMTypeOf(mask)], &[overflow])?;
+        let sum = LLVMBuildAdd(b, first, second, n);
+        let overflow = LLVMBuildAnd(
+            b,
+            LLVMBuildXor(b, sum, first, n),
+            LLVMBuildXor(b, sum, second, n),
+            n,
+        );
+        let active = LLVMBuildAnd(b, overflow, LLVMBuildSExt(b, mask, i32s, n), n);
+        let negative = LLVMBuildICmp(
+            b,
+            inkwell::llvm_sys::LLVMIntPredicate::LLVMIntSLT,
+            active,
+            LLVMConstNull(i32s),
+            n,
+        );
+        let any = self.call_intrinsic("llvm.vector.reduce.or", &[LLVMTypeOf(mask)], &[negative])?;
         LLVMBuildCondBr(b, any, wide, narrow);
 
         let access = |ptrs: LLVMValueRef, align: u32| -> Result<(), ExportError> {
@@ -233,7 +250,7 @@ impl FuncCx<'_> {
 
         // narrow: one 32-bit index, `a + b`, exact in every active lane.
         LLVMPositionBuilderAtEnd(b, narrow);
-        access(gep(base, LLVMBuildExtractValue(b, sum, 0, n)), align)?;
+        access(gep(base, sum), align)?;
 
         // wide: the address as the program computed it. It states alignment 1 (true of
         // any address): the two accesses then differ in an operand that must be a

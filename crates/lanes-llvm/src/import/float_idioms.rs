@@ -175,7 +175,7 @@ impl FnCx<'_> {
 
     /// `llvm.lrint(x)` (`rint`) or `llvm.lround(x)`: `x` rounded to an integral value (to
     /// even, or half away from zero), then converted to the integer type `ty`. Out of
-    /// range, LLVM leaves the result unspecified; lanes' conversion gives its own.
+    /// range, LLVM leaves the result unspecified, as `inrange` does.
     pub(super) unsafe fn round_to_int(
         &mut self,
         rint: bool,
@@ -194,7 +194,7 @@ impl FnCx<'_> {
             InstData::Cast {
                 op: CastOp::FpToSi,
                 arg: r,
-                flags: IntFlags::NONE,
+                flags: IntFlags::INRANGE,
             },
             ty,
         ))

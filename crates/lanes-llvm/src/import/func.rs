@@ -354,7 +354,12 @@ impl<'a> FnCx<'a> {
         let arg = self.op(unsafe { LLVMGetOperand(i, 0) })?;
         // SAFETY: `i` is a live cast; only `zext` is asked for `nneg`.
         let nneg = op == CastOp::Zext && unsafe { LLVMGetNNeg(i) } != 0;
-        let flags = if nneg { IntFlags::NNEG } else { IntFlags::NONE };
+        let flags = match op {
+            _ if nneg => IntFlags::NNEG,
+            // LLVM's plain conversion is poison out of range (C: undefined behaviour).
+            CastOp::FpToSi | CastOp::FpToUi => IntFlags::INRANGE,
+            _ => IntFlags::NONE,
+        };
         Ok(self.emit_v(InstData::Cast { op, arg, flags }, ty))
     }
 

@@ -12,6 +12,7 @@ mod filetests;
 mod flags_round_trip;
 mod fmuladd;
 mod import_export;
+mod inrange_conversions;
 mod int_flags;
 mod intrinsics_seen;
 mod jit_vs_interp;

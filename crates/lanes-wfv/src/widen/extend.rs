@@ -21,8 +21,9 @@
 //! Widened code runs instructions for lanes that would not have run them (linearization,
 //! PLDI'18 §3) and combines lanes (masks, lane 0's address). A flag that fails in such a
 //! lane makes LLVM's result poison, which `and`/`or` of masks and `extract` would spread to
-//! lanes that matter; so every instruction widening emits states no flag
-//! ([`lanes_ir::flags`]). The analysis of the scalar function still uses them.
+//! lanes that matter; so every instruction widening emits states no flag but `inrange`,
+//! whose failure gives an unspecified value, not poison ([`lanes_ir::flags`]). The
+//! analysis of the scalar function still uses them.
 
 use lanes_analysis::shapes::no_wrap::{Ext, ExtForm};
 use lanes_ir::{BinaryOp, CastOp, Inst, InstData, IntFlags, Type, Value};

@@ -562,7 +562,8 @@ impl Widener<'_> {
     }
 
     /// The same operation on scalars (uniform result) or on vectors.
-    /// Integer flags are dropped: the widened code speculates ([`extend`]).
+    /// Integer flags are dropped, but for `inrange`: the widened code speculates
+    /// ([`extend`], [`lanes_ir::flags`]).
     fn lanewise(&mut self, data: &InstData, uniform: bool, ty: Option<Type>) -> Option<Value> {
         let mut d = data.clone();
         // `zext nneg x` is `sext x` wherever the flag holds (and poison where it does
@@ -575,7 +576,7 @@ impl Widener<'_> {
                 *op = CastOp::Sext;
             }
         }
-        d.clear_int_flags();
+        d.clear_unspeculable_flags();
         let varying_operand = d.args().iter().any(|&v| !self.is_uniform(v));
         if uniform && varying_operand && !d.is_phi() {
             // Uniform although computed from varying operands (strides that cancel):

@@ -559,6 +559,7 @@ fn random_flags(u: &mut Unstructured, allowed: IntFlags) -> Result<IntFlags> {
         IntFlags::EXACT,
         IntFlags::DISJOINT,
         IntFlags::NNEG,
+        IntFlags::INRANGE,
     ] {
         if allowed.contains(f) && u.arbitrary::<bool>()? {
             out = out.union(f);
