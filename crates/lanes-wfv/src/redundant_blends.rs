@@ -35,7 +35,8 @@
 //! keep-in-place select in the pure latch, `select(live, v, p)`, is one (§5): the
 //! iteration's own blends made `v` from `p` under masks inside `live`, so the lanes that
 //! are no longer live hold `p` in `v` already. Loop headers' φs are not followed: their
-//! back-edge values were computed under the previous iteration's masks.
+//! back-edge values were computed under the previous iteration's masks; nor are the φs
+//! of irreducible regions, entered round their cycles without a header.
 
 use lanes_analysis::LoopForest;
 use lanes_ir::{BinaryOp, Block, Function, InstData, UnaryOp, Value, ValueSubstitution};
@@ -151,7 +152,7 @@ impl Facts<'_> {
                 let forward = func
                     .layout
                     .inst_block(inst)
-                    .is_some_and(|b| self.loops.loop_of_header(b).is_none());
+                    .is_some_and(|b| !self.may_close_a_cycle(b));
                 forward
                     && incoming
                         .iter()
@@ -159,6 +160,20 @@ impl Facts<'_> {
             }
             _ => false,
         }
+    }
+}
+
+impl Facts<'_> {
+    /// Whether an edge into `b` may close a cycle: `b` heads a natural loop or lies in an
+    /// irreducible region (the reconverging transform's input may keep one), whose entries
+    /// are no header but are entered again round the cycle.
+    fn may_close_a_cycle(&self, b: Block) -> bool {
+        self.loops.loop_of_header(b).is_some()
+            || self
+                .loops
+                .irreducible_regions()
+                .iter()
+                .any(|r| r.blocks.contains(&b))
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use cranelift_entity::EntitySet;
 
-use lanes_analysis::ControlFlowGraph;
+use lanes_analysis::{AnalysisSet, ControlFlowGraph, FunctionAnalyses};
 use lanes_ir::cursor::phis;
 use lanes_ir::{
     BinaryOp, Block, FuncCursor, Function, Inst, InstData, IntFlags, Intrinsic, Type, UnaryOp,
@@ -17,6 +17,7 @@ use lanes_ir::{
 use super::variables::{Var, Variables};
 use crate::cfg_edit::{bool_const, def_block, phi_result, reachable_avoiding, zero_value};
 use crate::guards::{guard_block, Predication};
+use crate::redundant_blends::remove_redundant_blends;
 use crate::ssa_repair::remove_dead_code;
 
 /// One divergent branch: `block: brif …` with its secondary and primary successor.
@@ -221,7 +222,7 @@ impl<'f> Masks<'f> {
     ) {
         // Value → (the read of its copy, the blocks whose uses read that), for one walk.
         let mut reads: HashMap<Value, (Value, &EntitySet<Block>)> = HashMap::new();
-        let mut selects: Vec<(Var, Value, Block, Inst)> = Vec::new();
+        let mut selects: Vec<(Var, Value, Value, Block, Inst)> = Vec::new();
         for (&original, blocks) in stale {
             let v = self.phi_subst.resolve(original);
             let (Some(b), Some(def)) = (def_block(self.func, v), self.def_inst(v)) else {
@@ -231,7 +232,7 @@ impl<'f> Masks<'f> {
             let zero = zero_value(self.func, ty, &mut self.zeros);
             let var = self.vars.declare(self.func, ty, zero);
             reads.insert(v, (self.vars.read(var), blocks));
-            selects.push((var, v, b, def));
+            selects.push((var, original, v, b, def));
         }
         self.replace_stale_uses(&reads);
         for (_, accs) in phi_accs.iter_mut() {
@@ -244,10 +245,12 @@ impl<'f> Masks<'f> {
                 }
             }
         }
-        for (var, v, b, def) in selects {
+        for (var, original, v, b, def) in selects {
             // Kept in the loop's φ (`lower::ends_single_exit_loop`): `select(mask(u), v, p)` at
-            // the end of the latch `u`, the φ's back-edge value and the copy's value.
-            let in_loop_phi = in_place.get(&v).filter(|&&(u, phi)| {
+            // the end of the latch `u`, the φ's back-edge value and the copy's value. The
+            // map names the value as the transform left it; a rejoin φ (the counters a
+            // nest of `if`s bumps) has since become the select `v` that stands for it.
+            let in_loop_phi = in_place.get(&original).filter(|&&(u, phi)| {
                 self.func.layout.inst_block(phi).is_some()
                     && matches!(self.func.dfg.inst(phi), InstData::Phi { incoming }
                         if incoming.iter().any(|&(from, x)| from == u && x == v))
@@ -499,6 +502,12 @@ impl<'f> Masks<'f> {
             roots.push(mask);
         }
         roots.extend(predication.guarded.iter().map(|&(_, m)| m));
+        // The keeps in loop φs (`keep`) repeat what the blends inside the iteration did
+        // where those ran under the loop's mask (a counter bumped in nested `if`s): each
+        // is then its own value.
+        let mut analyses = FunctionAnalyses::new();
+        analyses.compute(func, AnalysisSet::LOOPS);
+        remove_redundant_blends(func, analyses.loops());
         remove_dead_code(func, &roots);
         predication
     }
