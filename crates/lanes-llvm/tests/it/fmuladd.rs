@@ -6,8 +6,7 @@
 use lanes_interp::{Interpreter, Memory, RtValue};
 use lanes_ir::write::module_to_string;
 use lanes_llvm::clang::ClangOptions;
-use lanes_llvm::driver::{compile_module, import_file, CompileOptions};
-use lanes_llvm::emit::{EmitKind, TargetOptions};
+use lanes_llvm::driver::import_file;
 use lanes_llvm::jit::Jit;
 use lanes_llvm::pipeline::PipelineOptions;
 use lanes_llvm::Context;
@@ -41,25 +40,7 @@ fn fmuladd_is_kept_and_fused_where_the_target_fuses() {
     assert!(text.contains("f32 = fmuladd v"), "{text}");
     assert!(text.contains("f32 = fma v"), "fmaf is a fused fma: {text}");
     assert!(!text.contains(" fmul "), "no unfused product left: {text}");
-    let asm = |cpu: Option<&str>| {
-        let opts = CompileOptions {
-            clang: ClangOptions::default(),
-            pipeline: PipelineOptions {
-                opt_level: 3,
-                ..PipelineOptions::default()
-            },
-            target: TargetOptions {
-                cpu: cpu.map(String::from),
-                features: cpu.map(|_| "+avx2,+fma".to_string()),
-                opt_level: 3,
-                ..TargetOptions::default()
-            },
-            emit: EmitKind::Asm,
-            export: lanes_llvm::ExportOptions::default(),
-        };
-        let out = compile_module(&m, "mad", &opts).expect("compiles");
-        String::from_utf8_lossy(&out).into_owned()
-    };
+    let asm = |cpu: Option<&str>| crate::common::compiled_asm(&m, "mad", cpu);
     // Generic x86-64 has no FMA: fmuladd is a multiply and an add, fma a libm call.
     let generic = asm(None);
     assert!(

@@ -5,14 +5,13 @@
 //! cost a clamp, a compare and blend for the upper bound and one for NaN; in range both
 //! agree with the interpreter.
 
-use crate::common::{exported, tmp};
+use crate::common::{compiled_asm, conversion_results, exported, tmp};
 
-use lanes_interp::{Interpreter, Memory, RtValue};
+use lanes_interp::RtValue;
 use lanes_ir::write::module_to_string;
-use lanes_ir::{AddrSpace, ScalarType, Type};
+use lanes_ir::{ScalarType, Type};
 use lanes_llvm::clang::ClangOptions;
-use lanes_llvm::driver::{compile_module, import_file, CompileOptions};
-use lanes_llvm::emit::{EmitKind, TargetOptions};
+use lanes_llvm::driver::import_file;
 use lanes_llvm::jit::Jit;
 use lanes_llvm::pipeline::PipelineOptions;
 use lanes_llvm::Context;
@@ -50,23 +49,7 @@ fn haswell_conversion(flag: &str) -> String {
         "function @conv(v0: <8 x f32>, v1: ptr) {{\nblock0:\n    v2: <8 x i32> = fptosi{flag} v0\n    store v2, v1 align 4\n    ret\n}}\n"
     );
     let m = lanes_ir::parse_module(&text).expect("parses");
-    let opts = CompileOptions {
-        clang: ClangOptions::default(),
-        pipeline: PipelineOptions {
-            opt_level: 3,
-            ..PipelineOptions::default()
-        },
-        target: TargetOptions {
-            cpu: Some("haswell".into()),
-            features: Some("+avx2,+fma".into()),
-            opt_level: 3,
-            ..TargetOptions::default()
-        },
-        emit: EmitKind::Asm,
-        export: lanes_llvm::ExportOptions::default(),
-    };
-    let out = compile_module(&m, "conv", &opts).expect("compiles");
-    let asm = String::from_utf8_lossy(&out).into_owned();
+    let asm = compiled_asm(&m, "conv", Some("haswell"));
     // The body, without directives and comments.
     asm.lines()
         .map(str::trim)
@@ -142,33 +125,7 @@ fn inrange_conversions_agree_with_the_interpreter_in_range() {
                     })
                     .collect();
                 let x = RtValue::from_lanes(Type::vector(8, elem), lanes).expect("lanes");
-                let mut mem = Memory::new();
-                let out = mem
-                    .alloc_init(&[0; 64], 16, AddrSpace::GLOBAL, false)
-                    .expect("fits");
-                let ptr = RtValue::ptr_of(ScalarType::Ptr(AddrSpace::PRIVATE), out);
-                Interpreter::new(&module)
-                    .call(
-                        module.func_by_name("conv").unwrap(),
-                        &[x.clone(), ptr],
-                        &mut mem,
-                    )
-                    .expect("runs");
-                let want = mem.read_bytes(out, 64).expect("reads");
-                let mut got = vec![0u128; 4];
-                // SAFETY: `got` holds 64 bytes, more than the widest result stored.
-                unsafe {
-                    jit.call(
-                        "conv",
-                        &[
-                            x.to_le_bytes(),
-                            (got.as_mut_ptr() as u64).to_le_bytes().to_vec(),
-                        ],
-                    )
-                }
-                .expect("runs natively");
-                // SAFETY: as above.
-                let got = unsafe { std::slice::from_raw_parts(got.as_ptr().cast::<u8>(), 64) };
+                let (want, got) = conversion_results(&module, &jit, &x);
                 assert_eq!(
                     want, got,
                     "{op} inrange <8 x {from}> to <8 x {to}> of {values:?}"

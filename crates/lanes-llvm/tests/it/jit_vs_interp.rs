@@ -279,33 +279,7 @@ fn vector_float_to_int_conversions_saturate_as_in_the_interpreter() {
                         })
                         .collect();
                     let x = RtValue::from_lanes(Type::vector(8, elem), lanes).expect("lanes");
-                    let mut mem = Memory::new();
-                    let out = mem
-                        .alloc_init(&[0; 64], 16, AddrSpace::GLOBAL, false)
-                        .expect("fits");
-                    let ptr = RtValue::ptr_of(ScalarType::Ptr(AddrSpace::PRIVATE), out);
-                    Interpreter::new(&module)
-                        .call(
-                            module.func_by_name("conv").unwrap(),
-                            &[x.clone(), ptr],
-                            &mut mem,
-                        )
-                        .expect("runs");
-                    let want = mem.read_bytes(out, 64).expect("reads");
-                    let mut got = vec![0u128; 4];
-                    // SAFETY: `got` holds 64 bytes, more than the widest result stored.
-                    unsafe {
-                        jit.call(
-                            "conv",
-                            &[
-                                x.to_le_bytes(),
-                                (got.as_mut_ptr() as u64).to_le_bytes().to_vec(),
-                            ],
-                        )
-                    }
-                    .expect("runs natively");
-                    // SAFETY: as above.
-                    let got = unsafe { std::slice::from_raw_parts(got.as_ptr().cast::<u8>(), 64) };
+                    let (want, got) = crate::common::conversion_results(&module, &jit, &x);
                     assert_eq!(want, got, "{op} <8 x {from}> to <8 x {to}> of {chunk:?}");
                 }
             }
