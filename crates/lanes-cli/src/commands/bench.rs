@@ -329,12 +329,13 @@ fn against_ispc(report: &BenchReport, builds: &[(Config, u16)]) -> String {
         }
         let _ = writeln!(
             out,
-            "  {:<34} geomean {:.2} over {} kernels, worst {:.2} ({})",
+            "  {:<34} geomean {:.2} over {} kernels, worst {:.2} ({}{})",
             format!("{}/{w}", c.name()),
             cmp.geomean,
             cmp.kernels,
             cmp.worst,
-            cmp.worst_kernel
+            cmp.worst_kernel,
+            cmp.worst_note(report.repeat)
         );
     }
     out

@@ -130,12 +130,13 @@ fn run_time_summary(report: &lanes_driver::bench_wfv::BenchReport) -> String {
             };
             let _ = writeln!(
                 out,
-                "reconverge/{w} over {}/{w}: geometric mean {:.2}x over {} kernels, slowest {} {:.2}x",
+                "reconverge/{w} over {}/{w}: geometric mean {:.2}x over {} kernels, slowest {} {:.2}x{}",
                 base.name(),
                 cmp.geomean,
                 cmp.kernels,
                 cmp.worst_kernel,
-                cmp.worst
+                cmp.worst,
+                cmp.worst_note(report.repeat)
             );
         }
     }

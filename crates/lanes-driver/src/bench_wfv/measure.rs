@@ -14,6 +14,9 @@ use super::kernels::Config;
 pub struct Timing {
     pub build: String,
     pub median_ms: f64,
+    /// The fastest and the slowest of the processes' medians ([`median_of`]); the median
+    /// twice for one process.
+    pub range_ms: [f64; 2],
 }
 
 /// Runs `exe` on `instances` instances with `runs` timed sweeps per build; the builds'
@@ -69,6 +72,7 @@ pub fn median_of(runs: &[Vec<Timing>]) -> Vec<Timing> {
             Timing {
                 build: t.build.clone(),
                 median_ms: median,
+                range_ms: [ms[0], ms[n - 1]],
             }
         })
         .collect()
@@ -130,6 +134,7 @@ pub fn parse(kernel: &str, text: &str) -> Result<Vec<Timing>, BenchError> {
             timings.push(Timing {
                 build: build.to_string(),
                 median_ms: ms,
+                range_ms: [ms, ms],
             });
         }
     }
@@ -165,15 +170,18 @@ mod tests {
                 Timing {
                     build: "clang".into(),
                     median_ms: a,
+                    range_ms: [a, a],
                 },
                 Timing {
                     build: "full/8".into(),
                     median_ms: b,
+                    range_ms: [b, b],
                 },
             ]
         };
         let m = median_of(&[run(4.0, 1.0), run(9.0, 3.0), run(5.0, 2.0)]);
         assert_eq!((m[0].median_ms, m[1].median_ms), (5.0, 2.0));
+        assert_eq!((m[0].range_ms, m[1].range_ms), ([4.0, 9.0], [1.0, 3.0]));
         let even = median_of(&[run(4.0, 1.0), run(6.0, 2.0)]);
         assert_eq!((even[0].build.as_str(), even[0].median_ms), ("clang", 5.0));
         assert!(median_of(&[]).is_empty());

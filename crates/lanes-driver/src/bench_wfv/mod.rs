@@ -17,6 +17,10 @@
 //! build's figure is the median of its medians: on a shared machine a whole process can
 //! run slow or fast (placement, clock, other tenants), which medians within one process
 //! cannot see — identical code measured 0.95–1.2× itself across single runs here.
+//! Records keep the fastest and slowest process's median, and a comparison names the
+//! kernels where a build was slower in every process than the other in any: with five
+//! processes each, two builds of the same speed are apart so only with probability
+//! 2/252, so a ratio below 1 with overlapping ranges is not a measured slowdown.
 //! Beside them, the SIMD utilization of the kernel on its data at each width (module
 //! `utilization`, lanes' SIMT interpreter).
 //!
@@ -96,6 +100,9 @@ pub struct Record {
     /// Lanes of a lanes build; none for clang's.
     pub width: Option<u16>,
     pub median_seconds: f64,
+    /// The fastest and the slowest process's median (with `repeat` above 1; else the
+    /// median twice): how far the figure moves from process to process.
+    pub range_seconds: [f64; 2],
     /// clang's median over this build's (above 1: this build is faster).
     pub speedup_vs_clang: f64,
     /// Active lanes per executed block over the lanes, for the kernel at this width on
@@ -135,29 +142,65 @@ pub struct Comparison {
     pub geomean: f64,
     pub worst: f64,
     pub worst_kernel: String,
+    /// The kernels where every process timed this build slower than every process timed
+    /// the other (the ranges of their medians are apart): differences the measurement
+    /// resolves, not ones the spread between processes can make.
+    pub resolved_slower: Vec<String>,
+}
+
+impl Comparison {
+    /// What the ratios below 1 mean, for the summary line: nothing when the build is not
+    /// slower anywhere or one process ran (no spread to compare with); else the kernels
+    /// every process saw slower, or that the processes' medians overlap on all of them.
+    pub fn worst_note(&self, repeat: u32) -> String {
+        if self.worst >= 1.0 || repeat < 2 {
+            String::new()
+        } else if self.resolved_slower.is_empty() {
+            "; where slower, within the spread of the processes' medians".into()
+        } else {
+            format!(
+                "; slower in every process on {}",
+                self.resolved_slower.join(", ")
+            )
+        }
+    }
 }
 
 impl BenchReport {
     /// `build` (configuration and width) against `base`; none if no kernel has both.
     pub fn compare(&self, build: (Config, u16), base: (Config, u16)) -> Option<Comparison> {
-        let time = |k: &KernelOutcome, (c, w): (Config, u16)| {
+        fn record(k: &KernelOutcome, (c, w): (Config, u16)) -> Option<&Record> {
             k.records
                 .iter()
                 .find(|r| r.config == c.name() && r.width == Some(w))
-                .map(|r| r.median_seconds)
-        };
-        let ratios: Vec<(f64, &str)> = self
+        }
+        // (ratio, kernel, resolved): resolved if the build's fastest process was slower
+        // than the base's slowest.
+        let ratios: Vec<(f64, &str, bool)> = self
             .kernels
             .iter()
-            .filter_map(|k| Some((time(k, base)? / time(k, build)?, k.kernel.as_str())))
+            .filter_map(|k| {
+                let (b, t) = (record(k, base)?, record(k, build)?);
+                let resolved = t.range_seconds[0] > b.range_seconds[1];
+                Some((
+                    b.median_seconds / t.median_seconds,
+                    k.kernel.as_str(),
+                    resolved,
+                ))
+            })
             .collect();
-        let &(worst, worst_kernel) = ratios.iter().min_by(|a, b| a.0.total_cmp(&b.0))?;
+        let &(worst, worst_kernel, _) = ratios.iter().min_by(|a, b| a.0.total_cmp(&b.0))?;
         let geomean = (ratios.iter().map(|r| r.0.ln()).sum::<f64>() / ratios.len() as f64).exp();
         Some(Comparison {
             kernels: ratios.len(),
             geomean,
             worst,
             worst_kernel: worst_kernel.to_string(),
+            resolved_slower: ratios
+                .iter()
+                .filter(|r| r.2)
+                .map(|r| r.1.to_string())
+                .collect(),
         })
     }
 }
@@ -312,13 +355,14 @@ pub fn run_bench(
 
 /// The records of one kernel's timings (clang's first).
 fn records(kernel: &str, builds: &[Build], timings: &[measure::Timing]) -> Vec<Record> {
-    let median = |label: &str| {
+    // (median, range) in seconds.
+    let timing = |label: &str| {
         timings
             .iter()
             .find(|t| t.build == label)
-            .map(|t| t.median_ms / 1e3)
+            .map(|t| (t.median_ms / 1e3, t.range_ms.map(|ms| ms / 1e3)))
     };
-    let Some(clang) = median(REFERENCE) else {
+    let Some((clang, clang_range)) = timing(REFERENCE) else {
         return Vec::new();
     };
     let mut out = vec![Record {
@@ -326,16 +370,18 @@ fn records(kernel: &str, builds: &[Build], timings: &[measure::Timing]) -> Vec<R
         config: "clang -O3".into(),
         width: None,
         median_seconds: clang,
+        range_seconds: clang_range,
         speedup_vs_clang: 1.0,
         simd_utilization: None,
     }];
     for b in builds {
-        if let Some(t) = median(&b.label()) {
+        if let Some((t, range)) = timing(&b.label()) {
             out.push(Record {
                 kernel: kernel.to_string(),
                 config: b.config.name().to_string(),
                 width: Some(b.width),
                 median_seconds: t,
+                range_seconds: range,
                 speedup_vs_clang: clang / t,
                 simd_utilization: None,
             });
@@ -373,6 +419,7 @@ mod tests {
             config: config.name().into(),
             width: Some(8),
             median_seconds: seconds,
+            range_seconds: [seconds * 0.99, seconds * 1.01],
             speedup_vs_clang: 1.0,
             simd_utilization: None,
         }
@@ -404,6 +451,22 @@ mod tests {
             (3, 0.25, "b")
         );
         assert!((c.geomean - 2f64.powf(1.0 / 3.0)).abs() < 1e-12);
+        assert_eq!(c.resolved_slower, ["b"], "4x slower, beyond a 1% spread");
+        // 0.5% slower is within the processes' 1% spread: not resolved.
+        let close = BenchReport {
+            kernels: vec![kernel("a", 1.0, 1.005), kernel("b", 2.0, 1.0)],
+            ..BenchReport::default()
+        };
+        let c = close
+            .compare((Config::Reconverge, 8), (Config::Full, 8))
+            .expect("two kernels");
+        assert_eq!(c.worst_kernel, "a");
+        assert!(c.worst < 1.0 && c.resolved_slower.is_empty());
+        assert_eq!(c.worst_note(1), "");
+        assert_eq!(
+            c.worst_note(5),
+            "; where slower, within the spread of the processes' medians"
+        );
         assert!(report
             .compare((Config::Reconverge, 16), (Config::Full, 8))
             .is_none());
