@@ -50,9 +50,10 @@ pub(super) struct Masks<'f> {
     phi_copies: Vec<Inst>,
     /// Removed φ → its copy.
     phi_subst: ValueSubstitution,
-    /// `(latch, value)` → the φ's back-edge value, for each value kept in its loop's φ
-    /// ([`Masks::keep`]); the back-edge value holds every lane's exit value.
-    kept_in_loop_phi: BTreeMap<(Block, Value), Value>,
+    /// `(latch, value)` → the φ's back-edge value and the values it takes on entering
+    /// the loop, for each value kept in its loop's φ ([`Masks::keep`]); the back-edge value
+    /// holds every lane's exit value, and the entry value in the lanes that never ran.
+    kept_in_loop_phi: BTreeMap<(Block, Value), (Value, Vec<Value>)>,
     zeros: HashMap<Type, Value>,
     true_value: Value,
     false_value: Value,
@@ -263,15 +264,18 @@ impl<'f> Masks<'f> {
                 let ty = self.func.dfg.value_type(v);
                 let s = self.insert_inst_at_end(u, select, ty);
                 let nv = self.result(s);
+                let mut entry = Vec::new();
                 if let InstData::Phi { incoming } = self.func.dfg.inst_mut(phi) {
                     for (from, x) in incoming.iter_mut() {
                         if *from == u && *x == v {
                             *x = nv;
+                        } else if *from != u {
+                            entry.push(*x);
                         }
                     }
                 }
                 self.vars.assign(var, s);
-                self.kept_in_loop_phi.insert((u, v), nv);
+                self.kept_in_loop_phi.insert((u, v), (nv, entry));
                 continue;
             }
             // φs and the copies standing for them are defined at the top, before the mask.
@@ -355,8 +359,11 @@ impl<'f> Masks<'f> {
     /// iterations hold their values in it still (it stopped changing in their lanes), so
     /// the write takes every lane there too, as long as no other predecessor's write
     /// can have left a value in the accumulator before the loop (the wave cannot reach
-    /// the latch from one without passing the re-join point). Otherwise every iteration
-    /// would blend the exit value into the accumulator besides keeping it in the φ.
+    /// the latch from one without passing the re-join point) — or every other
+    /// predecessor writes the value the loop's φ starts from: the threads that skipped
+    /// the loop (a rotated loop's divergent guard, `if (n > 0) do … while (…)`) hold that
+    /// in the φ too, since they never ran an iteration. Otherwise every iteration would
+    /// blend the exit value into the accumulator besides keeping it in the φ.
     pub fn write_accumulators(
         &mut self,
         phi_accs: &[(Block, PhiAccumulators)],
@@ -401,10 +408,16 @@ impl<'f> Masks<'f> {
                     let in_place = self
                         .kept_in_loop_phi
                         .get(&(u, self.phi_subst.resolve(value)))
-                        .copied()
-                        .filter(|_| {
-                            !*waits_from_before.get_or_insert_with(|| after_another_write(u))
-                        });
+                        .filter(|(_, entry)| {
+                            let others_write_the_entry_value = !entry.is_empty()
+                                && incoming.iter().filter(|(p, _)| *p != u).all(|(_, w)| {
+                                    let w = self.phi_subst.resolve(*w);
+                                    entry.iter().all(|&e| self.phi_subst.resolve(e) == w)
+                                });
+                            others_write_the_entry_value
+                                || !*waits_from_before.get_or_insert_with(|| after_another_write(u))
+                        })
+                        .map(|&(kept, _)| kept);
                     let value = in_place.unwrap_or(value);
                     let write = if after_a_write.contains(u) && in_place.is_none() {
                         InstData::Select {
