@@ -5,15 +5,11 @@
 //! cost a clamp, a compare and blend for the upper bound and one for NaN; in range both
 //! agree with the interpreter.
 
-use crate::common::{compiled_asm, conversion_results, exported, tmp};
+use crate::common::{compiled_asm, exported, tmp, VectorConversion};
 
-use lanes_interp::RtValue;
 use lanes_ir::write::module_to_string;
-use lanes_ir::{ScalarType, Type};
 use lanes_llvm::clang::ClangOptions;
 use lanes_llvm::driver::import_file;
-use lanes_llvm::jit::Jit;
-use lanes_llvm::pipeline::PipelineOptions;
 use lanes_llvm::Context;
 
 #[test]
@@ -80,7 +76,6 @@ fn inrange_vector_conversion_is_one_instruction_on_avx2() {
 #[test]
 fn inrange_conversions_agree_with_the_interpreter_in_range() {
     let ctx = Context::create();
-    let opts = PipelineOptions::default();
     for from in ["f32", "f64"] {
         for (to, bits) in [("i8", 8), ("i16", 16), ("i32", 32), ("i64", 64)] {
             for op in ["fptosi", "fptoui"] {
@@ -107,25 +102,8 @@ fn inrange_conversions_agree_with_the_interpreter_in_range() {
                     .chain(std::iter::repeat(1.0))
                     .take(8)
                     .collect();
-                let text = format!(
-                    "function @conv(v0: <8 x {from}>, v1: ptr) {{\nblock0:\n    v2: <8 x {to}> = {op} inrange v0\n    store v2, v1 align 1\n    ret\n}}\n"
-                );
-                let module = lanes_ir::parse_module(&text).expect("parses");
-                let jit = Jit::new(&ctx, &module, &opts).expect("compiles");
-                let elem = if from == "f32" {
-                    ScalarType::F32
-                } else {
-                    ScalarType::F64
-                };
-                let lanes = values
-                    .iter()
-                    .map(|&x| match elem {
-                        ScalarType::F32 => u64::from((x as f32).to_bits()),
-                        _ => x.to_bits(),
-                    })
-                    .collect();
-                let x = RtValue::from_lanes(Type::vector(8, elem), lanes).expect("lanes");
-                let (want, got) = conversion_results(&module, &jit, &x);
+                let op = format!("{op} inrange");
+                let (want, got) = VectorConversion::new(&ctx, &op, from, to).run(&values);
                 assert_eq!(
                     want, got,
                     "{op} inrange <8 x {from}> to <8 x {to}> of {values:?}"

@@ -256,30 +256,12 @@ fn vector_float_to_int_conversions_saturate_as_in_the_interpreter() {
         -1.0e20,
     ];
     let ctx = Context::create();
-    let opts = PipelineOptions::default();
     for from in ["f32", "f64"] {
         for to in ["i8", "i16", "i32", "i64"] {
             for op in ["fptosi", "fptoui"] {
-                let text = format!(
-                    "function @conv(v0: <8 x {from}>, v1: ptr) {{\nblock0:\n    v2: <8 x {to}> = {op} v0\n    store v2, v1 align 1\n    ret\n}}\n"
-                );
-                let module = lanes_ir::parse_module(&text).expect("parses");
-                let jit = Jit::new(&ctx, &module, &opts).expect("compiles");
-                let elem = if from == "f32" {
-                    ScalarType::F32
-                } else {
-                    ScalarType::F64
-                };
+                let conv = crate::common::VectorConversion::new(&ctx, op, from, to);
                 for chunk in edges.chunks(8) {
-                    let lanes = chunk
-                        .iter()
-                        .map(|&x| match elem {
-                            ScalarType::F32 => u64::from((x as f32).to_bits()),
-                            _ => x.to_bits(),
-                        })
-                        .collect();
-                    let x = RtValue::from_lanes(Type::vector(8, elem), lanes).expect("lanes");
-                    let (want, got) = crate::common::conversion_results(&module, &jit, &x);
+                    let (want, got) = conv.run(chunk);
                     assert_eq!(want, got, "{op} <8 x {from}> to <8 x {to}> of {chunk:?}");
                 }
             }

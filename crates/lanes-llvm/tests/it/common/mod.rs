@@ -39,41 +39,70 @@ pub fn compiled_asm(m: &lanes_ir::Module, name: &str, cpu: Option<&str>) -> Stri
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// What `@conv(v0: <8 x …>, v1: ptr)` of `module` stores at `v1` for the argument `x`:
-/// in the interpreter and natively (`jit`), 64 bytes each.
-pub fn conversion_results(
-    module: &lanes_ir::Module,
-    jit: &lanes_llvm::jit::Jit,
-    x: &lanes_interp::RtValue,
-) -> (Vec<u8>, Vec<u8>) {
-    use lanes_interp::{Interpreter, Memory, RtValue};
-    use lanes_ir::{AddrSpace, ScalarType};
-    let mut mem = Memory::new();
-    let out = mem
-        .alloc_init(&[0; 64], 16, AddrSpace::GLOBAL, false)
-        .expect("fits");
-    let ptr = RtValue::ptr_of(ScalarType::Ptr(AddrSpace::PRIVATE), out);
-    Interpreter::new(module)
-        .call(
-            module.func_by_name("conv").expect("@conv"),
-            &[x.clone(), ptr],
-            &mut mem,
-        )
-        .expect("runs");
-    let want = mem.read_bytes(out, 64).expect("reads");
-    let mut got = vec![0u128; 4];
-    // SAFETY: `got` holds 64 bytes, more than the widest result stored.
-    unsafe {
-        jit.call(
-            "conv",
-            &[
-                x.to_le_bytes(),
-                (got.as_mut_ptr() as u64).to_le_bytes().to_vec(),
-            ],
-        )
+/// An eight-lane float-to-integer conversion, `@conv(v0: <8 x from>, v1: ptr)` storing
+/// `op v0` at `v1` (`op` with its flags, e.g. `fptosi inrange`), compiled once for the
+/// host; [`VectorConversion::run`] runs it in the interpreter and natively.
+pub struct VectorConversion<'ctx> {
+    module: lanes_ir::Module,
+    jit: lanes_llvm::jit::Jit<'ctx>,
+    elem: lanes_ir::ScalarType,
+}
+
+impl<'ctx> VectorConversion<'ctx> {
+    pub fn new(ctx: &'ctx lanes_llvm::Context, op: &str, from: &str, to: &str) -> Self {
+        let text = format!(
+            "function @conv(v0: <8 x {from}>, v1: ptr) {{\nblock0:\n    v2: <8 x {to}> = {op} v0\n    store v2, v1 align 1\n    ret\n}}\n"
+        );
+        let module = lanes_ir::parse_module(&text).expect("parses");
+        let opts = lanes_llvm::pipeline::PipelineOptions::default();
+        let jit = lanes_llvm::jit::Jit::new(ctx, &module, &opts).expect("compiles");
+        let elem = match from {
+            "f32" => lanes_ir::ScalarType::F32,
+            _ => lanes_ir::ScalarType::F64,
+        };
+        VectorConversion { module, jit, elem }
     }
-    .expect("runs natively");
-    // SAFETY: as above.
-    let got = unsafe { std::slice::from_raw_parts(got.as_ptr().cast::<u8>(), 64) };
-    (want.to_vec(), got.to_vec())
+
+    /// What the conversion stores for the eight `values` (rounded to `f32` for an `f32`
+    /// operand): in the interpreter and natively, 64 bytes each.
+    pub fn run(&self, values: &[f64]) -> (Vec<u8>, Vec<u8>) {
+        use lanes_interp::{Interpreter, Memory, RtValue};
+        use lanes_ir::{AddrSpace, ScalarType, Type};
+        let lanes = values
+            .iter()
+            .map(|&x| match self.elem {
+                ScalarType::F32 => u64::from((x as f32).to_bits()),
+                _ => x.to_bits(),
+            })
+            .collect();
+        let x = RtValue::from_lanes(Type::vector(8, self.elem), lanes).expect("eight lanes");
+        let mut mem = Memory::new();
+        let out = mem
+            .alloc_init(&[0; 64], 16, AddrSpace::GLOBAL, false)
+            .expect("fits");
+        let ptr = RtValue::ptr_of(ScalarType::Ptr(AddrSpace::PRIVATE), out);
+        Interpreter::new(&self.module)
+            .call(
+                self.module.func_by_name("conv").expect("@conv"),
+                &[x.clone(), ptr],
+                &mut mem,
+            )
+            .expect("runs");
+        let want = mem.read_bytes(out, 64).expect("reads");
+        let mut got = vec![0u128; 4];
+        // SAFETY: `got` holds 64 bytes, more than the widest result stored.
+        unsafe {
+            self.jit.call(
+                "conv",
+                &[
+                    x.to_le_bytes(),
+                    (got.as_mut_ptr() as u64).to_le_bytes().to_vec(),
+                ],
+            )
+        }
+        .expect("runs natively");
+        // SAFETY: as above.
+        let got = unsafe { std::slice::from_raw_parts(got.as_ptr().cast::<u8>(), 64) };
+        (want.to_vec(), got.to_vec())
+    }
 }
