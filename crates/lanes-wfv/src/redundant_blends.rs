@@ -161,9 +161,7 @@ impl Facts<'_> {
             _ => false,
         }
     }
-}
 
-impl Facts<'_> {
     /// Whether an edge into `b` may close a cycle: `b` heads a natural loop or lies in an
     /// irreducible region (the reconverging transform's input may keep one), whose entries
     /// are no header but are entered again round the cycle.

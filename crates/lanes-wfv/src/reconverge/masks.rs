@@ -409,12 +409,7 @@ impl<'f> Masks<'f> {
                         .kept_in_loop_phi
                         .get(&(u, self.phi_subst.resolve(value)))
                         .filter(|(_, entry)| {
-                            let others_write_the_entry_value = !entry.is_empty()
-                                && incoming.iter().filter(|(p, _)| *p != u).all(|(_, w)| {
-                                    let w = self.phi_subst.resolve(*w);
-                                    entry.iter().all(|&e| self.phi_subst.resolve(e) == w)
-                                });
-                            others_write_the_entry_value
+                            self.others_write(incoming, u, entry)
                                 || !*waits_from_before.get_or_insert_with(|| after_another_write(u))
                         })
                         .map(|&(kept, _)| kept);
@@ -438,6 +433,17 @@ impl<'f> Masks<'f> {
                 }
             }
         }
+    }
+
+    /// Whether every predecessor of a re-join φ but `u` gives it (`incoming`) the value the
+    /// loop's φ starts from (`entry`, its values on entering the loop).
+    fn others_write(&self, incoming: &[(Block, Value)], u: Block, entry: &[Value]) -> bool {
+        let same = |a: Value, b: Value| self.phi_subst.resolve(a) == self.phi_subst.resolve(b);
+        !entry.is_empty()
+            && incoming
+                .iter()
+                .filter(|(p, _)| *p != u)
+                .all(|&(_, w)| entry.iter().all(|&e| same(e, w)))
     }
 
     /// Lowers the divergent branch `d`: the threads for the primary successor wait there,
@@ -485,6 +491,7 @@ impl<'f> Masks<'f> {
     /// Resolves the variables, drops the copies and returns the blocks' masks, with the
     /// side effects of blocks that do not run with all lanes guarded.
     pub fn finish(self) -> Predication {
+        let kept_any = !self.kept_in_loop_phi.is_empty();
         let func = self.func;
         self.vars.resolve(func);
         let mut subst = ValueSubstitution::new();
@@ -517,10 +524,12 @@ impl<'f> Masks<'f> {
         roots.extend(predication.guarded.iter().map(|&(_, m)| m));
         // The keeps in loop φs (`keep`) repeat what the blends inside the iteration did
         // where those ran under the loop's mask (a counter bumped in nested `if`s): each
-        // is then its own value.
-        let mut analyses = FunctionAnalyses::new();
-        analyses.compute(func, AnalysisSet::LOOPS);
-        remove_redundant_blends(func, analyses.loops());
+        // is then its own value. Without a keep there is nothing of this kind to find.
+        if kept_any {
+            let mut analyses = FunctionAnalyses::new();
+            analyses.compute(func, AnalysisSet::LOOPS);
+            remove_redundant_blends(func, analyses.loops());
+        }
         remove_dead_code(func, &roots);
         predication
     }
