@@ -62,7 +62,8 @@ pub struct WfvArgs {
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub kernels: Vec<String>,
     /// Only these builds (comma-separated): full, partial, partial+boscc,
-    /// partial+boscc+fusion, per-lane-arrays, reconverge (default: all)
+    /// partial+boscc+fusion, per-lane-arrays, reconverge, reconverge+skip-off,
+    /// partial+boscc+fusion+libmvec, ispc (default: all)
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub configs: Vec<String>,
     /// Instances per sweep relative to each kernel's default (0.01 for a quick check)

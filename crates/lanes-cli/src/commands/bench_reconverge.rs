@@ -106,7 +106,9 @@ pub fn run(args: &ReconvergeArgs) -> Result<()> {
             runs: args.runs,
             repeat: args.repeat,
             kernels: args.kernels.clone(),
-            configs: ["full", "partial", "reconverge"].map(String::from).to_vec(),
+            configs: ["full", "partial", "reconverge", "reconverge+skip-off"]
+                .map(String::from)
+                .to_vec(),
             scale: args.scale,
             sources: None,
             ispc: None,
@@ -118,13 +120,14 @@ pub fn run(args: &ReconvergeArgs) -> Result<()> {
     Ok(())
 }
 
-/// Per width, the reconverging build's speed over full if-conversion's and partial
-/// linearization's: geometric mean over the kernels and the slowest kernel.
+/// Per width, the reconverging build's speed over full if-conversion's, partial
+/// linearization's and its own without the empty-mask skips it can drop (what they buy):
+/// geometric mean over the kernels and the slowest kernel.
 fn run_time_summary(report: &lanes_driver::bench_wfv::BenchReport) -> String {
     use lanes_driver::bench_wfv::Config;
     let mut out = String::new();
     for &w in &report.widths {
-        for base in [Config::Full, Config::Partial] {
+        for base in [Config::Full, Config::Partial, Config::ReconvergeNoSkip] {
             let Some(cmp) = report.compare((Config::Reconverge, w), (base, w)) else {
                 continue;
             };

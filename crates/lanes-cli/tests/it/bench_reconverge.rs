@@ -72,7 +72,7 @@ fn bench_reconverge_times_the_kernels_under_each_lowering() {
         "{table}"
     );
     assert!(table.contains("median over 3 processes"), "{table}");
-    for base in ["full", "partial"] {
+    for base in ["full", "partial", "reconverge+skip-off"] {
         let line = format!("over {base}/");
         let summary = table.lines().find(|l| l.contains(&line)).unwrap_or("");
         assert!(
@@ -89,7 +89,13 @@ fn bench_reconverge_times_the_kernels_under_each_lowering() {
         .iter()
         .filter_map(|r| r["config"].as_str())
         .collect();
-    for c in ["clang -O3", "full", "partial", "reconverge"] {
+    for c in [
+        "clang -O3",
+        "full",
+        "partial",
+        "reconverge",
+        "reconverge+skip-off",
+    ] {
         assert!(configs.contains(&c), "{c} missing: {configs:?}");
     }
     assert!(!configs.contains(&"ispc"), "{configs:?}");

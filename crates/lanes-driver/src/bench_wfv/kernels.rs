@@ -1,7 +1,7 @@
 //! The kernels of `lanes bench wfv` (sources in `bench/wfv/`, protocol in `wfv.h`) and
 //! the configurations each is built in.
 
-use lanes_wfv::reconverge::BlockOrder;
+use lanes_wfv::reconverge::{BlockOrder, SkipEmpty};
 use lanes_wfv::{BosccPolicy, FusionPolicy, Mode, PrivateLayout};
 
 /// One benchmark kernel: `bench/wfv/{name}.c`, whose SPMD function takes the instance
@@ -183,6 +183,9 @@ pub enum Config {
     /// The reconverging transform (depth-first with post-dominance) and its lowering to
     /// execution masks, with empty-mask skips where they pay.
     Reconverge,
+    /// The same without empty-mask skips where they can be dropped (`--skip-empty off`):
+    /// what the skips `Reconverge` chose buy, measured.
+    ReconvergeNoSkip,
     /// Lanes' default with vector math from glibc's libmvec (`--veclib libmvec`) instead
     /// of scalar libm calls per lane.
     Libmvec,
@@ -192,13 +195,14 @@ pub enum Config {
 }
 
 impl Config {
-    pub const ALL: [Config; 8] = [
+    pub const ALL: [Config; 9] = [
         Config::Full,
         Config::Partial,
         Config::Boscc,
         Config::BosccFusion,
         Config::PerLane,
         Config::Reconverge,
+        Config::ReconvergeNoSkip,
         Config::Libmvec,
         Config::Ispc,
     ];
@@ -233,6 +237,7 @@ impl Config {
             Config::BosccFusion => "partial+boscc+fusion",
             Config::PerLane => "per-lane-arrays",
             Config::Reconverge => "reconverge",
+            Config::ReconvergeNoSkip => "reconverge+skip-off",
             Config::Libmvec => "partial+boscc+fusion+libmvec",
             Config::Ispc => "ispc",
         }
@@ -247,6 +252,7 @@ impl Config {
             Config::BosccFusion => "fusion",
             Config::PerLane => "perlane",
             Config::Reconverge => "reconverge",
+            Config::ReconvergeNoSkip => "reconverge_noskip",
             Config::Libmvec => "libmvec",
             Config::Ispc => "ispc",
         }
@@ -263,6 +269,7 @@ impl Config {
                 .mode()?
                 .with_private_layout(PrivateLayout::PerLane),
             Config::Reconverge => Mode::reconverge(BlockOrder::DepthFirstPostDom),
+            Config::ReconvergeNoSkip => Config::Reconverge.mode()?.with_skip_empty(SkipEmpty::Off),
             Config::Libmvec => Config::BosccFusion.mode()?,
             Config::Ispc => return None,
         })
