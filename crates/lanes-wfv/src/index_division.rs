@@ -10,6 +10,15 @@
 //! `l ≥ b − r₀`, so `q = q₀ + [l ≥ b − r₀]` and `r = r₀ + l`, less `b` where it wrapped.
 //! That is two scalar divisions per vector and a few vector operations.
 //!
+//! A quotient divided again by a uniform `c` — the row of a 3-d grid, `y = (i / w) % h` —
+//! holds `q₀` or `q₀ + 1` in every lane, stepping up once, so its quotients and remainders
+//! follow from lane 0's too: with `t₀ = q₀ / c` and `s₀ = q₀ % c`, a lane whose quotient
+//! stepped up has remainder `s₀ + 1`, wrapping to 0 (and quotient `t₀ + 1`) where that is
+//! `c`. Those are computed on the same fast side, which then also needs `c > 0` (`c ≠ 0`
+//! unsigned); the slow side divides as the code did. Such a division joins its group when
+//! `c` is known before the group's first division and nothing between the two writes
+//! memory or calls out, so that the slow side can divide a little earlier.
+//!
 //! The pass rewrites each group of divisions and remainders of one contiguous `a` by one
 //! uniform `b` in a block into a uniform branch: the formula where `b ≥ num_lanes`, `a₀ ≥
 //! 0` (signed division truncates, which is the floor only for non-negative dividends) and
@@ -24,7 +33,8 @@ use std::collections::HashMap;
 
 use lanes_analysis::shapes::ShapeInfo;
 use lanes_ir::{
-    BinaryOp, CastOp, FuncCursor, Function, Inst, InstData, IntCC, IntFlags, Intrinsic, Type, Value,
+    BinaryOp, Block, CastOp, FuncCursor, Function, Inst, InstData, IntCC, IntFlags, Intrinsic,
+    Type, Value, ValueDef,
 };
 
 /// The divisions of one dividend by one divisor in one block, of one signedness.
@@ -33,6 +43,15 @@ struct Group {
     dividend: Value,
     divisor: Value,
     /// Quotients and remainders, in block order.
+    insts: Vec<(Inst, bool)>,
+    /// Divisions of the group's quotient by other uniform divisors, one entry per divisor.
+    chained: Vec<Chained>,
+}
+
+/// Quotients and remainders (`true`) of a group's quotient `(a / b) / c`, `(a / b) % c`
+/// by one uniform divisor `c`.
+struct Chained {
+    divisor: Value,
     insts: Vec<(Inst, bool)>,
 }
 
@@ -61,9 +80,21 @@ fn division_kind(op: BinaryOp) -> Option<(bool, bool)> {
 fn groups(func: &Function, info: &ShapeInfo) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
     for block in func.layout.blocks() {
+        let start = out.len();
         let mut here: HashMap<(bool, Value, Value), usize> = HashMap::new();
+        // The quotients of this block's groups: value → its group.
+        let mut quotients: HashMap<Value, usize> = HashMap::new();
+        // Instructions of the block so far, and whether one since the first division of
+        // each of its groups (`out[start..]`) writes memory or calls out.
+        let mut seen: Vec<Inst> = Vec::new();
+        let mut effect_since: Vec<bool> = Vec::new();
         for &i in func.layout.block_insts(block) {
-            let InstData::Binary { op, args, .. } = *func.dfg.inst(i) else {
+            seen.push(i);
+            let data = func.dfg.inst(i);
+            if data.has_side_effects() {
+                effect_since.iter_mut().for_each(|e| *e = true);
+            }
+            let InstData::Binary { op, args, .. } = *data else {
                 continue;
             };
             let Some((signed, rem)) = division_kind(op) else {
@@ -71,26 +102,81 @@ fn groups(func: &Function, info: &ShapeInfo) -> Vec<Group> {
             };
             let [a, b] = args;
             let ty = func.dfg.value_type(a);
+            if ty.is_vector() || ty == Type::I1 || !info.shape(b).is_uniform() {
+                continue;
+            }
+            if let Some(&g) = quotients.get(&a) {
+                let first = out[g].insts[0].0;
+                if out[g].signed == signed
+                    && !effect_since[g - start]
+                    && known_before(func, info, b, block, first, &seen)
+                {
+                    let chained = &mut out[g].chained;
+                    match chained.iter_mut().find(|c| c.divisor == b) {
+                        Some(c) => c.insts.push((i, rem)),
+                        None => chained.push(Chained {
+                            divisor: b,
+                            insts: vec![(i, rem)],
+                        }),
+                    }
+                }
+                continue;
+            }
             let contiguous = info.shape(a).stride() == Some(1) && !info.shape(a).is_uniform();
-            if ty.is_vector() || ty == Type::I1 || !contiguous || !info.shape(b).is_uniform() {
+            if !contiguous {
                 continue;
             }
             let key = (signed, a, b);
-            match here.get(&key) {
-                Some(&g) => out[g].insts.push((i, rem)),
+            let g = match here.get(&key) {
+                Some(&g) => {
+                    out[g].insts.push((i, rem));
+                    g
+                }
                 None => {
                     here.insert(key, out.len());
+                    effect_since.push(false);
                     out.push(Group {
                         signed,
                         dividend: a,
                         divisor: b,
                         insts: vec![(i, rem)],
+                        chained: Vec::new(),
                     });
+                    out.len() - 1
+                }
+            };
+            if !rem {
+                if let Some(q) = func.dfg.inst_result(i) {
+                    quotients.insert(q, g);
                 }
             }
         }
     }
     out
+}
+
+/// Is `v` defined before instruction `first` of `block` (`seen`: the block's instructions
+/// up to the current one): a parameter, a value of a block dominating this one, or one
+/// of this block before `first`?
+fn known_before(
+    func: &Function,
+    info: &ShapeInfo,
+    v: Value,
+    block: Block,
+    first: Inst,
+    seen: &[Inst],
+) -> bool {
+    let ValueDef::Result(def) = func.dfg.value_def(v) else {
+        return true;
+    };
+    match func.layout.inst_block(def) {
+        Some(d) if d == block => {
+            let pos = |x: Inst| seen.iter().position(|&y| y == x);
+            matches!((pos(def), pos(first)), (Some(d), Some(f)) if d < f)
+        }
+        Some(d) => info.domtree().dominates(d, block),
+        None => false,
+    }
 }
 
 /// The largest value of the integer type `ty`, signed or not, as an `iconst` stores it
@@ -160,10 +246,16 @@ fn rewrite(func: &mut Function, g: &Group) {
     let limit = cur.insert_value(bin(BinaryOp::Sub, max, spare), ty);
     let room = cur.insert_value(icmp(le, a0, limit), Type::I1);
     let mut ok = cur.insert_value(bin(BinaryOp::And, wide, room), Type::I1);
+    let zero = cur.insert_value(InstData::Iconst { imm: 0 }, ty);
     if g.signed {
-        let zero = cur.insert_value(InstData::Iconst { imm: 0 }, ty);
         let sign = cur.insert_value(icmp(IntCC::Sge, a0, zero), Type::I1);
         ok = cur.insert_value(bin(BinaryOp::And, ok, sign), Type::I1);
+    }
+    // A chained divisor must be positive: the formula's remainder counts up to it.
+    for c in &g.chained {
+        let positive = if g.signed { IntCC::Sgt } else { IntCC::Ne };
+        let fine = cur.insert_value(icmp(positive, c.divisor, zero), Type::I1);
+        ok = cur.insert_value(bin(BinaryOp::And, ok, fine), Type::I1);
     }
     cur.insert_inst(
         InstData::Brif {
@@ -201,20 +293,68 @@ fn rewrite(func: &mut Function, g: &Group) {
         },
         ty,
     );
+    // The chained divisions: lane 0's quotient and remainder by `c`, and a step past the
+    // remainder `c - 1` where the lane's quotient stepped up.
+    let mut chained_fast: Vec<(Value, Value)> = Vec::new();
+    for c in &g.chained {
+        let t0 = cur.insert_value(bin(div, q0, c.divisor), ty);
+        let s0 = cur.insert_value(bin(rem, q0, c.divisor), ty);
+        let next = cur.insert_value(bin(BinaryOp::Add, s0, carry), ty);
+        let wrapped = cur.insert_value(icmp(IntCC::Eq, next, c.divisor), Type::I1);
+        let step = cur.insert_value(
+            InstData::Cast {
+                op: CastOp::Zext,
+                arg: wrapped,
+                flags: IntFlags::NONE,
+            },
+            ty,
+        );
+        let quotient = cur.insert_value(bin(BinaryOp::Add, t0, step), ty);
+        let remainder = cur.insert_value(
+            InstData::Select {
+                args: [wrapped, zero, next],
+            },
+            ty,
+        );
+        chained_fast.push((quotient, remainder));
+    }
     cur.insert_inst(InstData::Jump { dest: join }, None);
     // The slow side: the original operations.
     cur.goto_bottom(slow);
     let q_slow = cur.insert_value(bin(div, a, b), ty);
     let r_slow = cur.insert_value(bin(rem, a, b), ty);
+    let chained_slow: Vec<(Value, Value)> = g
+        .chained
+        .iter()
+        .map(|c| {
+            (
+                cur.insert_value(bin(div, q_slow, c.divisor), ty),
+                cur.insert_value(bin(rem, q_slow, c.divisor), ty),
+            )
+        })
+        .collect();
     cur.insert_inst(InstData::Jump { dest: join }, None);
-    let q_phi = cur
-        .goto_top(join)
-        .insert_phi(ty, vec![(fast, q), (slow, q_slow)]);
-    let r_phi = cur.insert_phi(ty, vec![(fast, r), (slow, r_slow)]);
+    cur.goto_top(join);
+    let mut merge =
+        |fast_v: Value, slow_v: Value| cur.insert_phi(ty, vec![(fast, fast_v), (slow, slow_v)]);
+    let q_phi = merge(q, q_slow);
+    let r_phi = merge(r, r_slow);
+    let chained_phis: Vec<(Value, Value)> = chained_fast
+        .iter()
+        .zip(&chained_slow)
+        .map(|(&(qf, rf), &(qs, rs))| (merge(qf, qs), merge(rf, rs)))
+        .collect();
     // The group's instructions become the φs.
-    for &(i, is_rem) in &g.insts {
+    let replaced = g.insts.iter().map(|&(i, is_rem)| (i, is_rem, q_phi, r_phi));
+    let chained = g
+        .chained
+        .iter()
+        .zip(chained_phis)
+        .flat_map(|(c, (qc, rc))| c.insts.iter().map(move |&(i, is_rem)| (i, is_rem, qc, rc)));
+    for (i, is_rem, quotient, remainder) in replaced.chain(chained).collect::<Vec<_>>() {
         if let Some(v) = func.dfg.inst_result(i) {
-            func.dfg.replace_uses(v, if is_rem { r_phi } else { q_phi });
+            func.dfg
+                .replace_uses(v, if is_rem { remainder } else { quotient });
         }
         func.layout.remove_inst(i);
     }
