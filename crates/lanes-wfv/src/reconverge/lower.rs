@@ -73,8 +73,9 @@ use crate::WfvError;
 /// What `Auto` cannot know is how often a wave finds no thread there, and what the branch
 /// does to the code generator's schedule of the code around it. On the benchmark kernels
 /// (`lanes bench reconverge --run-time`, whose `reconverge+skip-off` build drops every test
-/// it can) the tests `Auto` keeps make the code 1.12–1.15× faster in geometric mean, up to
-/// 1.5× on ray casting and 1.2× on a kd-tree search. They cost 2–6% on a 3-d stencil whose
+/// it can) the tests `Auto` keeps make the code 1.12–1.15× faster in geometric mean: 3–6×
+/// on a nab-like if-cascade, 1.5× on ray casting, 1.1–1.4× on tree searches and BVH
+/// traversal. They cost 2–6% on a 3-d stencil whose
 /// boundary tests no wave ever skips, and 1% on the kd-tree counts at 8 lanes. There, and
 /// at 16 lanes where the test gains 9%, a test whose branch is never taken measures the
 /// same as the real one: the difference is the schedule LLVM gives the split loop body,
