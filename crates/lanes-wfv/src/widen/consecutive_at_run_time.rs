@@ -211,6 +211,13 @@ impl Widener<'_> {
         // `runs_at_run_time`). (By a uniform value they are followed as they are: a
         // butterfly's `p / h`, whose runs are as long as `h`, is consecutive for `h` at
         // least the width.)
+        // But `(x << c) >> d` with `d ≤ c` is how clang writes `sext(trunc x) << (c − d)`:
+        // an `int` index (`in[(int)i]`, `in[k + 1]`) sign-extended and scaled by the element
+        // size at once. It steps as `x` times `2^(c − d)`.
+        if let Some((x, k)) = self.widened_low_bits(inst) {
+            let (x, s, r) = scaled(x, k);
+            return self.linear_paths(x, s, r, depth + 1, walk);
+        }
         if let InstData::Binary { op, args, .. } = self.old.dfg.inst(inst) {
             if let Some(granule) = constant(args[1]).and_then(|c| run_granule(*op, c)) {
                 let run = Run { granule, below: 1 };
@@ -250,6 +257,30 @@ impl Widener<'_> {
         for (a, k, r) in parts {
             self.linear_paths(a, k, r, depth + 1, walk);
         }
+    }
+
+    /// For `inst` = `(x << c) >> d` (arithmetic or logical) with constants `0 ≤ d ≤ c` and
+    /// `c − d < 32`: `x` and the factor `2^(c − d)` its low bits, extended, are scaled by.
+    fn widened_low_bits(&self, inst: lanes_ir::Inst) -> Option<(Value, i64)> {
+        let constant = |x: Value| lanes_analysis::shapes::constant_of(self.old, x);
+        let InstData::Binary {
+            op: BinaryOp::AShr | BinaryOp::LShr,
+            args: [shifted, d],
+            ..
+        } = *self.old.dfg.inst(inst)
+        else {
+            return None;
+        };
+        let InstData::Binary {
+            op: BinaryOp::Shl,
+            args: [x, c],
+            ..
+        } = *self.old.dfg.inst(self.old.dfg.def_inst(shifted)?)
+        else {
+            return None;
+        };
+        let (c, d) = (constant(c)?, constant(d)?);
+        (0 <= d && d <= c && c - d < 32).then(|| (x, 1i64 << (c - d)))
     }
 
     /// Whether every active lane's address in the vector of pointers `ptrs` is lane 0's
