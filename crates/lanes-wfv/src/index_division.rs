@@ -80,19 +80,18 @@ fn division_kind(op: BinaryOp) -> Option<(bool, bool)> {
 fn groups(func: &Function, info: &ShapeInfo) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
     for block in func.layout.blocks() {
-        let start = out.len();
         let mut here: HashMap<(bool, Value, Value), usize> = HashMap::new();
         // The quotients of this block's groups: value → its group.
         let mut quotients: HashMap<Value, usize> = HashMap::new();
-        // Instructions of the block so far, and whether one since the first division of
-        // each of its groups (`out[start..]`) writes memory or calls out.
-        let mut seen: Vec<Inst> = Vec::new();
-        let mut effect_since: Vec<bool> = Vec::new();
-        for &i in func.layout.block_insts(block) {
-            seen.push(i);
+        // The positions of the block's instructions so far, and of the last one that
+        // writes memory or calls out.
+        let mut position: HashMap<Inst, usize> = HashMap::new();
+        let mut last_effect: Option<usize> = None;
+        for (n, &i) in func.layout.block_insts(block).iter().enumerate() {
+            position.insert(i, n);
             let data = func.dfg.inst(i);
             if data.has_side_effects() {
-                effect_since.iter_mut().for_each(|e| *e = true);
+                last_effect = Some(n);
             }
             let InstData::Binary { op, args, .. } = *data else {
                 continue;
@@ -106,10 +105,10 @@ fn groups(func: &Function, info: &ShapeInfo) -> Vec<Group> {
                 continue;
             }
             if let Some(&g) = quotients.get(&a) {
-                let first = out[g].insts[0].0;
+                let first = position[&out[g].insts[0].0];
                 if out[g].signed == signed
-                    && !effect_since[g - start]
-                    && known_before(func, info, b, block, first, &seen)
+                    && last_effect.is_none_or(|e| e < first)
+                    && known_before(func, info, b, block, first, &position)
                 {
                     let chained = &mut out[g].chained;
                     match chained.iter_mut().find(|c| c.divisor == b) {
@@ -134,7 +133,6 @@ fn groups(func: &Function, info: &ShapeInfo) -> Vec<Group> {
                 }
                 None => {
                     here.insert(key, out.len());
-                    effect_since.push(false);
                     out.push(Group {
                         signed,
                         dividend: a,
@@ -155,25 +153,22 @@ fn groups(func: &Function, info: &ShapeInfo) -> Vec<Group> {
     out
 }
 
-/// Is `v` defined before instruction `first` of `block` (`seen`: the block's instructions
-/// up to the current one): a parameter, a value of a block dominating this one, or one
-/// of this block before `first`?
+/// Is `v` defined before the instruction at `first` in `block` (`position`: the block's
+/// instructions so far, by position): a parameter, a value of a block dominating this
+/// one, or one of this block before `first`?
 fn known_before(
     func: &Function,
     info: &ShapeInfo,
     v: Value,
     block: Block,
-    first: Inst,
-    seen: &[Inst],
+    first: usize,
+    position: &HashMap<Inst, usize>,
 ) -> bool {
     let ValueDef::Result(def) = func.dfg.value_def(v) else {
         return true;
     };
     match func.layout.inst_block(def) {
-        Some(d) if d == block => {
-            let pos = |x: Inst| seen.iter().position(|&y| y == x);
-            matches!((pos(def), pos(first)), (Some(d), Some(f)) if d < f)
-        }
+        Some(d) if d == block => position.get(&def).is_some_and(|&d| d < first),
         Some(d) => info.domtree().dominates(d, block),
         None => false,
     }
@@ -246,16 +241,20 @@ fn rewrite(func: &mut Function, g: &Group) {
     let limit = cur.insert_value(bin(BinaryOp::Sub, max, spare), ty);
     let room = cur.insert_value(icmp(le, a0, limit), Type::I1);
     let mut ok = cur.insert_value(bin(BinaryOp::And, wide, room), Type::I1);
-    let zero = cur.insert_value(InstData::Iconst { imm: 0 }, ty);
-    if g.signed {
+    // Zero, for the sign test and the chained divisors' tests and wrap.
+    let zero = (g.signed || !g.chained.is_empty())
+        .then(|| cur.insert_value(InstData::Iconst { imm: 0 }, ty));
+    if let Some(zero) = zero.filter(|_| g.signed) {
         let sign = cur.insert_value(icmp(IntCC::Sge, a0, zero), Type::I1);
         ok = cur.insert_value(bin(BinaryOp::And, ok, sign), Type::I1);
     }
     // A chained divisor must be positive: the formula's remainder counts up to it.
-    for c in &g.chained {
-        let positive = if g.signed { IntCC::Sgt } else { IntCC::Ne };
-        let fine = cur.insert_value(icmp(positive, c.divisor, zero), Type::I1);
-        ok = cur.insert_value(bin(BinaryOp::And, ok, fine), Type::I1);
+    let positive = if g.signed { IntCC::Sgt } else { IntCC::Ne };
+    if let Some(zero) = zero {
+        for c in &g.chained {
+            let fine = cur.insert_value(icmp(positive, c.divisor, zero), Type::I1);
+            ok = cur.insert_value(bin(BinaryOp::And, ok, fine), Type::I1);
+        }
     }
     cur.insert_inst(
         InstData::Brif {
@@ -296,27 +295,29 @@ fn rewrite(func: &mut Function, g: &Group) {
     // The chained divisions: lane 0's quotient and remainder by `c`, and a step past the
     // remainder `c - 1` where the lane's quotient stepped up.
     let mut chained_fast: Vec<(Value, Value)> = Vec::new();
-    for c in &g.chained {
-        let t0 = cur.insert_value(bin(div, q0, c.divisor), ty);
-        let s0 = cur.insert_value(bin(rem, q0, c.divisor), ty);
-        let next = cur.insert_value(bin(BinaryOp::Add, s0, carry), ty);
-        let wrapped = cur.insert_value(icmp(IntCC::Eq, next, c.divisor), Type::I1);
-        let step = cur.insert_value(
-            InstData::Cast {
-                op: CastOp::Zext,
-                arg: wrapped,
-                flags: IntFlags::NONE,
-            },
-            ty,
-        );
-        let quotient = cur.insert_value(bin(BinaryOp::Add, t0, step), ty);
-        let remainder = cur.insert_value(
-            InstData::Select {
-                args: [wrapped, zero, next],
-            },
-            ty,
-        );
-        chained_fast.push((quotient, remainder));
+    if let Some(zero) = zero {
+        for c in &g.chained {
+            let t0 = cur.insert_value(bin(div, q0, c.divisor), ty);
+            let s0 = cur.insert_value(bin(rem, q0, c.divisor), ty);
+            let next = cur.insert_value(bin(BinaryOp::Add, s0, carry), ty);
+            let wrapped = cur.insert_value(icmp(IntCC::Eq, next, c.divisor), Type::I1);
+            let step = cur.insert_value(
+                InstData::Cast {
+                    op: CastOp::Zext,
+                    arg: wrapped,
+                    flags: IntFlags::NONE,
+                },
+                ty,
+            );
+            let quotient = cur.insert_value(bin(BinaryOp::Add, t0, step), ty);
+            let remainder = cur.insert_value(
+                InstData::Select {
+                    args: [wrapped, zero, next],
+                },
+                ty,
+            );
+            chained_fast.push((quotient, remainder));
+        }
     }
     cur.insert_inst(InstData::Jump { dest: join }, None);
     // The slow side: the original operations.
