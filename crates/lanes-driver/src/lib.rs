@@ -34,7 +34,9 @@ pub use param_shapes::parameter_shapes;
 pub use phases::PhaseTimes;
 pub use remarks::{Remark, RemarkKind};
 pub use table1::{table1_rows, table1_text, Table1Row};
-pub use vectorize::{select_function, vectorize, Output, VectorizeRequest, Vectorized};
+pub use vectorize::{
+    select_function, spmd_module, vectorize, Output, VectorizeRequest, Vectorized,
+};
 
 use lanes_llvm::clang::ClangOptions;
 use lanes_llvm::export::VecLib;

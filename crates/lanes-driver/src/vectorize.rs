@@ -17,7 +17,8 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use lanes_ir::{ExternFunc, FuncEntry, FuncId, InstData, Module, Shape};
+use lanes_ir::branch_profile::fingerprint;
+use lanes_ir::{BranchProfile, ExternFunc, FuncEntry, FuncId, InstData, Module, Shape};
 use lanes_llvm::c_params::c_signature;
 use lanes_llvm::clang::ClangOptions;
 use lanes_llvm::driver::{compile_module_exporting, import_file_partial, CompileOptions};
@@ -63,6 +64,10 @@ pub struct VectorizeRequest {
     pub opt_level: u8,
     pub veclib: Option<String>,
     pub output: Output,
+    /// Counts of a SIMT run of the function at `width` lanes ([`spmd_module`] imports
+    /// the module it ran), which decide its empty-mask skips under `--linearize
+    /// reconverge`; the static estimate decides without.
+    pub branch_profile: Option<BranchProfile>,
 }
 
 /// The result of [`vectorize`].
@@ -81,6 +86,42 @@ pub struct Vectorized {
     pub target: Target,
     /// Wall time per phase (`-ftime-report`).
     pub times: PhaseTimes,
+}
+
+/// Adds the clang options that keep the SPMD function's loops loops until lanes has
+/// vectorized them: clang's full
+/// unrolling would turn a short loop with a divergent early exit (a retry loop, a
+/// search) into a cascade of divergent exits whose live values are blended at every
+/// copy, where the loop costs one mask update per iteration (ambient occlusion's
+/// sample retries: 1.18x ISPC's time unrolled, 1.01x as a loop). The vector function
+/// then runs the whole optimization pipeline, which fully unrolls what is still
+/// counted. First, so that a `-funroll-loops` of the user's comes after and wins.
+/// Its `int` counters stay 32-bit too: clang's induction-variable widening turns the
+/// int index `4 * k` of `sph[4 * k + j]`, which C promises does not overflow, into
+/// 64-bit arithmetic that may, and the vector function then gathers with 64-bit
+/// indices (two `vgatherqps` per 16 lanes where a 32-bit index takes one
+/// `vgatherdps`). The vector function's own pipeline widens the uniform counters.
+fn keep_scalar_loops(clang: &mut ClangOptions) {
+    let scalar_loops = [
+        "-fno-unroll-loops",
+        "-mllvm",
+        "-indvars-widen-indvars=false",
+    ];
+    clang.extra.splice(0..0, scalar_loops.map(String::from));
+}
+
+/// The module [`vectorize`] would import for `req`, before any of lanes' passes: what a
+/// SIMT run must profile for [`VectorizeRequest::branch_profile`] (the same blocks).
+pub fn spmd_module(req: &VectorizeRequest) -> Result<Module, DriverError> {
+    let mut clang = setup(
+        &req.clang,
+        &req.target,
+        req.opt_level.min(3),
+        req.veclib.as_deref(),
+    )?
+    .clang;
+    keep_scalar_loops(&mut clang);
+    Ok(import_file_partial(&req.input, &clang)?.module)
 }
 
 /// The function `name` (with or without a leading `@`), or the only defined one.
@@ -128,24 +169,7 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         veclib,
         mut notes,
     } = setup(&req.clang, &req.target, opt, req.veclib.as_deref())?;
-    // The SPMD function's loops stay loops until lanes has vectorized them: clang's full
-    // unrolling would turn a short loop with a divergent early exit (a retry loop, a
-    // search) into a cascade of divergent exits whose live values are blended at every
-    // copy, where the loop costs one mask update per iteration (ambient occlusion's
-    // sample retries: 1.18x ISPC's time unrolled, 1.01x as a loop). The vector function
-    // then runs the whole optimization pipeline, which fully unrolls what is still
-    // counted. First, so that a `-funroll-loops` of the user's comes after and wins.
-    // Its `int` counters stay 32-bit too: clang's induction-variable widening turns the
-    // int index `4 * k` of `sph[4 * k + j]`, which C promises does not overflow, into
-    // 64-bit arithmetic that may, and the vector function then gathers with 64-bit
-    // indices (two `vgatherqps` per 16 lanes where a 32-bit index takes one
-    // `vgatherdps`). The vector function's own pipeline widens the uniform counters.
-    let scalar_loops = [
-        "-fno-unroll-loops",
-        "-mllvm",
-        "-indvars-widen-indvars=false",
-    ];
-    clang.extra.splice(0..0, scalar_loops.map(String::from));
+    keep_scalar_loops(&mut clang);
     let mut times = PhaseTimes::default();
     // `--shapes` by C parameter reads the C signature from a second, `-O0 -g` compile of
     // the source; when the function is named it runs beside the optimizing import.
@@ -199,6 +223,26 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         None => vec![Some((Shape::Varying, 0)); n],
     };
     let width = req.width.unwrap_or_else(|| target.default_width());
+    if let Some(profile) = &req.branch_profile {
+        if profile.width != u32::from(width) {
+            return Err(DriverError::Vectorize {
+                function: scalar.name.clone(),
+                message: format!(
+                    "the branch profile was counted with {} lanes and the function is vectorized with {width}; profile it at this width",
+                    profile.width
+                ),
+            });
+        }
+        if profile.fingerprint != fingerprint(&module, &scalar) {
+            return Err(DriverError::Vectorize {
+                function: scalar.name.clone(),
+                message: "the branch profile was counted on another import of the function (its instructions differ); profile the module `spmd_module` imports".into(),
+            });
+        }
+        if let Some(f) = module.function_mut(id) {
+            f.branch_profile = Some(profile.clone());
+        }
+    }
     // The unmasked vector variant.
     let plain: Vec<Option<Shape>> = shapes.iter().map(|s| s.map(|(s, _)| s)).collect();
     let isa = target.vfabi_isa(u32::from(width) * 32);

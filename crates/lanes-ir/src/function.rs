@@ -157,6 +157,9 @@ pub struct Function {
     /// The function as written that this one was made from (a masked copy, an outlined
     /// loop body), for messages about it; `None` for a function as written.
     pub origin: Option<String>,
+    /// Counts a SIMT profile of the function saw at its branches, if it was profiled
+    /// (module [`crate::branch_profile`]). Not part of the text format.
+    pub branch_profile: Option<crate::BranchProfile>,
 }
 
 impl Function {

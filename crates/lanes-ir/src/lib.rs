@@ -16,6 +16,7 @@
 //! - [`verifier`]: SSA dominance, types, φ/predecessor agreement, terminators;
 //! - `generator` (feature `fuzzing`): random well-formed functions for differential tests.
 
+pub mod branch_profile;
 pub mod builder;
 pub mod cursor;
 pub mod dfg;
@@ -36,6 +37,7 @@ pub mod types;
 pub mod verifier;
 pub mod write;
 
+pub use branch_profile::{BranchCounts, BranchProfile};
 pub use builder::FuncBuilder;
 pub use cursor::{CursorPosition, FuncCursor};
 pub use dfg::{DataFlowGraph, ValueDef, ValueSubstitution};

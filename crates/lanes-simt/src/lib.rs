@@ -59,6 +59,10 @@ pub struct BranchStats {
     pub executions: u64,
     /// Times its active lanes went to more than one target.
     pub diverged: u64,
+    /// For a `brif` with two targets: times no active lane went to its `then` target,
+    /// and to its `else` target (a vector wave would find that side's mask empty).
+    pub none_to_then: u64,
+    pub none_to_else: u64,
 }
 
 /// What a SIMT run observed.
@@ -87,6 +91,39 @@ impl SimtProfile {
             return 1.0;
         }
         self.active_lane_sum as f64 / (self.block_executions as f64 * self.width as f64)
+    }
+
+    /// The counts of the two-way branches of `func`, the entry function run (a function
+    /// of `module`), as the vectorizer reads them ([`lanes_ir::BranchProfile`]).
+    pub fn branch_profile(&self, module: &Module, func: &Function) -> lanes_ir::BranchProfile {
+        lanes_ir::BranchProfile {
+            width: self.width as u32,
+            fingerprint: lanes_ir::branch_profile::fingerprint(module, func),
+            branches: self
+                .branches
+                .iter()
+                .filter_map(|(&b, s)| {
+                    let last = func.layout.last_inst(b)?;
+                    let counts = lanes_ir::BranchCounts {
+                        executions: s.executions,
+                        none_to_then: s.none_to_then,
+                        none_to_else: s.none_to_else,
+                    };
+                    matches!(func.dfg.inst(last), InstData::Brif { .. }).then_some((last, counts))
+                })
+                .collect(),
+        }
+    }
+
+    /// Adds the branch counts of `other`, a run of the same function at the same width.
+    pub fn add_branch_counts(&mut self, other: &SimtProfile) {
+        for (&b, s) in &other.branches {
+            let mine = self.branches.entry(b).or_default();
+            mine.executions += s.executions;
+            mine.diverged += s.diverged;
+            mine.none_to_then += s.none_to_then;
+            mine.none_to_else += s.none_to_else;
+        }
     }
 
     /// Branches that diverged at least once.
@@ -486,6 +523,18 @@ impl Run<'_, '_> {
                     let first = targets.first().map(|&(_, t)| t);
                     if targets.iter().any(|&(_, t)| Some(t) != first) {
                         stats.diverged += 1;
+                    }
+                    if let InstData::Brif {
+                        then_dest,
+                        else_dest,
+                        ..
+                    } = *data
+                    {
+                        let none_to = |dest: Block| targets.iter().all(|&(_, t)| t != dest);
+                        if then_dest != else_dest {
+                            stats.none_to_then += u64::from(none_to(then_dest));
+                            stats.none_to_else += u64::from(none_to(else_dest));
+                        }
                     }
                 }
                 return targets;

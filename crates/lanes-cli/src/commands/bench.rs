@@ -63,7 +63,7 @@ pub struct WfvArgs {
     pub kernels: Vec<String>,
     /// Only these builds (comma-separated): full, partial, partial+boscc,
     /// partial+boscc+fusion, per-lane-arrays, reconverge, reconverge+skip-off,
-    /// partial+boscc+fusion+libmvec, ispc (default: all)
+    /// reconverge+profile, partial+boscc+fusion+libmvec, ispc (default: all)
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub configs: Vec<String>,
     /// Instances per sweep relative to each kernel's default (0.01 for a quick check)

@@ -106,9 +106,15 @@ pub fn run(args: &ReconvergeArgs) -> Result<()> {
             runs: args.runs,
             repeat: args.repeat,
             kernels: args.kernels.clone(),
-            configs: ["full", "partial", "reconverge", "reconverge+skip-off"]
-                .map(String::from)
-                .to_vec(),
+            configs: [
+                "full",
+                "partial",
+                "reconverge",
+                "reconverge+skip-off",
+                "reconverge+profile",
+            ]
+            .map(String::from)
+            .to_vec(),
             scale: args.scale,
             sources: None,
             ispc: None,
@@ -121,19 +127,28 @@ pub fn run(args: &ReconvergeArgs) -> Result<()> {
 }
 
 /// Per width, the reconverging build's speed over full if-conversion's, partial
-/// linearization's and its own without the empty-mask skips it can drop (what they buy):
-/// geometric mean over the kernels and the slowest kernel.
+/// linearization's and its own without the empty-mask skips it can drop (what they buy),
+/// and the same for the build whose skips a profile decided: geometric mean over the
+/// kernels and the slowest kernel.
 fn run_time_summary(report: &lanes_driver::bench_wfv::BenchReport) -> String {
     use lanes_driver::bench_wfv::Config;
     let mut out = String::new();
     for &w in &report.widths {
-        for base in [Config::Full, Config::Partial, Config::ReconvergeNoSkip] {
-            let Some(cmp) = report.compare((Config::Reconverge, w), (base, w)) else {
+        for (build, base) in [
+            (Config::Reconverge, Config::Full),
+            (Config::Reconverge, Config::Partial),
+            (Config::Reconverge, Config::ReconvergeNoSkip),
+            (Config::ReconvergeProfile, Config::Full),
+            (Config::ReconvergeProfile, Config::Partial),
+            (Config::ReconvergeProfile, Config::ReconvergeNoSkip),
+        ] {
+            let Some(cmp) = report.compare((build, w), (base, w)) else {
                 continue;
             };
             let _ = writeln!(
                 out,
-                "reconverge/{w} over {}/{w}: geometric mean {:.2}x over {} kernels, slowest {} {:.2}x{}",
+                "{}/{w} over {}/{w}: geometric mean {:.2}x over {} kernels, slowest {} {:.2}x{}",
+                build.name(),
                 base.name(),
                 cmp.geomean,
                 cmp.kernels,

@@ -278,6 +278,7 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
         opt_level: opt,
         veclib: args.veclib.clone(),
         output,
+        branch_profile: None,
     };
     let done = vectorize(&req)
         .with_context(|| format!("{}: vectorization failed", args.file.display()))?;

@@ -72,14 +72,19 @@ fn bench_reconverge_times_the_kernels_under_each_lowering() {
         "{table}"
     );
     assert!(table.contains("median over 3 processes"), "{table}");
-    for base in ["full", "partial", "reconverge+skip-off"] {
-        let line = format!("over {base}/");
-        let summary = table.lines().find(|l| l.contains(&line)).unwrap_or("");
-        assert!(
-            summary.starts_with("reconverge/")
-                && summary.contains("over 1 kernels, slowest mandelbrot"),
-            "{table}"
-        );
+    for build in ["reconverge", "reconverge+profile"] {
+        for base in ["full", "partial", "reconverge+skip-off"] {
+            let line = format!("{build}/");
+            let over = format!("over {base}/");
+            let summary = table
+                .lines()
+                .find(|l| l.starts_with(&line) && l.contains(&over))
+                .unwrap_or("");
+            assert!(
+                summary.contains("over 1 kernels, slowest mandelbrot"),
+                "{build} over {base}: {table}"
+            );
+        }
     }
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json");
@@ -95,6 +100,7 @@ fn bench_reconverge_times_the_kernels_under_each_lowering() {
         "partial",
         "reconverge",
         "reconverge+skip-off",
+        "reconverge+profile",
     ] {
         assert!(configs.contains(&c), "{c} missing: {configs:?}");
     }

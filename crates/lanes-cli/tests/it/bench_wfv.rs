@@ -20,7 +20,7 @@ fn bench_wfv_builds_checks_and_reports_every_configuration() {
         .args([
             "--configs",
             "full,partial,partial+boscc,partial+boscc+fusion,per-lane-arrays,reconverge,\
-             reconverge+skip-off,partial+boscc+fusion+libmvec",
+             reconverge+skip-off,reconverge+profile,partial+boscc+fusion+libmvec",
         ])
         .args([
             "--scale",
@@ -43,8 +43,8 @@ fn bench_wfv_builds_checks_and_reports_every_configuration() {
     let widths = v["natural_width"]
         .as_u64()
         .map_or(0, |w| if w == 8 { 1 } else { 2 });
-    // clang's build and seven lanes configurations per width, for each kernel.
-    assert_eq!(records.len(), 2 * (1 + 7 * widths), "{text}");
+    // clang's build and eight lanes configurations per width, for each kernel.
+    assert_eq!(records.len(), 2 * (1 + 8 * widths), "{text}");
     for r in records {
         for field in [
             "kernel",
@@ -80,6 +80,7 @@ fn bench_wfv_builds_checks_and_reports_every_configuration() {
         "partial+boscc+fusion",
         "reconverge",
         "reconverge+skip-off",
+        "reconverge+profile",
         "partial+boscc+fusion+libmvec",
     ] {
         assert!(configs.contains(&c), "{c} missing: {configs:?}");

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use lanes_ir::BranchProfile;
 use lanes_llvm::clang::{clang_program, ClangOptions};
 use lanes_llvm::emit::EmitKind;
 use lanes_llvm::target::{Target, TargetRequest};
@@ -51,24 +52,17 @@ pub fn cpu_target(cpu: &str) -> TargetRequest {
     }
 }
 
-/// Vectorizes `kernel` for `build` into an object file in `dir`.
-pub fn vectorize_build(
+/// What `lanes vectorize -O3 -march=CPU` is asked for `build` of `kernel`; `None` for a
+/// build that is not lanes'.
+pub fn vectorize_request(
     sources: &Path,
-    dir: &Path,
     kernel: &Kernel,
     build: Build,
     cpu: &str,
-) -> Result<PathBuf, BenchError> {
+) -> Option<VectorizeRequest> {
     let symbol = build.symbol(kernel);
-    let failed = |message: String| BenchError::Vectorize {
-        kernel: kernel.name.to_string(),
-        build: build.label(),
-        message,
-    };
-    let Some(mode) = build.config.mode() else {
-        return Err(failed("not a lanes configuration".into()));
-    };
-    let req = VectorizeRequest {
+    let mode = build.config.mode()?;
+    Some(VectorizeRequest {
         input: sources.join(format!("{}.c", kernel.name)),
         clang: ClangOptions {
             includes: vec![sources.to_path_buf()],
@@ -84,7 +78,30 @@ pub fn vectorize_build(
         opt_level: 3,
         veclib: build.config.veclib().map(String::from),
         output: Output::Llvm(EmitKind::Object),
+        branch_profile: None,
+    })
+}
+
+/// Vectorizes `kernel` for `build` into an object file in `dir`, its empty-mask skips
+/// decided by `branch_profile` if given.
+pub fn vectorize_build(
+    sources: &Path,
+    dir: &Path,
+    kernel: &Kernel,
+    build: Build,
+    cpu: &str,
+    branch_profile: Option<BranchProfile>,
+) -> Result<PathBuf, BenchError> {
+    let symbol = build.symbol(kernel);
+    let failed = |message: String| BenchError::Vectorize {
+        kernel: kernel.name.to_string(),
+        build: build.label(),
+        message,
     };
+    let Some(mut req) = vectorize_request(sources, kernel, build, cpu) else {
+        return Err(failed("not a lanes configuration".into()));
+    };
+    req.branch_profile = branch_profile;
     let done = vectorize(&req).map_err(|e| failed(e.to_string()))?;
     if !done.exported.iter().any(|f| f == &format!("{symbol}_spmd")) {
         return Err(failed(format!(

@@ -186,6 +186,10 @@ pub enum Config {
     /// The same without empty-mask skips where they can be dropped (`--skip-empty off`):
     /// what the skips `Reconverge` chose buy, measured.
     ReconvergeNoSkip,
+    /// `Reconverge` with the skips decided by a profile instead of the static estimate:
+    /// the branch counts of a SIMT run of the kernel on its own data at the build's
+    /// width, as a profile-guided build would use them.
+    ReconvergeProfile,
     /// Lanes' default with vector math from glibc's libmvec (`--veclib libmvec`) instead
     /// of scalar libm calls per lane.
     Libmvec,
@@ -195,7 +199,7 @@ pub enum Config {
 }
 
 impl Config {
-    pub const ALL: [Config; 9] = [
+    pub const ALL: [Config; 10] = [
         Config::Full,
         Config::Partial,
         Config::Boscc,
@@ -203,6 +207,7 @@ impl Config {
         Config::PerLane,
         Config::Reconverge,
         Config::ReconvergeNoSkip,
+        Config::ReconvergeProfile,
         Config::Libmvec,
         Config::Ispc,
     ];
@@ -216,6 +221,11 @@ impl Config {
     /// (so its floats may differ in the last bits)?
     pub fn other_math(self) -> bool {
         matches!(self, Config::Libmvec | Config::Ispc)
+    }
+
+    /// Does the build take a branch profile of the kernel ([`Config::ReconvergeProfile`])?
+    pub fn profiled(self) -> bool {
+        self == Config::ReconvergeProfile
     }
 
     /// The configuration named `name` ([`Config::name`]).
@@ -238,6 +248,7 @@ impl Config {
             Config::PerLane => "per-lane-arrays",
             Config::Reconverge => "reconverge",
             Config::ReconvergeNoSkip => "reconverge+skip-off",
+            Config::ReconvergeProfile => "reconverge+profile",
             Config::Libmvec => "partial+boscc+fusion+libmvec",
             Config::Ispc => "ispc",
         }
@@ -253,6 +264,7 @@ impl Config {
             Config::PerLane => "perlane",
             Config::Reconverge => "reconverge",
             Config::ReconvergeNoSkip => "reconverge_noskip",
+            Config::ReconvergeProfile => "reconverge_profile",
             Config::Libmvec => "libmvec",
             Config::Ispc => "ispc",
         }
@@ -270,6 +282,7 @@ impl Config {
                 .with_private_layout(PrivateLayout::PerLane),
             Config::Reconverge => Mode::reconverge(BlockOrder::DepthFirstPostDom),
             Config::ReconvergeNoSkip => Config::Reconverge.mode()?.with_skip_empty(SkipEmpty::Off),
+            Config::ReconvergeProfile => Config::Reconverge.mode()?,
             Config::Libmvec => Config::BosccFusion.mode()?,
             Config::Ispc => return None,
         })

@@ -38,14 +38,18 @@ pub use error::BenchError;
 pub use kernels::{Config, Kernel, KERNELS};
 pub use utilization::GROUPS as UTILIZATION_GROUPS;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use lanes_ir::BranchProfile;
 use lanes_llvm::target::Target;
 use serde::Serialize;
 
-use build::{cpu_target, ispc_build, ispc_source, link_driver, vectorize_build, REFERENCE};
+use build::{
+    cpu_target, ispc_build, ispc_source, link_driver, vectorize_build, vectorize_request, REFERENCE,
+};
 use measure::run_driver;
-use utilization::simt_utilization;
+use utilization::{simt_branch_profile, simt_utilization};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -282,6 +286,17 @@ pub fn run_bench(
         };
         let mut builds = Vec::new();
         let mut step: usize = kernels[..k].iter().map(builds_of).sum();
+        let profiles = if builds_here(kernel).iter().any(|c| c.profiled()) {
+            progress(Progress {
+                step,
+                steps,
+                kernel: kernel.name,
+                what: "profile the branches (SIMT runs on the kernel's data)".into(),
+            });
+            branch_profiles(req, kernel, instances, &widths, &mut outcome.failures)
+        } else {
+            BTreeMap::new()
+        };
         for config in builds_here(kernel) {
             for &width in &widths {
                 let build = Build { config, width };
@@ -296,7 +311,20 @@ pub fn run_bench(
                     (Some(ispc), Config::Ispc) => {
                         ispc_build(ispc, &req.sources, &req.work_dir, kernel, build, &target)
                     }
-                    _ => vectorize_build(&req.sources, &req.work_dir, kernel, build, &req.cpu),
+                    _ if config.profiled() => match profiles.get(&width) {
+                        Some(profile) => vectorize_build(
+                            &req.sources,
+                            &req.work_dir,
+                            kernel,
+                            build,
+                            &req.cpu,
+                            Some(profile.clone()),
+                        ),
+                        None => continue,
+                    },
+                    _ => {
+                        vectorize_build(&req.sources, &req.work_dir, kernel, build, &req.cpu, None)
+                    }
                 };
                 match made {
                     Ok(_) => builds.push(build),
@@ -351,6 +379,42 @@ pub fn run_bench(
         report.kernels.push(outcome);
     }
     Ok(report)
+}
+
+/// The branch profile of `kernel`'s profiled build at each of `widths` (a width whose
+/// profile fails is left out, its failure recorded): SIMT runs on the arguments that a
+/// timing program with the reference build alone writes.
+fn branch_profiles(
+    req: &BenchRequest,
+    kernel: &Kernel,
+    instances: u64,
+    widths: &[u16],
+    failures: &mut Vec<String>,
+) -> BTreeMap<u16, BranchProfile> {
+    let mut out = BTreeMap::new();
+    let exe = match link_driver(&req.sources, &req.work_dir, kernel, &[], &req.cpu) {
+        Ok(exe) => exe,
+        Err(e) => {
+            failures.push(e.to_string());
+            return out;
+        }
+    };
+    for &width in widths {
+        let build = Build {
+            config: Config::ReconvergeProfile,
+            width,
+        };
+        let Some(vreq) = vectorize_request(&req.sources, kernel, build, &req.cpu) else {
+            continue;
+        };
+        match simt_branch_profile(&req.work_dir, kernel, &exe, instances, width, &vreq) {
+            Ok(profile) => {
+                out.insert(width, profile);
+            }
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+    out
 }
 
 /// The records of one kernel's timings (clang's first).

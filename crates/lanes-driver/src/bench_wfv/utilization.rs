@@ -5,6 +5,9 @@
 //! kernel, its data and the width, not of a build: the share of the vector work that is
 //! not wasted on inactive lanes, which bounds what any linearization can gain.
 //!
+//! The same runs count, per branch, the waves that sent no thread to one side: the
+//! profile that decides the empty-mask skips of the `reconverge+profile` build.
+//!
 //! The arguments come from the kernel's own data set: its timing program writes them
 //! (`driver N 0 FILE`, `wfv_dump`) and they are loaded into the interpreter's memory.
 
@@ -14,10 +17,12 @@ use std::process::Command;
 use lanes_interp::context::{ExecContext, WorkItemContext};
 use lanes_interp::memory::Memory;
 use lanes_interp::value::RtValue;
-use lanes_ir::{AddrSpace, ScalarType, Type};
+use lanes_ir::{AddrSpace, BranchProfile, Module, ScalarType, Type};
 use lanes_llvm::clang::ClangOptions;
 use lanes_llvm::driver::import_file;
-use lanes_simt::{LaneInput, Simt};
+use lanes_simt::{LaneInput, Simt, SimtProfile};
+
+use crate::{spmd_module, VectorizeRequest};
 
 use super::error::BenchError;
 use super::kernels::Kernel;
@@ -38,10 +43,62 @@ pub fn simt_utilization(
     instances: u64,
     width: u16,
 ) -> Result<f64, BenchError> {
-    let failed = |message: String| BenchError::Run {
-        kernel: kernel.name.to_string(),
-        message: format!("SIMD utilization: {message}"),
+    let symbol = format!("{}_simt", kernel.name);
+    let clang = ClangOptions {
+        includes: vec![sources.to_path_buf()],
+        defines: vec![format!("KERNEL={symbol}")],
+        opt: Some("3".into()),
+        ..ClangOptions::default()
     };
+    let src = sources.join(format!("{}.c", kernel.name));
+    let module = import_file(&src, &clang).map_err(|e| simt_failed(kernel, e.to_string()))?;
+    let profile = run_groups(dir, kernel, exe, instances, width, &module, &symbol)?;
+    Ok(profile.utilization())
+}
+
+/// The branch counts of `kernel`'s build `req` at `width` lanes: a SIMT run of the module
+/// the build imports ([`spmd_module`], so that its blocks are the build's) over
+/// [`GROUPS`] groups of its `instances`, with the arguments the timing program `exe`
+/// writes.
+pub fn simt_branch_profile(
+    dir: &Path,
+    kernel: &Kernel,
+    exe: &Path,
+    instances: u64,
+    width: u16,
+    req: &VectorizeRequest,
+) -> Result<BranchProfile, BenchError> {
+    let module = spmd_module(req).map_err(|e| simt_failed(kernel, e.to_string()))?;
+    let symbol = req.function.as_deref().unwrap_or_default();
+    let profile = run_groups(dir, kernel, exe, instances, width, &module, symbol)?;
+    let func = module
+        .functions()
+        .find(|(_, f)| f.name == symbol)
+        .map(|(_, f)| f)
+        .ok_or_else(|| simt_failed(kernel, format!("the kernel's module defines no {symbol}")))?;
+    Ok(profile.branch_profile(&module, func))
+}
+
+fn simt_failed(kernel: &Kernel, message: String) -> BenchError {
+    BenchError::Run {
+        kernel: kernel.name.to_string(),
+        message: format!("SIMT run: {message}"),
+    }
+}
+
+/// Runs function `symbol` of `module` (`kernel`'s SPMD function) in [`GROUPS`] groups
+/// of `width` lanes at scattered positions among `instances`, on the arguments `exe`
+/// writes; the profile sums the groups'.
+fn run_groups(
+    dir: &Path,
+    kernel: &Kernel,
+    exe: &Path,
+    instances: u64,
+    width: u16,
+    module: &Module,
+    symbol: &str,
+) -> Result<SimtProfile, BenchError> {
+    let failed = |message: String| simt_failed(kernel, message);
     let dump = dir.join(format!("{}.args", kernel.name));
     let status = Command::new(exe)
         .args([instances.to_string(), "0".into()])
@@ -55,19 +112,10 @@ pub fn simt_utilization(
         )));
     }
     let text = std::fs::read_to_string(&dump).map_err(|e| BenchError::Io(dump.clone(), e))?;
-    let symbol = format!("{}_simt", kernel.name);
-    let clang = ClangOptions {
-        includes: vec![sources.to_path_buf()],
-        defines: vec![format!("KERNEL={symbol}")],
-        opt: Some("3".into()),
-        ..ClangOptions::default()
-    };
-    let src = sources.join(format!("{}.c", kernel.name));
-    let module = import_file(&src, &clang).map_err(|e| failed(e.to_string()))?;
     let (id, func) = module
         .functions()
         .find(|(_, f)| f.name == symbol)
-        .ok_or_else(|| failed(format!("{} defines no {symbol}", src.display())))?;
+        .ok_or_else(|| failed(format!("the kernel's module defines no {symbol}")))?;
     let mut mem = Memory::new();
     let types: Vec<Type> = func
         .params
@@ -92,8 +140,11 @@ pub fn simt_utilization(
     let slots = (instances / w).max(1);
     let groups = slots.min(GROUPS);
     let start = |g: u64| (g.wrapping_mul(2_654_435_761) % slots) * w;
-    let simt = Simt::new(&module).fuel(FUEL);
-    let (mut active, mut blocks) = (0u64, 0u64);
+    let simt = Simt::new(module).fuel(FUEL);
+    let mut total = SimtProfile {
+        width: usize::from(width),
+        ..SimtProfile::default()
+    };
     for g in 0..groups {
         let lanes: Vec<LaneInput> = (0..w)
             .map(|l| {
@@ -113,14 +164,11 @@ pub fn simt_utilization(
         let out = simt
             .run(id, &lanes, &mut mem)
             .map_err(|e| failed(e.to_string()))?;
-        active += out.profile.active_lane_sum;
-        blocks += out.profile.block_executions;
+        total.active_lane_sum += out.profile.active_lane_sum;
+        total.block_executions += out.profile.block_executions;
+        total.add_branch_counts(&out.profile);
     }
-    Ok(if blocks == 0 {
-        1.0
-    } else {
-        active as f64 / (blocks as f64 * w as f64)
-    })
+    Ok(total)
 }
 
 /// One argument of the dump: `buffer BYTES HEX` (loaded into `mem`), `int V`, `float V`,

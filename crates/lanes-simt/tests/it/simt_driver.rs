@@ -119,6 +119,10 @@ fn lanes_leave_a_loop_at_different_times_and_wait() {
     // lane leaves alone, all active lanes agree).
     assert_eq!(p.branches[&Block::new(1)].executions, 6);
     assert_eq!(p.branches[&Block::new(1)].diverged, 3);
+    // Of the other three, in 2 and 4 no lane left (no thread on the `else` side) and in
+    // 5 none stayed (none on the `then` side): what a vector wave would find empty.
+    assert_eq!(p.branches[&Block::new(1)].none_to_then, 1);
+    assert_eq!(p.branches[&Block::new(1)].none_to_else, 2);
     // The counter never differs among the lanes still in the loop, but the exit block
     // runs once, with every lane, after the last one has left: there `ret v3` reads four
     // different values (temporal divergence).
@@ -127,6 +131,25 @@ fn lanes_leave_a_loop_at_different_times_and_wait() {
     let ret = f.terminator(Block::new(3)).unwrap();
     assert!(p.divergent_uses.contains(&(ret, Value::new(3))));
     assert!(p.utilization() < 0.8);
+    // The vectorizer's view: the counts by `brif`, for this function and width only.
+    let profile = p.branch_profile(&m, f);
+    assert_eq!(profile.width, 4);
+    assert_eq!(
+        profile.fingerprint,
+        lanes_ir::branch_profile::fingerprint(&m, f)
+    );
+    let test = f.terminator(Block::new(1)).unwrap();
+    let counts = profile.at(test).expect("the loop test's counts");
+    assert_eq!(counts.empty_rate(true), Some(1.0 / 6.0));
+    assert_eq!(counts.empty_rate(false), Some(2.0 / 6.0));
+    assert_eq!(profile.branches.len(), 1);
+    // Another function (here: one more instruction) has another fingerprint.
+    let other = module(&LOOP.replace("ret v3", "v9: i32 = add v3, v3\n    ret v9"));
+    let (_, g) = other.functions().next().unwrap();
+    assert_ne!(
+        lanes_ir::branch_profile::fingerprint(&other, g),
+        profile.fingerprint
+    );
 }
 
 const FAULT: &str = "

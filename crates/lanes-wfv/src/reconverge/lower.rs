@@ -41,7 +41,11 @@
 //! ([`SkipEmpty`]), drops that test where the region of `b` is light (it runs with an
 //! empty mask instead, its side effects guarded), keeps it where it is heavy (`auto`,
 //! with BOSCC's cost estimate of the code that empty wave would run — up to the next
-//! test that sends it out, not round a loop it leaves) or everywhere (`all`). A test is dropped only where a wave
+//! test that sends it out, not round a loop it leaves) or everywhere (`all`). With a
+//! branch profile on the function ([`lanes_ir::BranchProfile`]: how often the waves of a
+//! SIMT run found no thread going to a side), `auto` weighs the work an empty wave saves
+//! on average against the test and its mispredictions instead; branches the profile does
+//! not know (flow blocks) keep the static rule. A test is dropped only where a wave
 //! with no thread left still leaves the region: its path through it, with each divergent
 //! branch going where an empty mask sends it (the primary successor if it tests, else the
 //! secondary) and uniform branches anywhere (their condition is no thread's), has no
@@ -83,7 +87,11 @@ use crate::WfvError;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum SkipEmpty {
     /// Where the region holds at least [`AUTO_MIN_COST`] of work (BOSCC's measure and
-    /// threshold).
+    /// threshold); where the function carries a branch profile, where the work the
+    /// profile's empty waves would skip repays the test. A profile from the SIMT
+    /// interpreter at the vector width decides what the static rule cannot know: on the
+    /// kd-tree counts at 8 lanes the second child is pushed by some thread in 95% of the
+    /// waves, and the test costs more than the 5% save.
     #[default]
     Auto,
     /// At every divergent branch.
@@ -146,7 +154,10 @@ pub fn lower_to_masks(
         // Latest first, so that a branch's weight sees the tests after it.
         for i in (0..branches.len()).rev() {
             let weight = empty_wave_work(func, &cfg, &branches, &skips, i, &regions[i]);
-            skips[i] = weight >= AUTO_MIN_COST;
+            skips[i] = match profiled_empty_rate(func, &branches[i]) {
+                Some(rate) => skip_repays_test(rate, weight),
+                None => weight >= AUTO_MIN_COST,
+            };
         }
     }
     keep_skips_empty_waves_need(&cfg, &branches, &regions, &mut skips);
@@ -186,6 +197,34 @@ pub fn lower_to_masks(
     }
     lowered.predication = masks.finish();
     Ok(lowered)
+}
+
+/// What a wave's test of an empty mask and its branch cost, in [`work`]'s units: the
+/// vector test and the branch (two instructions, as BOSCC counts them).
+const SKIP_TEST_WORK: f64 = 2.0;
+
+/// What a mispredicted branch costs in [`work`]'s units: 15–20 cycles on current x86
+/// cores, where a vector instruction of weight 1 takes about one.
+const MISPREDICTION_WORK: f64 = 20.0;
+
+/// The share of the waves reaching `d` that send no thread to its secondary successor,
+/// from the function's profile ([`lanes_ir::BranchProfile`]); `None` without one (a flow
+/// block, a branch that never ran, a function not profiled).
+fn profiled_empty_rate(func: &Function, d: &Divergent) -> Option<f64> {
+    let counts = func
+        .branch_profile
+        .as_ref()?
+        .at(func.layout.last_inst(d.block)?)?;
+    counts.empty_rate(d.secondary_on_true)
+}
+
+/// Whether a test that skips a region of `weight` repays itself where a share `rate` of
+/// the waves find its mask empty: the work it saves on average must reach what the test
+/// costs, a misprediction included as often as the less frequent answer comes up (a
+/// branch predictor guesses the frequent one).
+fn skip_repays_test(rate: f64, weight: usize) -> bool {
+    let mispredicted = rate.min(1.0 - rate);
+    rate * weight as f64 >= SKIP_TEST_WORK + MISPREDICTION_WORK * mispredicted
 }
 
 /// Whether the divergent branch `d` ends the only latch `u` of a single-entry cycle headed
@@ -487,4 +526,25 @@ fn live_on_edge(func: &Function, liveness: &Liveness, b: Block, primary: Block) 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::skip_repays_test;
+
+    #[test]
+    fn a_skip_repays_where_empty_waves_are_common_enough_for_the_region() {
+        // Never empty: never worth a test; always empty: worth it past the test's cost.
+        assert!(!skip_repays_test(0.0, 1000));
+        assert!(skip_repays_test(1.0, 3));
+        assert!(!skip_repays_test(1.0, 1));
+        // The kd-tree push of `bench/wfv/multi_radius.c` (weight 21), empty in 5.4% of
+        // the waves of 8: the test costs more than it saves.
+        assert!(!skip_repays_test(0.054, 21));
+        // A heavy region (a whole loop body) empty in a quarter of the waves pays.
+        assert!(skip_repays_test(0.25, 100));
+        // Half the waves: the mispredictions (one in two) need a region of 24.
+        assert!(!skip_repays_test(0.5, 23));
+        assert!(skip_repays_test(0.5, 24));
+    }
 }

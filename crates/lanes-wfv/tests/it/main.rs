@@ -7,6 +7,7 @@
 mod common;
 
 mod branch_fusion;
+mod branch_profile;
 mod chunks;
 mod common_subexpressions;
 mod filetests;

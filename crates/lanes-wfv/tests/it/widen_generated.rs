@@ -129,16 +129,16 @@ fn generated_programs(seeds: impl Iterator<Item = u64>) -> Tally {
 }
 
 /// A generated program with its argument shapes and argument generators.
-struct Program {
-    g: Generated,
-    shapes: Vec<Option<(Shape, u32)>>,
-    gens: Vec<ArgGen>,
+pub(crate) struct Program {
+    pub(crate) g: Generated,
+    pub(crate) shapes: Vec<Option<(Shape, u32)>>,
+    pub(crate) gens: Vec<ArgGen>,
 }
 
 /// Generated program `seed` (with irreducible cycles if `irreducible`), its argument
 /// shapes and generators, drawn as [`generated_programs_in`] draws them; `tally` counts
 /// its twin-sided diamonds and irreducible cycles.
-fn generated_program(seed: u64, irreducible: bool, tally: &mut Tally) -> Program {
+pub(crate) fn generated_program(seed: u64, irreducible: bool, tally: &mut Tally) -> Program {
     let cfg = GenConfig {
         max_blocks: if irreducible { 14 } else { 10 },
         irreducible,
