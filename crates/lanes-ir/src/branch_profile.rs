@@ -19,13 +19,17 @@ use std::collections::BTreeMap;
 use crate::write::inst_to_string;
 use crate::{Function, Inst, Module};
 
-/// What a profile saw at one `brif`: waves that ran it, and waves in which no active
-/// thread went to its `then` or to its `else` target.
+/// What a profile saw at one `brif`: waves that ran it, waves in which no active thread
+/// went to its `then` or to its `else` target, and how often a branch predictor that
+/// had seen the earlier answers guessed each of these wrong (the mispredictions of a
+/// test for that side's empty mask).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BranchCounts {
     pub executions: u64,
     pub none_to_then: u64,
     pub none_to_else: u64,
+    pub mispredicted_then: u64,
+    pub mispredicted_else: u64,
 }
 
 impl BranchCounts {
@@ -37,7 +41,23 @@ impl BranchCounts {
         } else {
             self.none_to_else
         };
-        (self.executions > 0).then(|| none as f64 / self.executions as f64)
+        self.share(none)
+    }
+
+    /// The share of the waves in which a test for the `then` side's (`then_side`) or
+    /// the `else` side's empty mask would be mispredicted; `None` if the branch never
+    /// ran.
+    pub fn mispredict_rate(&self, then_side: bool) -> Option<f64> {
+        let wrong = if then_side {
+            self.mispredicted_then
+        } else {
+            self.mispredicted_else
+        };
+        self.share(wrong)
+    }
+
+    fn share(&self, n: u64) -> Option<f64> {
+        (self.executions > 0).then(|| n as f64 / self.executions as f64)
     }
 }
 
@@ -90,9 +110,13 @@ mod tests {
             executions: 200,
             none_to_then: 50,
             none_to_else: 2,
+            mispredicted_then: 10,
+            mispredicted_else: 4,
         };
         assert_eq!(c.empty_rate(true), Some(0.25));
         assert_eq!(c.empty_rate(false), Some(0.01));
+        assert_eq!(c.mispredict_rate(true), Some(0.05));
+        assert_eq!(c.mispredict_rate(false), Some(0.02));
         assert_eq!(BranchCounts::default().empty_rate(true), None);
     }
 }

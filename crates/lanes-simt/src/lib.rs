@@ -36,6 +36,7 @@ pub mod affine;
 mod cross_lane;
 pub mod inputs;
 pub mod precision;
+mod predictor;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -63,6 +64,11 @@ pub struct BranchStats {
     /// and to its `else` target (a vector wave would find that side's mask empty).
     pub none_to_then: u64,
     pub none_to_else: u64,
+    /// Times a branch predictor that had seen the earlier answers (module `predictor`)
+    /// guessed wrong whether no lane would go to the `then` target, and to the `else`
+    /// target: the mispredictions of a test that skipped that side.
+    pub mispredicted_then: u64,
+    pub mispredicted_else: u64,
 }
 
 /// What a SIMT run observed.
@@ -108,6 +114,8 @@ impl SimtProfile {
                         executions: s.executions,
                         none_to_then: s.none_to_then,
                         none_to_else: s.none_to_else,
+                        mispredicted_then: s.mispredicted_then,
+                        mispredicted_else: s.mispredicted_else,
                     };
                     matches!(func.dfg.inst(last), InstData::Brif { .. }).then_some((last, counts))
                 })
@@ -123,6 +131,8 @@ impl SimtProfile {
             mine.diverged += s.diverged;
             mine.none_to_then += s.none_to_then;
             mine.none_to_else += s.none_to_else;
+            mine.mispredicted_then += s.mispredicted_then;
+            mine.mispredicted_else += s.mispredicted_else;
         }
     }
 
@@ -254,6 +264,7 @@ impl<'m> Simt<'m> {
                 width: w,
                 ..SimtProfile::default()
             },
+            predictors: BTreeMap::new(),
             used_fuel: 0,
         };
         for (l, input) in lanes.iter().enumerate() {
@@ -304,6 +315,8 @@ struct Run<'a, 'm> {
     allocas: Vec<Vec<u64>>,
     outcome: Vec<Option<LaneOutcome>>,
     profile: SimtProfile,
+    /// Per two-way branch, the predictors of its `then` and `else` sides' emptiness.
+    predictors: BTreeMap<Block, [predictor::LocalHistory; 2]>,
     used_fuel: u64,
 }
 
@@ -532,8 +545,12 @@ impl Run<'_, '_> {
                     {
                         let none_to = |dest: Block| targets.iter().all(|&(_, t)| t != dest);
                         if then_dest != else_dest {
-                            stats.none_to_then += u64::from(none_to(then_dest));
-                            stats.none_to_else += u64::from(none_to(else_dest));
+                            let (then_empty, else_empty) = (none_to(then_dest), none_to(else_dest));
+                            let [then_p, else_p] = self.predictors.entry(block).or_default();
+                            stats.none_to_then += u64::from(then_empty);
+                            stats.none_to_else += u64::from(else_empty);
+                            stats.mispredicted_then += u64::from(then_p.observe(then_empty));
+                            stats.mispredicted_else += u64::from(else_p.observe(else_empty));
                         }
                     }
                 }

@@ -74,24 +74,24 @@ use crate::WfvError;
 /// Which divergent branches keep the test that skips their region when no thread goes
 /// there (the paper's step-4 option). Regions with a cycle always keep it.
 ///
-/// What `Auto` cannot know is how often a wave finds no thread there, and what the branch
-/// does to the code generator's schedule of the code around it. On the benchmark kernels
-/// (`lanes bench reconverge --run-time`, whose `reconverge+skip-off` build drops every test
-/// it can) the tests `Auto` keeps make the code 1.12–1.15× faster in geometric mean: 3–6×
-/// on a nab-like if-cascade, 1.5× on ray casting, 1.1–1.4× on tree searches and BVH
-/// traversal. They cost 2–6% on a 3-d stencil whose
-/// boundary tests no wave ever skips, and 1% on the kd-tree counts at 8 lanes. There, and
-/// at 16 lanes where the test gains 9%, a test whose branch is never taken measures the
-/// same as the real one: the difference is the schedule LLVM gives the split loop body,
-/// not skipped work.
+/// What `Auto` cannot know without a profile is how often a wave finds no thread there,
+/// nor what the branch does to the code generator's schedule of the code around it. On
+/// the benchmark kernels (`lanes bench reconverge --run-time`, whose `reconverge+skip-off`
+/// build drops every test it can) the tests `Auto` keeps make the code 1.12–1.15× faster
+/// in geometric mean: 3–6× on a nab-like if-cascade, 1.5× on ray casting, 1.1–1.4× on
+/// tree searches and BVH traversal. Without a profile they cost 2–6% on a 3-d stencil
+/// whose boundary tests no wave ever skips, and 1% on the kd-tree counts at 8 lanes
+/// (where a test whose branch is never taken measures the same as the real one: the
+/// schedule LLVM gives the split loop body, not skipped work). The profile (the
+/// `reconverge+profile` build) removes the kd-tree test and matches full if-conversion
+/// there; the stencil's remaining tests end flow blocks, which no profile counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum SkipEmpty {
     /// Where the region holds at least [`AUTO_MIN_COST`] of work (BOSCC's measure and
-    /// threshold); where the function carries a branch profile, where the work the
-    /// profile's empty waves would skip repays the test. A profile from the SIMT
-    /// interpreter at the vector width decides what the static rule cannot know: on the
-    /// kd-tree counts at 8 lanes the second child is pushed by some thread in 95% of the
-    /// waves, and the test costs more than the 5% save.
+    /// threshold). Where the function carries a branch profile (a SIMT run at the vector
+    /// width, [`lanes_ir::BranchProfile`]), the profile decides where the saving is
+    /// clear either way (`skip_pays`): on the kd-tree counts at 8 lanes some thread
+    /// pushes the second child in 95% of the waves, and that test cannot repay itself.
     #[default]
     Auto,
     /// At every divergent branch.
@@ -153,10 +153,14 @@ pub fn lower_to_masks(
     if skip == SkipEmpty::Auto {
         // Latest first, so that a branch's weight sees the tests after it.
         for i in (0..branches.len()).rev() {
-            let weight = empty_wave_work(func, &cfg, &branches, &skips, i, &regions[i]);
-            skips[i] = match profiled_empty_rate(func, &branches[i]) {
-                Some(rate) => skip_repays_test(rate, weight),
-                None => weight >= AUTO_MIN_COST,
+            let region = empty_wave_work(func, &cfg, &branches, &skips, i, &regions[i]);
+            let heavy = region.work >= AUTO_MIN_COST;
+            skips[i] = match (profiled_rates(func, &branches[i]), &func.branch_profile) {
+                (Some((empty, mispredicted)), Some(profile)) => {
+                    let at_most = region.at_most(profile.width);
+                    skip_pays(heavy, empty, mispredicted, region.work, at_most)
+                }
+                _ => heavy,
             };
         }
     }
@@ -204,27 +208,45 @@ pub fn lower_to_masks(
 const SKIP_TEST_WORK: f64 = 2.0;
 
 /// What a mispredicted branch costs in [`work`]'s units: 15–20 cycles on current x86
-/// cores, where a vector instruction of weight 1 takes about one.
-const MISPREDICTION_WORK: f64 = 20.0;
+/// cores. In the regions where skips matter the work is mostly gathers and scatters,
+/// which [`work`] weighs 4 and which take 7 cycles at 8 lanes and 16 at 16 on a Xeon
+/// (Cascade Lake): a unit there is 2–4 cycles, and a misprediction about 8 units. The
+/// profile counts mispredictions with a predictor that learns each branch's pattern
+/// (lanes-simt).
+const MISPREDICTION_WORK: f64 = 8.0;
 
-/// The share of the waves reaching `d` that send no thread to its secondary successor,
-/// from the function's profile ([`lanes_ir::BranchProfile`]); `None` without one (a flow
-/// block, a branch that never ran, a function not profiled).
-fn profiled_empty_rate(func: &Function, d: &Divergent) -> Option<f64> {
+/// From the function's profile ([`lanes_ir::BranchProfile`]), the share of the waves
+/// reaching `d` that send no thread to its secondary successor, and the share in which a
+/// branch predictor guessed that wrong; `None` without one (a flow block, a branch that
+/// never ran, a function not profiled).
+fn profiled_rates(func: &Function, d: &Divergent) -> Option<(f64, f64)> {
     let counts = func
         .branch_profile
         .as_ref()?
         .at(func.layout.last_inst(d.block)?)?;
-    counts.empty_rate(d.secondary_on_true)
+    let side = d.secondary_on_true;
+    Some((counts.empty_rate(side)?, counts.mispredict_rate(side)?))
 }
 
-/// Whether a test that skips a region of `weight` repays itself where a share `rate` of
-/// the waves find its mask empty: the work it saves on average must reach what the test
-/// costs, a misprediction included as often as the less frequent answer comes up (a
-/// branch predictor guesses the frequent one).
-fn skip_repays_test(rate: f64, weight: usize) -> bool {
-    let mispredicted = rate.min(1.0 - rate);
-    rate * weight as f64 >= SKIP_TEST_WORK + MISPREDICTION_WORK * mispredicted
+/// Whether to test for an empty mask before a region of `weight` (`heavy` if the static
+/// rule would test; `at_most`: the most the region can cost, [`RegionWork::at_most`])
+/// where a share `empty` of the waves find its mask empty and a share `mispredicted` of
+/// the tests would be mispredicted.
+///
+/// A profile decides where the answer is clear. A region that empty waves skip often
+/// enough to repay the test and its mispredictions on average gets one even if it is
+/// light. A test goes, even before a heavy region, if what it saves at most cannot repay
+/// its own two instructions: the boundary tests of a stencil, which no wave skips; a
+/// kd-tree push that some thread of a wave of 8 makes 95% of the time. In between the
+/// static rule stands, for [`work`] can be far below what a skip saves: skipping a
+/// kd-tree search's far-child push (three scatters to private stacks, which the next
+/// iteration's gathers must wait for) in 14% of the waves saves 11% of the search, 3–4×
+/// what the scatters' weight predicts.
+fn skip_pays(heavy: bool, empty: f64, mispredicted: f64, weight: usize, at_most: usize) -> bool {
+    if empty * weight as f64 >= SKIP_TEST_WORK + MISPREDICTION_WORK * mispredicted {
+        return true;
+    }
+    heavy && empty * at_most as f64 >= SKIP_TEST_WORK
 }
 
 /// Whether the divergent branch `d` ends the only latch `u` of a single-entry cycle headed
@@ -394,6 +416,37 @@ fn equivalent_dominators(
     out
 }
 
+/// What a region weighs: [`work`], and the memory accesses among it.
+#[derive(Clone, Copy, Debug, Default)]
+struct RegionWork {
+    work: usize,
+    memory: usize,
+}
+
+impl RegionWork {
+    /// At most what the region costs at `width` lanes: [`work`] with every memory access
+    /// a gather or a scatter, one element per lane at a time (about a cycle per lane on
+    /// x86 cores: 7 cycles at 8 lanes, 16 at 16 on a Cascade Lake Xeon), where [`work`]
+    /// counts 4 for any access.
+    fn at_most(self, width: u32) -> usize {
+        self.work + self.memory * (width as usize).saturating_sub(4)
+    }
+}
+
+/// Loads and stores, which widening makes gathers and scatters unless their addresses
+/// are consecutive.
+fn is_memory_access(data: &InstData) -> bool {
+    matches!(
+        data,
+        InstData::Load { .. }
+            | InstData::Store { .. }
+            | InstData::MaskedLoad { .. }
+            | InstData::MaskedStore { .. }
+            | InstData::Gather { .. }
+            | InstData::Scatter { .. }
+    )
+}
+
 /// The work a wave with no thread left would do in the region of `branches[i]` if that
 /// branch did not test: the blocks it runs from the secondary successor, each divergent
 /// branch on the way going where an empty mask sends it (`skips` says which test) and
@@ -407,20 +460,19 @@ fn empty_wave_work(
     skips: &[bool],
     i: usize,
     region: &EntitySet<Block>,
-) -> usize {
+) -> RegionWork {
     let mut seen = EntitySet::new();
     let mut work_list = vec![branches[i].secondary];
-    let mut total = 0;
+    let mut total = RegionWork::default();
     while let Some(x) = work_list.pop() {
         if !region.contains(x) || !seen.insert(x) {
             continue;
         }
-        total += func
-            .layout
-            .block_insts(x)
-            .iter()
-            .map(|&inst| work(func.dfg.inst(inst)))
-            .sum::<usize>();
+        for &inst in func.layout.block_insts(x) {
+            let data = func.dfg.inst(inst);
+            total.work += work(data);
+            total.memory += usize::from(is_memory_access(data));
+        }
         match branches.iter().position(|d| d.block == x) {
             Some(j) if j == i || !skips[j] => work_list.push(branches[j].secondary),
             Some(j) => work_list.push(branches[j].primary),
@@ -530,21 +582,25 @@ fn live_on_edge(func: &Function, liveness: &Liveness, b: Block, primary: Block) 
 
 #[cfg(test)]
 mod tests {
-    use super::skip_repays_test;
+    use super::skip_pays;
 
     #[test]
-    fn a_skip_repays_where_empty_waves_are_common_enough_for_the_region() {
-        // Never empty: never worth a test; always empty: worth it past the test's cost.
-        assert!(!skip_repays_test(0.0, 1000));
-        assert!(skip_repays_test(1.0, 3));
-        assert!(!skip_repays_test(1.0, 1));
-        // The kd-tree push of `bench/wfv/multi_radius.c` (weight 21), empty in 5.4% of
-        // the waves of 8: the test costs more than it saves.
-        assert!(!skip_repays_test(0.054, 21));
-        // A heavy region (a whole loop body) empty in a quarter of the waves pays.
-        assert!(skip_repays_test(0.25, 100));
-        // Half the waves: the mispredictions (one in two) need a region of 24.
-        assert!(!skip_repays_test(0.5, 23));
-        assert!(skip_repays_test(0.5, 24));
+    fn a_profile_decides_where_the_expected_saving_is_clear() {
+        // Never empty: no test, however heavy the region.
+        assert!(!skip_pays(true, 0.0, 0.0, 1000, 1000));
+        // Always empty: a test wherever it saves more than its own instructions.
+        assert!(skip_pays(false, 1.0, 0.0, 3, 3));
+        assert!(!skip_pays(false, 1.0, 0.0, 1, 1));
+        // The kd-tree push of `bench/wfv/multi_radius.c` (weight 21, two stores: at most
+        // 29 at 8 lanes), empty in 5.4% of the waves of 8: the static rule's test goes.
+        assert!(!skip_pays(true, 0.054, 0.054, 21, 29));
+        // The far-child push of `bench/wfv/nearest_neighbor.c` (15, three stores: at
+        // most 27), empty in 14% of them: the static rule's test stays, though the
+        // weights alone would not pay for it.
+        assert!(skip_pays(true, 0.14, 0.15, 15, 27));
+        assert!(!skip_pays(false, 0.14, 0.15, 15, 27));
+        // Half the waves, unpredictably: a light region gets a test from 12 up.
+        assert!(!skip_pays(false, 0.5, 0.5, 11, 11));
+        assert!(skip_pays(false, 0.5, 0.5, 12, 12));
     }
 }

@@ -29,6 +29,8 @@ fn random_profile(func: &Function, width: u32, rng: &mut SmallRng) -> BranchProf
                 executions: 100,
                 none_to_then: rates[rng.gen_range(0..4)],
                 none_to_else: rates[rng.gen_range(0..4)],
+                mispredicted_then: rng.gen_range(0..30),
+                mispredicted_else: rng.gen_range(0..30),
             };
             profile.branches.insert(last, counts);
         }
