@@ -26,6 +26,9 @@ pub enum DriverError {
     /// A variant name clang announced that contradicts its function.
     #[error("{0}")]
     Variant(String),
+    /// The training run of a profile-guided build failed (bad arguments, a fault).
+    #[error("@{function}: the profile run failed: {message}")]
+    Profile { function: String, message: String },
     /// lanes produced IR that does not verify: a bug of lanes, not of the input.
     #[error("internal error: {0}")]
     Internal(String),

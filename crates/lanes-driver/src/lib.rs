@@ -35,7 +35,7 @@ pub use phases::PhaseTimes;
 pub use remarks::{Remark, RemarkKind};
 pub use table1::{table1_rows, table1_text, Table1Row};
 pub use vectorize::{
-    select_function, spmd_module, vectorize, Output, VectorizeRequest, Vectorized,
+    select_function, spmd_module, vectorize, Output, TrainingRun, VectorizeRequest, Vectorized,
 };
 
 use lanes_llvm::clang::ClangOptions;

@@ -17,6 +17,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use lanes_interp::runline::ArgSpec;
 use lanes_ir::branch_profile::fingerprint;
 use lanes_ir::{BranchProfile, ExternFunc, FuncEntry, FuncId, InstData, Module, Shape};
 use lanes_llvm::c_params::c_signature;
@@ -26,6 +27,7 @@ use lanes_llvm::emit::EmitKind;
 use lanes_llvm::pipeline::PipelineOptions;
 use lanes_llvm::target::{Target, TargetRequest};
 use lanes_llvm::ExportOptions;
+use lanes_simt::precision::{branch_profile, ProfileConfig};
 use lanes_wfv::chunks::{split_if_large, PIECE_INSTS};
 use lanes_wfv::outer_loop::{launcher, unmasked_through_masked};
 use lanes_wfv::vfabi::{mangle, VParam};
@@ -68,6 +70,20 @@ pub struct VectorizeRequest {
     /// the module it ran), which decide its empty-mask skips under `--linearize
     /// reconverge`; the static estimate decides without.
     pub branch_profile: Option<BranchProfile>,
+    /// Or a training run that makes those counts: the function in lanes' SIMT
+    /// interpreter at the vector width, on these arguments, after the import.
+    pub training_run: Option<TrainingRun>,
+}
+
+/// A profile-guided build's training run: `groups` waves of the function, each lane's
+/// arguments made from lane 0's `args` (`lanes interp` notation) by the parameters'
+/// shapes (contiguous ones step by one per lane, varying ones vary), or generated from
+/// `seed` if there are none.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TrainingRun {
+    pub args: Option<Vec<ArgSpec>>,
+    pub groups: u64,
+    pub seed: u64,
 }
 
 /// The result of [`vectorize`].
@@ -122,6 +138,30 @@ pub fn spmd_module(req: &VectorizeRequest) -> Result<Module, DriverError> {
     .clang;
     keep_scalar_loops(&mut clang);
     Ok(import_file_partial(&req.input, &clang)?.module)
+}
+
+/// The branch counts of function `id` of `module` in `run`, at `width` lanes with the
+/// parameters' `shapes`.
+fn train(
+    module: &Module,
+    id: FuncId,
+    shapes: &[Option<(Shape, u32)>],
+    width: u16,
+    run: &TrainingRun,
+) -> Result<BranchProfile, DriverError> {
+    let cfg = ProfileConfig {
+        width: usize::from(width),
+        groups: run.groups.max(1),
+        seed: run.seed,
+        ..ProfileConfig::default()
+    };
+    let plain: Vec<Option<Shape>> = shapes.iter().map(|s| s.map(|(s, _)| s)).collect();
+    branch_profile(module, id, &plain, run.args.as_deref(), &cfg).map_err(|e| {
+        DriverError::Profile {
+            function: module.funcs[id].name().to_string(),
+            message: e.to_string(),
+        }
+    })
 }
 
 /// The function `name` (with or without a leading `@`), or the only defined one.
@@ -223,7 +263,11 @@ pub fn vectorize(req: &VectorizeRequest) -> Result<Vectorized, DriverError> {
         None => vec![Some((Shape::Varying, 0)); n],
     };
     let width = req.width.unwrap_or_else(|| target.default_width());
-    if let Some(profile) = &req.branch_profile {
+    let trained = match &req.training_run {
+        Some(run) => Some(train(&module, id, &shapes, width, run)?),
+        None => None,
+    };
+    if let Some(profile) = req.branch_profile.as_ref().or(trained.as_ref()) {
         if profile.width != u32::from(width) {
             return Err(DriverError::Vectorize {
                 function: scalar.name.clone(),

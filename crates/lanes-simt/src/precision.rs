@@ -12,13 +12,11 @@
 //! `static divergent but never diverged / static divergent`. A branch that diverged but is
 //! classified uniform is a *false negative*, which the analysis must never have.
 
-use std::collections::BTreeMap;
-
 use lanes_analysis::shapes::{ShapeAnalysis, ShapeError, ShapeInfo};
-use lanes_ir::{AddrSpace, Block, FuncId, Module, ScalarType, Shape, Type};
+use lanes_ir::{AddrSpace, Block, BranchProfile, FuncId, Module, ScalarType, Shape, Type};
 
 use super::inputs::lane_inputs;
-use super::{BranchStats, LaneOutcome, Simt, SimtError};
+use super::{BranchStats, LaneOutcome, Simt, SimtError, SimtProfile};
 use lanes_interp::harness::{bind_args, HarnessError};
 use lanes_interp::memory::{MemError, Memory};
 use lanes_interp::runline::ArgSpec;
@@ -66,7 +64,7 @@ pub struct PrecisionReport {
     /// Conditional branches that never executed.
     pub unexecuted: Vec<Block>,
     /// Faults, as `(group, lane, message)`.
-    pub faults: Vec<(u64, usize, String)>,
+    pub faults: Vec<LaneFault>,
     pub utilization: f64,
 }
 
@@ -188,6 +186,57 @@ pub fn profile_function(
     args: Option<&[ArgSpec]>,
     cfg: &ProfileConfig,
 ) -> Result<PrecisionReport, ProfileError> {
+    let (profile, faults) = run_groups(module, func_id, shapes, args, cfg)?;
+    let func = module
+        .function(func_id)
+        .ok_or_else(|| ShapeError::NoBody(module.funcs[func_id].name().to_string()))?;
+    let mut report = PrecisionReport {
+        faults,
+        utilization: profile.utilization(),
+        ..PrecisionReport::default()
+    };
+    for line in lanes_analysis::shapes::report::branches(func, info) {
+        match profile.branches.get(&line.block) {
+            Some(s) if s.executions > 0 => report.branches.push(BranchComparison {
+                block: line.block,
+                static_divergent: line.divergent,
+                stats: *s,
+            }),
+            _ => report.unexecuted.push(line.block),
+        }
+    }
+    Ok(report)
+}
+
+/// The branch counts of `func` run in the SIMT interpreter `cfg.groups` times at
+/// `cfg.width` lanes (arguments as for [`profile_function`]), as the vectorizer takes
+/// them ([`lanes_ir::BranchProfile`]): a profile-guided build's training run.
+pub fn branch_profile(
+    module: &Module,
+    func_id: FuncId,
+    shapes: &[Option<Shape>],
+    args: Option<&[ArgSpec]>,
+    cfg: &ProfileConfig,
+) -> Result<BranchProfile, ProfileError> {
+    let (profile, _) = run_groups(module, func_id, shapes, args, cfg)?;
+    let func = module
+        .function(func_id)
+        .ok_or_else(|| ShapeError::NoBody(module.funcs[func_id].name().to_string()))?;
+    Ok(profile.branch_profile(module, func))
+}
+
+/// A lane that faulted in a profile run: `(group, lane, error)`.
+pub type LaneFault = (u64, usize, String);
+
+/// Runs `func` `cfg.groups` times; the sum of the runs' profiles (branch counts and
+/// utilization), and the lanes that faulted as `(group, lane, error)`.
+fn run_groups(
+    module: &Module,
+    func_id: FuncId,
+    shapes: &[Option<Shape>],
+    args: Option<&[ArgSpec]>,
+    cfg: &ProfileConfig,
+) -> Result<(SimtProfile, Vec<LaneFault>), ProfileError> {
     let func = module
         .function(func_id)
         .ok_or_else(|| ShapeError::NoBody(module.funcs[func_id].name().to_string()))?;
@@ -199,9 +248,11 @@ pub fn profile_function(
         .map(|(i, p)| shapes.get(i).copied().flatten().or(p.attrs.shape))
         .collect();
     let mut rng = Mix(cfg.seed);
-    let mut stats: BTreeMap<Block, BranchStats> = BTreeMap::new();
-    let (mut active, mut blocks) = (0u64, 0u64);
-    let mut report = PrecisionReport::default();
+    let mut total = SimtProfile {
+        width: cfg.width,
+        ..SimtProfile::default()
+    };
+    let mut faults = Vec::new();
     let simt = Simt::new(module).fuel(cfg.fuel);
     for group in 0..cfg.groups {
         let mut mem = Memory::new();
@@ -217,33 +268,14 @@ pub fn profile_function(
         let out = simt.run(func_id, &lanes, &mut mem)?;
         for (lane, o) in out.lanes.iter().enumerate() {
             if let LaneOutcome::Faulted(e) = o {
-                report.faults.push((group, lane, e.to_string()));
+                faults.push((group, lane, e.to_string()));
             }
         }
-        for (b, s) in &out.profile.branches {
-            let e = stats.entry(*b).or_default();
-            e.executions += s.executions;
-            e.diverged += s.diverged;
-        }
-        active += out.profile.active_lane_sum;
-        blocks += out.profile.block_executions;
+        total.add_branch_counts(&out.profile);
+        total.active_lane_sum += out.profile.active_lane_sum;
+        total.block_executions += out.profile.block_executions;
     }
-    for line in lanes_analysis::shapes::report::branches(func, info) {
-        match stats.get(&line.block) {
-            Some(s) if s.executions > 0 => report.branches.push(BranchComparison {
-                block: line.block,
-                static_divergent: line.divergent,
-                stats: *s,
-            }),
-            _ => report.unexecuted.push(line.block),
-        }
-    }
-    report.utilization = if blocks == 0 {
-        1.0
-    } else {
-        active as f64 / (blocks as f64 * cfg.width as f64)
-    };
-    Ok(report)
+    Ok((total, faults))
 }
 
 /// A user-given varying argument in lane `lane`: integers `base + lane·(lane+3) mod 17`,

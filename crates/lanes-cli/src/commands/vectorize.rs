@@ -22,10 +22,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context as _, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
 use clap::{Args, ValueEnum};
 
-use lanes_driver::{vectorize, Output, VectorizeRequest};
+use lanes_driver::{vectorize, Output, TrainingRun, VectorizeRequest};
+use lanes_interp::runline::parse_args;
 use lanes_llvm::emit::EmitKind;
 use lanes_wfv::reconverge::{BlockOrder, SkipEmpty};
 use lanes_wfv::{BosccPolicy, FusionPolicy, Mode, PrivateLayout};
@@ -172,6 +173,19 @@ pub struct VectorizeArgs {
     /// loop needs it to end
     #[arg(long, value_enum)]
     pub skip_empty: Option<SkipEmptyArg>,
+    /// With `--linearize reconverge` and `--skip-empty auto`, decide the skips from a
+    /// training run: the function in lanes' SIMT interpreter at the vector width, counting
+    /// how often a wave sends no thread to a side, on the arguments of --profile-arg (lane
+    /// 0's; contiguous parameters step by one per lane) or on generated ones
+    #[arg(long)]
+    pub profile: bool,
+    /// One argument of the --profile run, in parameter order (repeat it), as `lanes interp`
+    /// takes them: 7, -1.5, 'buf[f32 x 1024]', 'buf[i32: 1, 2, 3]'
+    #[arg(long = "profile-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub profile_args: Vec<String>,
+    /// Waves of the --profile run
+    #[arg(long, default_value = "8", value_name = "N")]
+    pub profile_groups: u64,
     /// With partial linearization, branch on "no lane takes this side" around the sides of
     /// divergent branches (PLDI'18 §6.1 BOSCC): `auto` where the side is heavy enough to
     /// repay the test (the default), `all` wherever possible, `off` never
@@ -248,6 +262,29 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
     if args.skip_empty.is_some() && args.linearize != Linearize::Reconverge {
         bail!("--skip-empty is an option of --linearize reconverge (partial linearization has --boscc)");
     }
+    if args.profile
+        && (args.linearize != Linearize::Reconverge
+            || args.skip_empty.is_some_and(|s| s != SkipEmptyArg::Auto))
+    {
+        bail!("--profile decides the empty-mask skips of --linearize reconverge --skip-empty auto");
+    }
+    if !args.profile_args.is_empty() && !args.profile {
+        bail!("--profile-arg gives the arguments of the --profile run; add --profile");
+    }
+    let training_run = if args.profile {
+        let specs = if args.profile_args.is_empty() {
+            None
+        } else {
+            Some(parse_args(&args.profile_args).map_err(|e| anyhow!("bad --profile-arg: {e}"))?)
+        };
+        Some(TrainingRun {
+            args: specs,
+            groups: args.profile_groups,
+            seed: 1,
+        })
+    } else {
+        None
+    };
     let req = VectorizeRequest {
         input: args.file.clone(),
         // Vector code is for this machine unless a target is named.
@@ -279,6 +316,7 @@ pub fn run(args: &VectorizeArgs) -> Result<()> {
         veclib: args.veclib.clone(),
         output,
         branch_profile: None,
+        training_run,
     };
     let done = vectorize(&req)
         .with_context(|| format!("{}: vectorization failed", args.file.display()))?;

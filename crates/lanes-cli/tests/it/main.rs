@@ -22,6 +22,7 @@ mod large_functions;
 mod llvm_commands;
 mod omp_simd;
 mod opencl;
+mod profile_guided;
 mod slp;
 mod table1;
 mod target;

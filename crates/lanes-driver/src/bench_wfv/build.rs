@@ -79,6 +79,7 @@ pub fn vectorize_request(
         veclib: build.config.veclib().map(String::from),
         output: Output::Llvm(EmitKind::Object),
         branch_profile: None,
+        training_run: None,
     })
 }
 
