@@ -187,9 +187,7 @@ pub fn profile_function(
     cfg: &ProfileConfig,
 ) -> Result<PrecisionReport, ProfileError> {
     let (profile, faults) = run_groups(module, func_id, shapes, args, cfg)?;
-    let func = module
-        .function(func_id)
-        .ok_or_else(|| ShapeError::NoBody(module.funcs[func_id].name().to_string()))?;
+    let func = function_of(module, func_id)?;
     let mut report = PrecisionReport {
         faults,
         utilization: profile.utilization(),
@@ -219,10 +217,15 @@ pub fn branch_profile(
     cfg: &ProfileConfig,
 ) -> Result<BranchProfile, ProfileError> {
     let (profile, _) = run_groups(module, func_id, shapes, args, cfg)?;
-    let func = module
-        .function(func_id)
-        .ok_or_else(|| ShapeError::NoBody(module.funcs[func_id].name().to_string()))?;
+    let func = function_of(module, func_id)?;
     Ok(profile.branch_profile(module, func))
+}
+
+/// The body of function `id`.
+fn function_of(module: &Module, id: FuncId) -> Result<&lanes_ir::Function, ProfileError> {
+    module
+        .function(id)
+        .ok_or_else(|| ShapeError::NoBody(module.funcs[id].name().to_string()).into())
 }
 
 /// A lane that faulted in a profile run: `(group, lane, error)`.
@@ -237,9 +240,7 @@ fn run_groups(
     args: Option<&[ArgSpec]>,
     cfg: &ProfileConfig,
 ) -> Result<(SimtProfile, Vec<LaneFault>), ProfileError> {
-    let func = module
-        .function(func_id)
-        .ok_or_else(|| ShapeError::NoBody(module.funcs[func_id].name().to_string()))?;
+    let func = function_of(module, func_id)?;
     let params = func.signature().params;
     let shapes: Vec<Option<Shape>> = func
         .params

@@ -44,6 +44,20 @@ pub enum BosccPolicy {
 /// The least work ([`work`]) a side must dominate for `Auto` to guard it.
 pub const AUTO_MIN_COST: usize = 13;
 
+/// Loads and stores, which widening makes gathers and scatters unless their addresses
+/// are consecutive.
+pub fn is_memory_access(data: &InstData) -> bool {
+    matches!(
+        data,
+        InstData::Load { .. }
+            | InstData::Store { .. }
+            | InstData::MaskedLoad { .. }
+            | InstData::MaskedStore { .. }
+            | InstData::Gather { .. }
+            | InstData::Scatter { .. }
+    )
+}
+
 /// What one instruction weighs in the work a gadget may skip.
 pub fn work(data: &InstData) -> usize {
     use lanes_ir::BinaryOp;
@@ -53,14 +67,8 @@ pub fn work(data: &InstData) -> usize {
             op: UnaryOp::Copy, ..
         } => 0,
         InstData::Call { .. } | InstData::CallIndirect { .. } => 16,
-        InstData::Load { .. }
-        | InstData::Store { .. }
-        | InstData::MaskedLoad { .. }
-        | InstData::MaskedStore { .. }
-        | InstData::Gather { .. }
-        | InstData::Scatter { .. }
-        | InstData::AtomicRmw { .. }
-        | InstData::AtomicCas { .. } => 4,
+        d if is_memory_access(d) => 4,
+        InstData::AtomicRmw { .. } | InstData::AtomicCas { .. } => 4,
         InstData::Binary {
             op: BinaryOp::FDiv | BinaryOp::FRem | BinaryOp::SDiv | BinaryOp::UDiv,
             ..

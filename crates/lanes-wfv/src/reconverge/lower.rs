@@ -66,7 +66,7 @@ use lanes_ir::{Block, FuncCursor, Function, Inst, InstData, Value};
 
 use super::masks::{Divergent, Masks};
 use super::open_tree::succs_of;
-use crate::boscc::{work, AUTO_MIN_COST};
+use crate::boscc::{is_memory_access, work, AUTO_MIN_COST};
 use crate::cfg_edit::{brif_targets, def_block, reachable_avoiding};
 use crate::guards::Predication;
 use crate::WfvError;
@@ -431,20 +431,6 @@ impl RegionWork {
     fn at_most(self, width: u32) -> usize {
         self.work + self.memory * (width as usize).saturating_sub(4)
     }
-}
-
-/// Loads and stores, which widening makes gathers and scatters unless their addresses
-/// are consecutive.
-fn is_memory_access(data: &InstData) -> bool {
-    matches!(
-        data,
-        InstData::Load { .. }
-            | InstData::Store { .. }
-            | InstData::MaskedLoad { .. }
-            | InstData::MaskedStore { .. }
-            | InstData::Gather { .. }
-            | InstData::Scatter { .. }
-    )
 }
 
 /// The work a wave with no thread left would do in the region of `branches[i]` if that
