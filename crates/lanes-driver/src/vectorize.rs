@@ -141,7 +141,7 @@ pub fn spmd_module(req: &VectorizeRequest) -> Result<Module, DriverError> {
 }
 
 /// The branch counts of function `id` of `module` in `run`, at `width` lanes with the
-/// parameters' `shapes`.
+/// parameters' `shapes`; an error if a lane faulted (its counts would be cut short).
 fn train(
     module: &Module,
     id: FuncId,
@@ -156,12 +156,19 @@ fn train(
         ..ProfileConfig::default()
     };
     let plain: Vec<Option<Shape>> = shapes.iter().map(|s| s.map(|(s, _)| s)).collect();
-    branch_profile(module, id, &plain, run.args.as_deref(), &cfg).map_err(|e| {
-        DriverError::Profile {
-            function: module.funcs[id].name().to_string(),
-            message: e.to_string(),
-        }
-    })
+    let failed = |message: String| DriverError::Profile {
+        function: module.funcs[id].name().to_string(),
+        message,
+    };
+    let (profile, faults) = branch_profile(module, id, &plain, run.args.as_deref(), &cfg)
+        .map_err(|e| failed(e.to_string()))?;
+    match faults.first() {
+        None => Ok(profile),
+        Some((group, lane, error)) => Err(failed(format!(
+            "{} lane(s) faulted, the first lane {lane} of wave {group}: {error}; give arguments that the function runs on with --profile-arg",
+            faults.len()
+        ))),
+    }
 }
 
 /// The function `name` (with or without a leading `@`), or the only defined one.

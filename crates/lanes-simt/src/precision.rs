@@ -208,17 +208,19 @@ pub fn profile_function(
 
 /// The branch counts of `func` run in the SIMT interpreter `cfg.groups` times at
 /// `cfg.width` lanes (arguments as for [`profile_function`]), as the vectorizer takes
-/// them ([`lanes_ir::BranchProfile`]): a profile-guided build's training run.
+/// them ([`lanes_ir::BranchProfile`]): a profile-guided build's training run. The lanes
+/// that faulted come too: their counts stop where they faulted, so a caller should
+/// not trust a run with faults.
 pub fn branch_profile(
     module: &Module,
     func_id: FuncId,
     shapes: &[Option<Shape>],
     args: Option<&[ArgSpec]>,
     cfg: &ProfileConfig,
-) -> Result<BranchProfile, ProfileError> {
-    let (profile, _) = run_groups(module, func_id, shapes, args, cfg)?;
+) -> Result<(BranchProfile, Vec<LaneFault>), ProfileError> {
+    let (profile, faults) = run_groups(module, func_id, shapes, args, cfg)?;
     let func = function_of(module, func_id)?;
-    Ok(profile.branch_profile(module, func))
+    Ok((profile.branch_profile(module, func), faults))
 }
 
 /// The body of function `id`.

@@ -1,7 +1,8 @@
 //! `lanes vectorize --profile`: a training run in the SIMT interpreter decides the
 //! empty-mask skips of `--linearize reconverge`. A test around a region every wave of
 //! the training run enters (all points hit) goes; generated inputs keep the static
-//! rule's; misuse and bad training arguments get an error naming what is wrong.
+//! rule's; misuse, bad training arguments and a training run whose lanes fault get an
+//! error naming what is wrong.
 
 use crate::common;
 
@@ -113,5 +114,28 @@ fn profile_misuse_and_bad_training_arguments_are_named() {
     assert!(
         short.contains("profile run failed") && short.contains("6 arguments, 1 given"),
         "{short}"
+    );
+    // A table of one element read as four: the lanes fault, and a run cut short is no
+    // profile to trust.
+    let faulted = fails(&[
+        "--linearize",
+        "reconverge",
+        "--profile",
+        "--profile-arg",
+        "0",
+        "--profile-arg",
+        "buf[f32 x 64]",
+        "--profile-arg",
+        "buf[f32: 0.5]",
+        "--profile-arg",
+        "buf[i32 x 256]",
+        "--profile-arg",
+        "4",
+        "--profile-arg",
+        "1.0",
+    ]);
+    assert!(
+        faulted.contains("lane(s) faulted") && faulted.contains("--profile-arg"),
+        "{faulted}"
     );
 }
