@@ -43,9 +43,10 @@
 //! with BOSCC's cost estimate of the code that empty wave would run — up to the next
 //! test that sends it out, not round a loop it leaves) or everywhere (`all`). With a
 //! branch profile on the function ([`lanes_ir::BranchProfile`]: how often the waves of a
-//! SIMT run found no thread going to a side), `auto` weighs the work an empty wave saves
-//! on average against the test and its mispredictions instead; branches the profile does
-//! not know (flow blocks) keep the static rule. A test is dropped only where a wave
+//! SIMT run found no thread going to a side), `auto` adds a test where the work empty
+//! waves save on average repays it and its mispredictions, and drops one whose saving
+//! cannot repay even its own instructions (`skip_pays`); elsewhere, and at the branches
+//! the profile does not know (flow blocks), the static rule stands. A test is dropped only where a wave
 //! with no thread left still leaves the region: its path through it, with each divergent
 //! branch going where an empty mask sends it (the primary successor if it tests, else the
 //! secondary) and uniform branches anywhere (their condition is no thread's), has no
