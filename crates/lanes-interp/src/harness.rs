@@ -158,6 +158,20 @@ pub fn bind_args(
                 let align = b.elem.bytes().max(16);
                 let (ptr, len) = match &b.init {
                     BufInit::Zeroed(n) => (mem.alloc(size.saturating_mul(*n), align, space)?, *n),
+                    BufInit::File(path) => {
+                        let bytes = std::fs::read(path)
+                            .map_err(|e| arg_err(format!("cannot read {}: {e}", path.display())))?;
+                        if !(bytes.len() as u64).is_multiple_of(size) {
+                            return Err(arg_err(format!(
+                                "{} has {} bytes, not whole elements of {size} bytes ({})",
+                                path.display(),
+                                bytes.len(),
+                                b.elem
+                            )));
+                        }
+                        let len = bytes.len() as u64 / size;
+                        (mem.alloc_init(&bytes, align, space, false)?, len)
+                    }
                     BufInit::Values(lits) => {
                         let mut bytes = Vec::new();
                         for lit in lits {

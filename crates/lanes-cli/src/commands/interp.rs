@@ -26,7 +26,8 @@ use crate::input::{read_verified_module, select_function};
 pub struct InterpArgs {
     /// The .lir file (`-` for standard input)
     pub file: PathBuf,
-    /// Arguments, one per parameter: 7, -1.5, true, '<1, 2>', 'buf[i32: 1, 2]', 'buf[f32 x 8]'
+    /// Arguments, one per parameter: 7, -1.5, true, '<1, 2>', 'buf[i32: 1, 2]', 'buf[f32 x 8]',
+    /// 'buf[f32 @ data.bin]' (a file of little-endian elements)
     pub args: Vec<String>,
     /// The function to run (default: the only one in the file)
     #[arg(short, long)]

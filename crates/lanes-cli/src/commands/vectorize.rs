@@ -180,7 +180,8 @@ pub struct VectorizeArgs {
     #[arg(long)]
     pub profile: bool,
     /// One argument of the --profile run, in parameter order (repeat it), as `lanes interp`
-    /// takes them: 7, -1.5, 'buf[f32 x 1024]', 'buf[i32: 1, 2, 3]'
+    /// takes them: 7, -1.5, 'buf[f32 x 1024]', 'buf[i32: 1, 2, 3]', 'buf[f32 @ points.bin]'
+    /// (a file of little-endian elements: real data to train on)
     #[arg(long = "profile-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub profile_args: Vec<String>,
     /// Waves of the --profile run

@@ -65,7 +65,15 @@ fn a_training_run_where_every_wave_hits_drops_the_test_of_the_hit() {
     );
     // Generated inputs: points far apart, rarely hit; the test stays.
     assert_eq!(skips(&src, &out, &["--profile"]), unprofiled);
-    // Every point within r = 100 of every query: no wave ever finds the hit empty.
+    // Every point within r = 100 of every query: no wave ever finds the hit empty. The
+    // table comes from a file, as real training data would.
+    let table = d.join("table.bin");
+    let points: Vec<u8> = [0.1f32, 0.5, 0.9, 2.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    std::fs::write(&table, points).expect("write");
+    let table_arg = format!("buf[f32 @ {}]", table.display());
     let all_hit = [
         "--profile",
         "--profile-arg",
@@ -73,7 +81,7 @@ fn a_training_run_where_every_wave_hits_drops_the_test_of_the_hit() {
         "--profile-arg",
         "buf[f32 x 64]",
         "--profile-arg",
-        "buf[f32: 0.1, 0.5, 0.9, 2.0]",
+        &table_arg,
         "--profile-arg",
         "buf[i32 x 256]",
         "--profile-arg",

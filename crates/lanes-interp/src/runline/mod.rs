@@ -22,6 +22,7 @@
 //! value      := lit | '<' lit { ',' lit } '>'
 //! buffer     := [ 'const' ] 'buf' '[' TYPE ':' [ lit { ',' lit } ] ']'
 //!             | [ 'const' ] 'buf' '[' TYPE 'x' COUNT ']'        (zero-filled)
+//!             | [ 'const' ] 'buf' '[' TYPE '@' PATH ']'         (a file's elements)
 //! lit        := INT | FLOAT | 'true' | 'false' | 'null' | 'buf' N [ ('+' | '-') INT ]
 //! ```
 //!
@@ -30,7 +31,9 @@
 //! result, or buffer element) it stands for: `1` is fine for an `f32`, `true` for an
 //! `i1`, `null` and `bufN+8` for pointers. A buffer argument allocates a fresh buffer in
 //! the parameter's address space (`const` makes it read-only) and passes its address.
-//! Examples:
+//! `@ PATH` fills it with a file of whole little-endian elements, read when the call's
+//! arguments are bound (the name runs to the `]`), so that real data can be given on the
+//! command line (`lanes interp`, `lanes vectorize --profile-arg`). Examples:
 //!
 //! ```text
 //! ; run: @gcd(12, 18) == 6
@@ -75,6 +78,9 @@ pub enum ValueSpec {
 pub enum BufInit {
     Values(Vec<Lit>),
     Zeroed(u64),
+    /// `buf[f32 @ PATH]`: the file's bytes, whole elements in little-endian order (as
+    /// `lanes cl run`'s `float[N]=@PATH` reads them), read when the arguments are bound.
+    File(std::path::PathBuf),
 }
 
 /// A buffer argument: allocated by the harness, passed as a pointer.

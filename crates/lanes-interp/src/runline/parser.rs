@@ -182,6 +182,15 @@ impl<'a> Parser<'a> {
             let elem = self.scalar_type()?;
             let init = if self.eat_word("x") {
                 BufInit::Zeroed(self.count()?)
+            } else if self.eat("@") {
+                self.skip_ws();
+                let path = self.rest().split(']').next().unwrap_or("").trim_end();
+                if path.is_empty() {
+                    return Err(self.expected("a file name after `@`"));
+                }
+                let init = BufInit::File(path.into());
+                self.pos += path.len();
+                init
             } else {
                 self.expect(":")?;
                 BufInit::Values(self.lits_until("]")?)

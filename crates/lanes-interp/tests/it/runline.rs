@@ -118,3 +118,54 @@ fn errors_say_where_and_what() {
     assert!(parse_arg("@\"unterminated").is_err());
     assert!(parse_arg("").is_err());
 }
+
+/// `buf[T @ PATH]`: a buffer read from a file of whole little-endian elements, as
+/// `lanes cl run`'s `=@PATH` reads it; a short or missing file is an argument error
+/// naming it.
+#[test]
+fn buffers_from_files() {
+    use lanes_interp::harness::bind_args;
+    use lanes_interp::Memory;
+    use lanes_ir::{AddrSpace, Type};
+
+    let dir = std::env::temp_dir().join(format!("lanes-runline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("four ints.bin");
+    let bytes: Vec<u8> = [7i32, -1, 3, 5]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    std::fs::write(&path, &bytes).unwrap();
+    let text = format!("buf[i32 @ {}]", path.display());
+    let a = parse_arg(&text).unwrap();
+    assert_eq!(
+        a,
+        ArgSpec::Buffer(BufferSpec {
+            elem: ScalarType::I32,
+            init: BufInit::File(path.clone()),
+            read_only: false
+        })
+    );
+    // In a list, the name ends at `]`.
+    assert_eq!(parse_arg_list(&format!("{text}, 4")).unwrap().len(), 2);
+    let ptr = Type::Scalar(ScalarType::Ptr(AddrSpace::PRIVATE));
+    let mut mem = Memory::new();
+    let bound = bind_args("f", &[a], &[ptr], &mut mem).unwrap();
+    assert_eq!(bound.buffers[0].len, 4);
+    assert_eq!(mem.read_bytes(bound.buffers[0].ptr, 16).unwrap(), bytes);
+    // Seven bytes are not whole i32s; a missing file is named.
+    std::fs::write(&path, &bytes[..7]).unwrap();
+    let e = bind_args("f", &[parse_arg(&text).unwrap()], &[ptr], &mut mem).unwrap_err();
+    assert!(
+        e.to_string().contains("7 bytes, not whole elements of 4"),
+        "{e}"
+    );
+    let missing = parse_arg(&format!("buf[f32 @ {}]", dir.join("nope").display())).unwrap();
+    let e = bind_args("f", &[missing], &[ptr], &mut mem).unwrap_err();
+    assert!(
+        e.to_string().contains("cannot read") && e.to_string().contains("nope"),
+        "{e}"
+    );
+    assert!(parse_arg("buf[f32 @ ]").is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
