@@ -105,13 +105,13 @@ pub struct Vectorized {
 }
 
 /// Adds the clang options that keep the SPMD function's loops loops until lanes has
-/// vectorized them: clang's full
-/// unrolling would turn a short loop with a divergent early exit (a retry loop, a
-/// search) into a cascade of divergent exits whose live values are blended at every
-/// copy, where the loop costs one mask update per iteration (ambient occlusion's
-/// sample retries: 1.18x ISPC's time unrolled, 1.01x as a loop). The vector function
-/// then runs the whole optimization pipeline, which fully unrolls what is still
-/// counted. First, so that a `-funroll-loops` of the user's comes after and wins.
+/// vectorized them: clang's full unrolling would turn a short loop with a divergent
+/// early exit (a retry loop, a search) into a cascade of divergent exits whose live
+/// values are blended at every copy, where the loop costs one mask update per iteration
+/// (ambient occlusion's sample retries: 1.18x ISPC's time unrolled, 1.01x as a loop).
+/// The vector function then runs the whole optimization pipeline, which fully unrolls
+/// what is still counted. First, so that a `-funroll-loops` of the user's comes after
+/// and wins.
 /// Its `int` counters stay 32-bit too: clang's induction-variable widening turns the
 /// int index `4 * k` of `sph[4 * k + j]`, which C promises does not overflow, into
 /// 64-bit arithmetic that may, and the vector function then gathers with 64-bit
