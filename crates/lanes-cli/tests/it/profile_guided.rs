@@ -33,8 +33,17 @@ fn lanes() -> Command {
     c
 }
 
+/// `--profile` with one `--profile-arg` per element of `args`.
+fn training(args: &[&str]) -> Vec<String> {
+    let mut out = vec!["--profile".to_string()];
+    for a in args {
+        out.extend(["--profile-arg".to_string(), a.to_string()]);
+    }
+    out
+}
+
 /// The empty-mask tests of the unmasked variant, from `--stats-json`.
-fn skips(src: &Path, out: &Path, extra: &[&str]) -> u64 {
+fn skips(src: &Path, out: &Path, extra: &[String]) -> u64 {
     let o = run(lanes()
         .arg(src)
         .args(["--function", "count_hits", "--shapes", "c,u,u,u,u,u"])
@@ -64,7 +73,7 @@ fn a_training_run_where_every_wave_hits_drops_the_test_of_the_hit() {
         "the static rule tests the hit: {unprofiled}"
     );
     // Generated inputs: points far apart, rarely hit; the test stays.
-    assert_eq!(skips(&src, &out, &["--profile"]), unprofiled);
+    assert_eq!(skips(&src, &out, &training(&[])), unprofiled);
     // Every point within r = 100 of every query: no wave ever finds the hit empty. The
     // table comes from a file, as real training data would.
     let table = d.join("table.bin");
@@ -74,21 +83,14 @@ fn a_training_run_where_every_wave_hits_drops_the_test_of_the_hit() {
         .collect();
     std::fs::write(&table, points).expect("write");
     let table_arg = format!("buf[f32 @ {}]", table.display());
-    let all_hit = [
-        "--profile",
-        "--profile-arg",
+    let all_hit = training(&[
         "0",
-        "--profile-arg",
         "buf[f32 x 64]",
-        "--profile-arg",
         &table_arg,
-        "--profile-arg",
         "buf[i32 x 256]",
-        "--profile-arg",
         "4",
-        "--profile-arg",
         "100.0",
-    ];
+    ]);
     assert_eq!(skips(&src, &out, &all_hit), unprofiled - 1);
 }
 
@@ -97,7 +99,7 @@ fn profile_misuse_and_bad_training_arguments_are_named() {
     let d = scratch_dir("profile_guided_errors");
     let src = d.join("count_hits.c");
     std::fs::write(&src, KERNEL).expect("write");
-    let fails = |extra: &[&str]| {
+    let fails = |extra: &[String]| {
         let o = lanes()
             .arg(&src)
             .args(["--function", "count_hits", "--shapes", "c,u,u,u,u,u"])
@@ -108,40 +110,30 @@ fn profile_misuse_and_bad_training_arguments_are_named() {
         assert!(!o.status.success(), "{extra:?} should fail");
         String::from_utf8_lossy(&o.stderr).into_owned()
     };
-    let partial = fails(&["--profile"]);
+    let reconverge = |args: &[&str]| {
+        let mut all = vec!["--linearize".to_string(), "reconverge".to_string()];
+        all.extend(training(args));
+        all
+    };
+    let partial = fails(&training(&[]));
     assert!(partial.contains("--linearize reconverge"), "{partial}");
-    let without = fails(&["--linearize", "reconverge", "--profile-arg", "0"]);
+    let without = fails(&["--linearize", "reconverge", "--profile-arg", "0"].map(String::from));
     assert!(without.contains("add --profile"), "{without}");
-    let short = fails(&[
-        "--linearize",
-        "reconverge",
-        "--profile",
-        "--profile-arg",
-        "0",
-    ]);
+    let short = fails(&reconverge(&["0"]));
     assert!(
         short.contains("profile run failed") && short.contains("6 arguments, 1 given"),
         "{short}"
     );
     // A table of one element read as four: the lanes fault, and a run cut short is no
     // profile to trust.
-    let faulted = fails(&[
-        "--linearize",
-        "reconverge",
-        "--profile",
-        "--profile-arg",
+    let faulted = fails(&reconverge(&[
         "0",
-        "--profile-arg",
         "buf[f32 x 64]",
-        "--profile-arg",
         "buf[f32: 0.5]",
-        "--profile-arg",
         "buf[i32 x 256]",
-        "--profile-arg",
         "4",
-        "--profile-arg",
         "1.0",
-    ]);
+    ]));
     assert!(
         faulted.contains("lane(s) faulted") && faulted.contains("--profile-arg"),
         "{faulted}"

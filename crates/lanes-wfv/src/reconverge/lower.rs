@@ -156,12 +156,9 @@ pub fn lower_to_masks(
         for i in (0..branches.len()).rev() {
             let region = empty_wave_work(func, &cfg, &branches, &skips, i, &regions[i]);
             let heavy = region.work >= AUTO_MIN_COST;
-            skips[i] = match (profiled_rates(func, &branches[i]), &func.branch_profile) {
-                (Some((empty, mispredicted)), Some(profile)) => {
-                    let at_most = region.at_most(profile.width);
-                    skip_pays(heavy, empty, mispredicted, region.work, at_most)
-                }
-                _ => heavy,
+            skips[i] = match profiled_rates(func, &branches[i]) {
+                Some(rates) => skip_pays(heavy, rates, region.work, region.at_most(rates.width)),
+                None => heavy,
             };
         }
     }
@@ -216,23 +213,34 @@ const SKIP_TEST_WORK: f64 = 2.0;
 /// (lanes-simt).
 const MISPREDICTION_WORK: f64 = 8.0;
 
-/// From the function's profile ([`lanes_ir::BranchProfile`]), the share of the waves
-/// reaching `d` that send no thread to its secondary successor, and the share in which a
-/// branch predictor guessed that wrong; `None` without one (a flow block, a branch that
-/// never ran, a function not profiled).
-fn profiled_rates(func: &Function, d: &Divergent) -> Option<(f64, f64)> {
-    let counts = func
-        .branch_profile
-        .as_ref()?
-        .at(func.layout.last_inst(d.block)?)?;
+/// What the function's profile ([`lanes_ir::BranchProfile`]) says of a divergent branch's
+/// secondary side.
+#[derive(Clone, Copy, Debug)]
+struct Rates {
+    /// The share of the waves reaching the branch that send no thread there.
+    empty: f64,
+    /// The share in which a branch predictor guessed that wrong.
+    mispredicted: f64,
+    /// Threads per wave in the profiled run.
+    width: u32,
+}
+
+/// The profile's [`Rates`] for `d`; `None` without one (a flow block, a branch that never
+/// ran, a function not profiled).
+fn profiled_rates(func: &Function, d: &Divergent) -> Option<Rates> {
+    let profile = func.branch_profile.as_ref()?;
+    let counts = profile.at(func.layout.last_inst(d.block)?)?;
     let side = d.secondary_on_true;
-    Some((counts.empty_rate(side)?, counts.mispredict_rate(side)?))
+    Some(Rates {
+        empty: counts.empty_rate(side)?,
+        mispredicted: counts.mispredict_rate(side)?,
+        width: profile.width,
+    })
 }
 
 /// Whether to test for an empty mask before a region of `weight` (`heavy` if the static
 /// rule would test; `at_most`: the most the region can cost, [`RegionWork::at_most`])
-/// where a share `empty` of the waves find its mask empty and a share `mispredicted` of
-/// the tests would be mispredicted.
+/// whose branch the profile gives `rates`.
 ///
 /// A profile decides where the answer is clear. A region that empty waves skip often
 /// enough to repay the test and its mispredictions on average gets one even if it is
@@ -243,7 +251,12 @@ fn profiled_rates(func: &Function, d: &Divergent) -> Option<(f64, f64)> {
 /// kd-tree search's far-child push (three scatters to private stacks, which the next
 /// iteration's gathers must wait for) in 14% of the waves saves 11% of the search, 3–4×
 /// what the scatters' weight predicts.
-fn skip_pays(heavy: bool, empty: f64, mispredicted: f64, weight: usize, at_most: usize) -> bool {
+fn skip_pays(heavy: bool, rates: Rates, weight: usize, at_most: usize) -> bool {
+    let Rates {
+        empty,
+        mispredicted,
+        ..
+    } = rates;
     if empty * weight as f64 >= SKIP_TEST_WORK + MISPREDICTION_WORK * mispredicted {
         return true;
     }
@@ -569,25 +582,35 @@ fn live_on_edge(func: &Function, liveness: &Liveness, b: Block, primary: Block) 
 
 #[cfg(test)]
 mod tests {
-    use super::skip_pays;
+    use super::{skip_pays, Rates};
+
+    /// A branch whose side is empty in a share `empty` of the waves of 8, mispredicted in
+    /// a share `mispredicted`.
+    fn rates(empty: f64, mispredicted: f64) -> Rates {
+        Rates {
+            empty,
+            mispredicted,
+            width: 8,
+        }
+    }
 
     #[test]
     fn a_profile_decides_where_the_expected_saving_is_clear() {
         // Never empty: no test, however heavy the region.
-        assert!(!skip_pays(true, 0.0, 0.0, 1000, 1000));
+        assert!(!skip_pays(true, rates(0.0, 0.0), 1000, 1000));
         // Always empty: a test wherever it saves more than its own instructions.
-        assert!(skip_pays(false, 1.0, 0.0, 3, 3));
-        assert!(!skip_pays(false, 1.0, 0.0, 1, 1));
+        assert!(skip_pays(false, rates(1.0, 0.0), 3, 3));
+        assert!(!skip_pays(false, rates(1.0, 0.0), 1, 1));
         // The kd-tree push of `bench/wfv/multi_radius.c` (weight 21, two stores: at most
         // 29 at 8 lanes), empty in 5.4% of the waves of 8: the static rule's test goes.
-        assert!(!skip_pays(true, 0.054, 0.054, 21, 29));
+        assert!(!skip_pays(true, rates(0.054, 0.054), 21, 29));
         // The far-child push of `bench/wfv/nearest_neighbor.c` (15, three stores: at
         // most 27), empty in 14% of them: the static rule's test stays, though the
         // weights alone would not pay for it.
-        assert!(skip_pays(true, 0.14, 0.15, 15, 27));
-        assert!(!skip_pays(false, 0.14, 0.15, 15, 27));
+        assert!(skip_pays(true, rates(0.14, 0.15), 15, 27));
+        assert!(!skip_pays(false, rates(0.14, 0.15), 15, 27));
         // Half the waves, unpredictably: a light region gets a test from 12 up.
-        assert!(!skip_pays(false, 0.5, 0.5, 11, 11));
-        assert!(skip_pays(false, 0.5, 0.5, 12, 12));
+        assert!(!skip_pays(false, rates(0.5, 0.5), 11, 11));
+        assert!(skip_pays(false, rates(0.5, 0.5), 12, 12));
     }
 }
